@@ -1,0 +1,203 @@
+// The graph IR: modules of functions over tensors, as written in graph files
+// (docs/graph-format.md) and in the match patterns of specs.
+//
+// A Function owns its Values and Ops. Ops are kept in program order. Every op
+// has exactly one result except KernelCall (one per kernel output). Scalar
+// bodies of `map` are Regions: block arguments, ops over scalars and one
+// yielded value. A body may use ("capture") scalar values defined outside it.
+#pragma once
+
+#include "graft/abi.h"
+#include "support/Diagnostics.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace graft {
+
+// Element type; the values are those of graft_dtype_t in the ABI header.
+enum class DType : uint8_t {
+  Invalid = GRAFT_DTYPE_INVALID,
+  I1 = GRAFT_DTYPE_I1,
+  I8 = GRAFT_DTYPE_I8,
+  I16 = GRAFT_DTYPE_I16,
+  I32 = GRAFT_DTYPE_I32,
+  I64 = GRAFT_DTYPE_I64,
+  F16 = GRAFT_DTYPE_F16,
+  BF16 = GRAFT_DTYPE_BF16,
+  F32 = GRAFT_DTYPE_F32,
+  F64 = GRAFT_DTYPE_F64,
+  Index = GRAFT_DTYPE_INDEX,
+};
+
+const char *dtypeName(DType t);           // "f32"
+std::optional<DType> parseDType(const std::string &s);
+unsigned dtypeSize(DType t);              // bytes in memory (i1 = 1)
+bool isFloat(DType t);
+bool isInteger(DType t);                  // i1..i64 and index
+
+constexpr int64_t kDynamic = -1;
+
+// A scalar type (dims empty, tensor false) or a ranked tensor type. A rank-0
+// tensor (tensor<f32>) is distinct from the scalar f32.
+struct Type {
+  DType elem = DType::Invalid;
+  bool tensor = false;
+  std::vector<int64_t> dims; // kDynamic for '?'
+
+  static Type scalar(DType t) { return Type{t, false, {}}; }
+  static Type tensorOf(DType t, std::vector<int64_t> d) {
+    return Type{t, true, std::move(d)};
+  }
+  unsigned rank() const { return static_cast<unsigned>(dims.size()); }
+  bool isScalar() const { return !tensor; }
+  bool hasStaticShape() const;
+  bool operator==(const Type &o) const {
+    return elem == o.elem && tensor == o.tensor && dims == o.dims;
+  }
+  bool operator!=(const Type &o) const { return !(*this == o); }
+  std::string str() const; // "tensor<?x4xf32>", "f32"
+};
+
+enum class OpKind : uint8_t {
+  // Tensor ops.
+  Constant,    // scalar or dense tensor literal
+  Empty,       // uninitialised tensor; operands: index values for '?' dims
+  Fill,        // operands: scalar, shape-source tensor
+  Dim,         // operands: tensor; attr axis
+  Matmul,      // operands: lhs MxK, rhs KxN, acc MxN -> acc + lhs*rhs
+  BatchMatmul, // operands: lhs BxMxK, rhs BxKxN, acc BxMxN
+  Map,         // operands: same-shape tensors; region: scalar body
+  Broadcast,   // operands: tensor, index values for '?' result dims; attr dims
+  Transpose,   // operands: tensor; attr perm
+  Reshape,     // operands: tensor, index values for '?' result dims
+  Reduce,      // operands: tensor; attrs dims, kind (sum|max|min|prod)
+  KernelCall,  // created by spec rewriting; see KernelCallInfo
+  // Scalar ops (in map bodies; on index values also at function level).
+  Add, Sub, Mul, Div, Rem, Max, Min, // binary
+  Neg, Abs, Exp, Log, Tanh, Sqrt, Rsqrt, // unary
+  Cmp,    // binary, attr pred (eq|ne|lt|le|gt|ge), result i1
+  Select, // operands: i1 cond, a, b
+  Cast,   // operand converted to the result type
+};
+
+const char *opName(OpKind k); // the keyword used in graph files
+std::optional<OpKind> parseOpName(const std::string &s);
+bool isScalarOp(OpKind k);    // Add..Cast
+bool isUnaryScalarOp(OpKind k);
+bool isBinaryScalarOp(OpKind k); // Add..Min and Cmp
+
+// An attribute value: integer, float, identifier/string, or integer list.
+struct Attr {
+  enum class Kind : uint8_t { Int, Float, Ident, String, IntList } kind;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  std::vector<int64_t> list;
+  SourceLoc loc;
+  bool operator==(const Attr &o) const {
+    return kind == o.kind && i == o.i && f == o.f && s == o.s && list == o.list;
+  }
+  std::string str() const;
+};
+
+struct NamedAttr {
+  std::string name;
+  Attr value;
+};
+
+struct Op;
+struct Region;
+
+struct Value {
+  Type type;
+  std::string name;       // without '%'; may be empty for synthesized values
+  SourceLoc loc;          // where it is defined
+  Op *def = nullptr;      // defining op, or null for an argument
+  int argIndex = -1;      // function or region argument index
+  Region *region = nullptr; // set for region arguments
+  bool isArg() const { return def == nullptr; }
+};
+
+// Literal payload of a Constant op, stored in the element type's memory
+// representation (little-endian, i1 as one byte). A splat holds one element.
+struct ConstantData {
+  std::vector<uint8_t> bytes;
+  bool splat = true;
+  bool operator==(const ConstantData &o) const {
+    return bytes == o.bytes && splat == o.splat;
+  }
+  // Element |i| (of a splat: always the one element) as double / int64.
+  double getFloat(DType t, size_t i) const;
+  int64_t getInt(DType t, size_t i) const;
+};
+
+// How a rewritten subgraph calls a user kernel; filled by the spec rewriter.
+struct KernelCallInfo {
+  unsigned rule = 0; // index of the spec rule (into the SpecSet)
+};
+
+struct Op {
+  OpKind kind;
+  std::vector<Value *> operands;
+  std::vector<Value *> results;
+  std::vector<NamedAttr> attrs;
+  std::unique_ptr<Region> region; // Map only
+  ConstantData constant;          // Constant only
+  KernelCallInfo call;            // KernelCall only
+  SourceLoc loc;                  // location of the op name
+
+  Value *result() const { return results.empty() ? nullptr : results[0]; }
+  const Attr *attr(const std::string &name) const;
+  int64_t intAttr(const std::string &name, int64_t dflt = 0) const;
+  std::string identAttr(const std::string &name) const;
+  std::vector<int64_t> listAttr(const std::string &name) const;
+};
+
+// Scalar body of a map: arguments (one per map operand, element types), ops,
+// and the yielded value.
+struct Region {
+  std::vector<Value *> args;
+  std::vector<Op *> ops;   // program order
+  Value *yield = nullptr;
+  SourceLoc yieldLoc;
+};
+
+struct Function {
+  std::string name; // without '@'
+  SourceLoc loc;
+  std::vector<Value *> args;
+  std::vector<Type> resultTypes; // declared result types
+  std::vector<Value *> results;  // returned values
+  SourceLoc returnLoc;
+  std::vector<Op *> ops;         // top-level ops in program order
+  bool isPattern = false;        // written with `pattern` (specs)
+
+  // Ownership of everything above.
+  std::vector<std::unique_ptr<Value>> valueStore;
+  std::vector<std::unique_ptr<Op>> opStore;
+  std::vector<std::unique_ptr<Region>> regionStore;
+
+  Value *newValue(Type t, std::string name, SourceLoc loc);
+  Op *newOp(OpKind k, SourceLoc loc);
+  Region *newRegion();
+
+  // Uses of |v| among top-level ops, region ops and results.
+  std::vector<Op *> users(const Value *v) const;
+  // Drops top-level ops whose results are unused (never KernelCall results
+  // that are returned). Returns how many ops were removed.
+  unsigned eraseDeadOps();
+};
+
+struct Module {
+  std::vector<std::unique_ptr<Function>> functions;
+  Function *lookup(const std::string &name) const;
+};
+
+// Prints a function back in graph syntax (used by --emit and tests).
+std::string printFunction(const Function &f);
+
+} // namespace graft

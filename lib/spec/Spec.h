@@ -1,0 +1,107 @@
+// Match/replace specs (docs/spec-format.md): rules that replace a subgraph
+// matched by a DAG pattern with a call to a user kernel.
+//
+// This header is the contract between the spec loader/matcher (lib/spec) and
+// dispatch formation + codegen (lib/dispatch, lib/codegen).
+#pragma once
+
+#include "ir/IR.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace graft {
+
+// An integer expression over the matched values, used for kernel arguments
+// and workgroup counts: 42, dim(lhs, 0), a + b, a - b, a * b, a / b,
+// ceildiv(a, b), min(a, b), max(a, b).
+struct SpecExpr {
+  enum class Kind : uint8_t { Const, Dim, Add, Sub, Mul, Div, CeilDiv, Min, Max };
+  Kind kind = Kind::Const;
+  int64_t value = 0;   // Const
+  // Dim: which value and axis. |input| indexes the pattern's arguments,
+  // |output| the pattern's results; exactly one is >= 0.
+  int input = -1;
+  int output = -1;
+  int axis = 0;
+  std::vector<SpecExpr> operands; // binary ops: 2
+  SourceLoc loc;
+};
+
+// One argument passed to a kernel function, in order.
+struct KernelArg {
+  enum class Kind : uint8_t {
+    Tensor,         // base pointer of an input (const T*) or output (T*)
+    Memref,         // base, aligned base, offset, sizes[rank], strides[rank]
+                    // (pointers, then size_t values) as MLIR memrefs expand
+    Scalar,         // a scalar pattern argument, passed by value
+    Expr,           // an integer expression (dims etc.), of type |type|
+    WorkgroupId,    // workgroup id along |axis|, of type |type|
+    WorkgroupCount, // workgroup count along |axis|, of type |type|
+  };
+  Kind kind = Kind::Tensor;
+  int input = -1;  // Tensor/Memref/Scalar: pattern argument index, or
+  int output = -1; //   pattern result index
+  int axis = 0;    // WorkgroupId/WorkgroupCount
+  SpecExpr expr;   // Expr
+  DType type = DType::Index; // Expr/WorkgroupId/WorkgroupCount: i32, i64 or index
+  std::string text;          // as written, for messages
+  SourceLoc loc;
+};
+
+// Where a kernel for one target comes from.
+struct KernelSource {
+  enum class Kind : uint8_t { CSource, Object, Bitcode } kind;
+  std::string path;               // resolved relative to the spec file
+  std::vector<std::string> flags; // extra clang flags for CSource
+  SourceLoc loc;
+};
+
+struct Constraint {
+  enum class Kind : uint8_t { DivisibleBy, DimRange, ElementTypes } kind;
+  SpecExpr value;             // DivisibleBy/DimRange: the quantity
+  int64_t divisor = 1;        // DivisibleBy
+  int64_t min = 0, max = INT64_MAX; // DimRange (inclusive)
+  int input = -1;             // ElementTypes: pattern argument
+  std::vector<DType> types;   // ElementTypes
+  std::string text;
+  SourceLoc loc;
+};
+
+struct Rule {
+  std::string name;
+  SourceLoc loc;
+  // The pattern, parsed with the graph parser: arguments are the pattern
+  // inputs, results the values the match replaces (outputs).
+  std::unique_ptr<Module> patternModule;
+  Function *pattern = nullptr;
+  std::vector<Constraint> constraints;
+
+  // Replacement.
+  enum class Form : uint8_t {
+    Call,     // graft generates the dispatch; it calls |symbol| with |args|
+    Dispatch, // |symbol| is a whole dispatch function in graft's dispatch ABI
+  } form = Form::Call;
+  enum class Link : uint8_t { Static, Import, Optional } link = Link::Static;
+  std::string symbol;
+  bool returnsStatus = false;  // kernel returns int; nonzero fails the call
+  std::vector<KernelArg> args; // Form::Call
+  // Form::Dispatch: constants passed to the dispatch (bindings are the
+  // inputs then the outputs, in pattern order).
+  std::vector<SpecExpr> constants;
+  SpecExpr grid[3];            // workgroup counts; default 1,1,1
+  std::map<std::string, KernelSource> kernels; // target name -> kernel
+  std::vector<std::string> outputNames;        // one per pattern result
+
+  bool hasKernelFor(const std::string &target) const {
+    return kernels.count(target) != 0;
+  }
+};
+
+struct SpecSet {
+  std::vector<std::unique_ptr<Rule>> rules; // in file order, files in CLI order
+};
+
+} // namespace graft

@@ -1,0 +1,94 @@
+#include "support/Diagnostics.h"
+
+#include <cassert>
+#include <cstdio>
+
+namespace graft {
+
+uint32_t SourceManager::add(std::string name, std::string text) {
+  File f;
+  f.name = std::move(name);
+  f.text = std::move(text);
+  f.lineStarts.push_back(0);
+  for (uint32_t i = 0; i < f.text.size(); ++i)
+    if (f.text[i] == '\n')
+      f.lineStarts.push_back(i + 1);
+  files_.push_back(std::move(f));
+  return static_cast<uint32_t>(files_.size());
+}
+
+const std::string &SourceManager::name(uint32_t file) const {
+  assert(file >= 1 && file <= files_.size());
+  return files_[file - 1].name;
+}
+
+const std::string &SourceManager::text(uint32_t file) const {
+  assert(file >= 1 && file <= files_.size());
+  return files_[file - 1].text;
+}
+
+std::string_view SourceManager::line(uint32_t file, uint32_t line) const {
+  if (file < 1 || file > files_.size())
+    return {};
+  const File &f = files_[file - 1];
+  if (line < 1 || line > f.lineStarts.size())
+    return {};
+  uint32_t begin = f.lineStarts[line - 1];
+  uint32_t end = line < f.lineStarts.size() ? f.lineStarts[line] - 1
+                                             : static_cast<uint32_t>(f.text.size());
+  if (end > begin && f.text[end - 1] == '\r')
+    --end;
+  return std::string_view(f.text).substr(begin, end - begin);
+}
+
+std::string SourceManager::format(SourceLoc loc) const {
+  if (loc.file < 1 || loc.file > files_.size())
+    return "<unknown>";
+  std::string s = files_[loc.file - 1].name;
+  if (loc.line) {
+    s += ":" + std::to_string(loc.line);
+    if (loc.col)
+      s += ":" + std::to_string(loc.col);
+  }
+  return s;
+}
+
+void DiagEngine::emit(Severity sev, SourceLoc loc, const std::string &prefix,
+                      const std::string &msg) {
+  const char *kind = sev == Severity::Error     ? "error"
+                     : sev == Severity::Warning ? "warning"
+                                                : "note";
+  std::string out = prefix + ": " + kind + ": " + msg + "\n";
+  if (loc.valid()) {
+    std::string_view src = sm_.line(loc.file, loc.line);
+    if (!src.empty() || loc.col == 1) {
+      out += "  ";
+      out += src;
+      out += "\n  ";
+      // Keep tabs so the caret lines up under the same column.
+      for (uint32_t i = 1; i < loc.col && i - 1 < src.size(); ++i)
+        out += src[i - 1] == '\t' ? '\t' : ' ';
+      out += "^\n";
+    }
+  }
+  if (sev == Severity::Error)
+    ++errors_;
+  text_ += out;
+  if (echo_)
+    std::fputs(out.c_str(), stderr);
+}
+
+void DiagEngine::error(SourceLoc loc, const std::string &msg) {
+  emit(Severity::Error, loc, sm_.format(loc), msg);
+}
+void DiagEngine::warning(SourceLoc loc, const std::string &msg) {
+  emit(Severity::Warning, loc, sm_.format(loc), msg);
+}
+void DiagEngine::note(SourceLoc loc, const std::string &msg) {
+  emit(Severity::Note, loc, sm_.format(loc), msg);
+}
+void DiagEngine::error(const std::string &what, const std::string &msg) {
+  emit(Severity::Error, SourceLoc{}, what, msg);
+}
+
+} // namespace graft

@@ -1,0 +1,242 @@
+/* graft bundle ABI: the contract between the graft compiler and the runtime.
+ *
+ * Versioned as if it were a schema. Every slice of a bundle is a freestanding
+ * ET_DYN ELF that exports exactly one symbol, GRAFT_QUERY_SYMBOL. The runtime
+ * maps the slice, applies its relocations and calls the query function, which
+ * returns the library header below. Everything else (dispatch functions, the
+ * host program of every function, the import table) is reached from there.
+ *
+ * Rules for changing this file:
+ *   - Any change to a struct layout, an enum value or a calling convention
+ *     bumps GRAFT_ABI_VERSION.
+ *   - Checked-in fixtures (tests/fixtures/abi/) are built with the current
+ *     version; a layout change without a version bump fails their tests.
+ *
+ * All pointers inside the library point into the slice's own image; the
+ * runtime checks that before using them. All integers are in the slice's
+ * native byte order. Pure C99, no dependencies: it is compiled into the
+ * compiler (C++), the runtime (C) and user kernels (freestanding C).
+ */
+#ifndef GRAFT_ABI_H_
+#define GRAFT_ABI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GRAFT_ABI_VERSION 1u
+#define GRAFT_LIBRARY_MAGIC 0x54464152u /* "RAFT" read little-endian */
+#define GRAFT_QUERY_SYMBOL "graft_library_query"
+
+/* Element types. Values are stable: they are stored in slices. */
+typedef enum graft_dtype_e {
+  GRAFT_DTYPE_INVALID = 0,
+  GRAFT_DTYPE_I1 = 1,    /* stored as one byte, 0 or 1 */
+  GRAFT_DTYPE_I8 = 2,
+  GRAFT_DTYPE_I16 = 3,
+  GRAFT_DTYPE_I32 = 4,
+  GRAFT_DTYPE_I64 = 5,
+  GRAFT_DTYPE_F16 = 6,
+  GRAFT_DTYPE_BF16 = 7,
+  GRAFT_DTYPE_F32 = 8,
+  GRAFT_DTYPE_F64 = 9,
+  GRAFT_DTYPE_INDEX = 10, /* 64-bit signed integer used for sizes */
+  GRAFT_DTYPE_COUNT_ = 11,
+} graft_dtype_t;
+
+#define GRAFT_MAX_RANK 8u
+#define GRAFT_DIM_DYNAMIC (-1)
+
+/*===----------------------------------------------------------------------===
+ * Dispatch calling convention
+ *
+ * A dispatch is a workgroup function over a 3D grid. The runtime calls it once
+ * per workgroup, from any worker thread, in any order, concurrently.
+ * Returns 0 on success; any other value fails the invocation (the value is
+ * reported to the user).
+ *===----------------------------------------------------------------------===*/
+
+/* An import: a function resolved at load time (plugins, runtime helpers).
+ * |params| points to a packed struct of the call's arguments; |context| is
+ * whatever the provider registered alongside the function. */
+typedef int (*graft_import_fn_t)(void* params, void* context, void* reserved);
+
+/* Shared by all workgroups of one dispatch. Read-only for the dispatch. */
+typedef struct graft_dispatch_state_v1_t {
+  uint32_t workgroup_count[3];
+  uint32_t constant_count;
+  uint32_t binding_count;
+  uint32_t import_count;
+  /* Constants: sizes, scalar arguments (integers sign-extended to 64 bits,
+   * f32 as its bit pattern in the low 32 bits, f64 as its bit pattern). */
+  const uint64_t* constants;
+  /* Base pointers of the bound buffers, 64-byte aligned, and their sizes in
+   * bytes. */
+  void* const* bindings;
+  const uint64_t* binding_lengths;
+  /* Resolved imports, in the order of the library's import table. A missing
+   * optional import has a NULL function. */
+  const graft_import_fn_t* imports;
+  void* const* import_contexts;
+} graft_dispatch_state_v1_t;
+
+/* Per workgroup invocation. */
+typedef struct graft_workgroup_state_v1_t {
+  uint32_t workgroup_id[3];
+  uint32_t worker_id;     /* index of the thread running this workgroup */
+  uint32_t reserved;
+  void* scratch;          /* per-worker scratch, >= the dispatch's request */
+  uint64_t scratch_size;
+} graft_workgroup_state_v1_t;
+
+typedef int (*graft_dispatch_fn_t)(
+    const graft_dispatch_state_v1_t* dispatch_state,
+    const graft_workgroup_state_v1_t* workgroup_state);
+
+/* Per-dispatch attributes, parallel to the dispatch table. */
+typedef struct graft_dispatch_attrs_v1_t {
+  const char* name;          /* e.g. "mlp_dispatch_0_matmul" */
+  const char* source;        /* "file:line:col" of the root op, or "" */
+  uint32_t binding_count;
+  uint32_t constant_count;
+  uint32_t scratch_size;     /* bytes of per-worker scratch needed */
+  uint32_t flags;            /* GRAFT_DISPATCH_FLAG_* */
+} graft_dispatch_attrs_v1_t;
+
+#define GRAFT_DISPATCH_FLAG_USER_KERNEL 1u /* whole-dispatch user kernel */
+
+/*===----------------------------------------------------------------------===
+ * Host program of a function
+ *
+ * The runtime interprets this to run a function: it evaluates integer
+ * expressions over input dims, checks them, allocates buffers and issues the
+ * dispatches in order.
+ *===----------------------------------------------------------------------===*/
+
+/* Integer expressions, evaluated in order; operands refer to earlier
+ * expressions only (index < own index). Arithmetic is on int64. */
+typedef enum graft_expr_op_e {
+  GRAFT_EXPR_CONST = 0,      /* value = imm */
+  GRAFT_EXPR_ARG_DIM = 1,    /* value = dim |imm| of argument |a| */
+  GRAFT_EXPR_ARG_SCALAR = 2, /* value = scalar argument |a| as a constant word */
+  GRAFT_EXPR_ADD = 3,        /* value = e[a] + e[imm] */
+  GRAFT_EXPR_SUB = 4,
+  GRAFT_EXPR_MUL = 5,
+  GRAFT_EXPR_DIV = 6,        /* floor division; e[imm] == 0 is an error */
+  GRAFT_EXPR_CEILDIV = 7,
+  GRAFT_EXPR_MIN = 8,
+  GRAFT_EXPR_MAX = 9,
+  GRAFT_EXPR_REM = 10,       /* floor remainder; e[imm] == 0 is an error */
+  GRAFT_EXPR_OP_COUNT_ = 11,
+} graft_expr_op_t;
+
+typedef struct graft_expr_v1_t {
+  uint32_t op;  /* graft_expr_op_t */
+  uint32_t a;
+  int64_t imm;
+} graft_expr_v1_t;
+
+/* A runtime check: expression |lhs| must equal expression |rhs|. */
+typedef struct graft_check_v1_t {
+  uint32_t lhs;
+  uint32_t rhs;
+  const char* message; /* "file:line:col: matmul K mismatch" */
+} graft_check_v1_t;
+
+/* The type of an argument or result as the caller sees it. */
+typedef struct graft_value_type_v1_t {
+  uint32_t dtype; /* graft_dtype_t */
+  uint32_t rank;  /* 0 = scalar */
+  const int64_t* dims; /* |rank| entries; GRAFT_DIM_DYNAMIC for '?' */
+  const char* name;    /* argument name without '%', or "" */
+} graft_value_type_v1_t;
+
+typedef enum graft_buffer_kind_e {
+  GRAFT_BUFFER_ARG = 0,      /* caller's argument |index| (read-only) */
+  GRAFT_BUFFER_TEMP = 1,     /* runtime-allocated, freed after the call */
+  GRAFT_BUFFER_RESULT = 2,   /* runtime-allocated, handed to the caller */
+  GRAFT_BUFFER_CONST = 3,    /* |data| inside the slice, read-only */
+  GRAFT_BUFFER_ALIAS = 4,    /* same storage as buffer |index| (reshape) */
+  GRAFT_BUFFER_KIND_COUNT_ = 5,
+} graft_buffer_kind_t;
+
+typedef struct graft_buffer_v1_t {
+  uint32_t kind;   /* graft_buffer_kind_t */
+  uint32_t index;  /* argument, result or aliased buffer index */
+  uint32_t dtype;  /* graft_dtype_t */
+  uint32_t rank;
+  const uint32_t* dims; /* |rank| expression indices */
+  const void* data;     /* GRAFT_BUFFER_CONST only */
+  uint64_t data_size;   /* GRAFT_BUFFER_CONST only, bytes */
+} graft_buffer_v1_t;
+
+typedef enum graft_step_kind_e {
+  GRAFT_STEP_DISPATCH = 0,
+  GRAFT_STEP_COPY = 1, /* copy bindings[0] -> bindings[1] (whole buffer) */
+  GRAFT_STEP_KIND_COUNT_ = 2,
+} graft_step_kind_t;
+
+typedef struct graft_step_v1_t {
+  uint32_t kind;          /* graft_step_kind_t */
+  uint32_t dispatch;      /* index into the dispatch table */
+  uint32_t workgroup_count[3]; /* expression indices */
+  uint32_t constant_count;
+  uint32_t binding_count;
+  uint32_t reserved;
+  const uint32_t* constants; /* expression indices */
+  const uint32_t* bindings;  /* buffer indices */
+} graft_step_v1_t;
+
+typedef struct graft_function_v1_t {
+  const char* name;
+  uint32_t arg_count;
+  uint32_t result_count;
+  const graft_value_type_v1_t* args;
+  const graft_value_type_v1_t* results;
+  const uint32_t* result_buffers; /* buffer index per result */
+  uint32_t expr_count;
+  uint32_t buffer_count;
+  uint32_t check_count;
+  uint32_t step_count;
+  const graft_expr_v1_t* exprs;
+  const graft_buffer_v1_t* buffers;
+  const graft_check_v1_t* checks;
+  const graft_step_v1_t* steps;
+} graft_function_v1_t;
+
+/*===----------------------------------------------------------------------===
+ * Library header
+ *===----------------------------------------------------------------------===*/
+
+/* Imports are named "name" (required) or "?name" (optional: may resolve to
+ * NULL; the code must check before calling). */
+#define GRAFT_IMPORT_OPTIONAL_PREFIX '?'
+
+typedef struct graft_library_v1_t {
+  uint32_t magic;        /* GRAFT_LIBRARY_MAGIC */
+  uint32_t abi_version;  /* GRAFT_ABI_VERSION the slice was built against */
+  const char* name;      /* module name */
+  const char* producer;  /* "graft 0.1.0" */
+  uint32_t dispatch_count;
+  uint32_t import_count;
+  uint32_t function_count;
+  uint32_t flags;
+  const graft_dispatch_fn_t* dispatches;
+  const graft_dispatch_attrs_v1_t* dispatch_attrs;
+  const char* const* imports;
+  const graft_function_v1_t* functions;
+} graft_library_v1_t;
+
+/* The only exported symbol of a slice. Returns NULL when the slice cannot
+ * serve |max_abi_version| (the runtime's newest version). */
+typedef const graft_library_v1_t* (*graft_library_query_fn_t)(
+    uint32_t max_abi_version);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRAFT_ABI_H_ */

@@ -1,0 +1,60 @@
+/* Loading a library from a bundle: select the slice for this CPU, map it
+ * with graft's own ELF loader, call its query function and validate the
+ * library header (every pointer, count and index) before anyone uses it.
+ *
+ * Internal interface between runtime/src/loader and runtime/src/exec. */
+#ifndef GRAFT_RUNTIME_LOADER_H_
+#define GRAFT_RUNTIME_LOADER_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graft/abi.h"
+#include "graft/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One slice of a FatELF bundle. */
+typedef struct graft_fatelf_slice_t {
+  uint16_t machine;   /* e_machine */
+  uint8_t osabi;
+  uint8_t osabi_version;
+  uint8_t word_size;  /* ELFCLASS32 / ELFCLASS64 */
+  uint8_t byte_order; /* ELFDATA2LSB / ELFDATA2MSB */
+  uint64_t offset;
+  uint64_t size;
+} graft_fatelf_slice_t;
+
+/* Lists the slices of |data| (a FatELF file, or a plain ELF file which is
+ * reported as one slice). Fails with a message on any malformed record. */
+graft_status_t graft_fatelf_list(const uint8_t* data, size_t size,
+                                 graft_fatelf_slice_t* out_slices,
+                                 size_t capacity, size_t* out_count);
+
+/* Picks the slice for the running CPU; the error lists the slices present. */
+graft_status_t graft_fatelf_select_host(const uint8_t* data, size_t size,
+                                        graft_fatelf_slice_t* out_slice);
+
+/* "x86_64", "aarch64", "riscv64" or "machine 0x1234". */
+const char* graft_elf_machine_name(uint16_t machine);
+
+typedef struct graft_library_handle_s graft_library_handle_t;
+
+/* Opens the library in |data| (FatELF or plain ELF): select, load, relocate,
+ * protect, query, validate. |data| may be freed after this returns. */
+graft_status_t graft_library_open(const uint8_t* data, size_t size,
+                                  graft_library_handle_t** out_handle);
+/* The validated library header; valid until close. */
+const graft_library_v1_t* graft_library_header(
+    const graft_library_handle_t* handle);
+/* Machine of the loaded slice. */
+uint16_t graft_library_machine(const graft_library_handle_t* handle);
+void graft_library_close(graft_library_handle_t* handle);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRAFT_RUNTIME_LOADER_H_ */
