@@ -1,0 +1,124 @@
+#include "codegen/AbiTypes.h"
+
+namespace graft::codegen {
+
+using namespace llvm;
+using llvm::Function;
+using llvm::Module;
+using llvm::Type;
+using llvm::Value;
+
+// Field indices of graft_dispatch_state_v1_t / graft_workgroup_state_v1_t.
+// The struct types mirror abi.h field for field; LLVM's default (non-packed)
+// layout inserts the same padding as C on every LP64 target.
+static StructType *dispatchStateType(LLVMContext &c) {
+  Type *i32 = Type::getInt32Ty(c);
+  Type *ptr = PointerType::get(c, 0);
+  return StructType::get(c, {ArrayType::get(i32, 3), i32, i32, i32, ptr, ptr,
+                             ptr, ptr, ptr});
+}
+
+static StructType *workgroupStateType(LLVMContext &c) {
+  Type *i32 = Type::getInt32Ty(c);
+  return StructType::get(c, {ArrayType::get(i32, 3), i32, i32,
+                             PointerType::get(c, 0), Type::getInt64Ty(c)});
+}
+
+DispatchArgs beginDispatchFunction(Module &m, IRBuilder<> &b, const std::string &name) {
+  LLVMContext &c = m.getContext();
+  Type *ptr = PointerType::get(c, 0);
+  FunctionType *ft = FunctionType::get(Type::getInt32Ty(c), {ptr, ptr}, false);
+  Function *fn = Function::Create(ft, GlobalValue::InternalLinkage, name, m);
+  fn->addFnAttr(Attribute::NoUnwind);
+  fn->addFnAttr(Attribute::NoFree);
+  fn->addFnAttr("frame-pointer", "none");
+  for (unsigned i = 0; i < 2; ++i) {
+    fn->addParamAttr(i, Attribute::NoAlias);
+    fn->addParamAttr(i, Attribute::ReadOnly);
+    fn->addParamAttr(i, Attribute::NoCapture);
+  }
+  BasicBlock *entry = BasicBlock::Create(c, "entry", fn);
+  b.SetInsertPoint(entry);
+  DispatchArgs a{};
+  a.fn = fn;
+  Value *ds = fn->getArg(0), *ws = fn->getArg(1);
+  ds->setName("dispatch_state");
+  ws->setName("workgroup_state");
+  StructType *dst = dispatchStateType(c), *wst = workgroupStateType(c);
+  Type *i32 = Type::getInt32Ty(c), *i64 = Type::getInt64Ty(c);
+  auto field = [&](StructType *st, Value *base, unsigned idx) {
+    return b.CreateStructGEP(st, base, idx);
+  };
+  Value *countArr = field(dst, ds, 0);
+  Value *idArr = field(wst, ws, 0);
+  for (unsigned i = 0; i < 3; ++i) {
+    a.wgCount[i] = b.CreateZExt(
+        b.CreateLoad(i32, b.CreateConstInBoundsGEP2_32(ArrayType::get(i32, 3), countArr, 0, i)),
+        i64, "wg_count");
+    a.wgId[i] = b.CreateZExt(
+        b.CreateLoad(i32, b.CreateConstInBoundsGEP2_32(ArrayType::get(i32, 3), idArr, 0, i)),
+        i64, "wg_id");
+  }
+  a.constants = b.CreateLoad(ptr, field(dst, ds, 4), "constants");
+  a.bindings = b.CreateLoad(ptr, field(dst, ds, 5), "bindings");
+  a.imports = b.CreateLoad(ptr, field(dst, ds, 7), "imports");
+  a.importCtx = b.CreateLoad(ptr, field(dst, ds, 8), "import_contexts");
+  a.scratch = b.CreateLoad(ptr, field(wst, ws, 3), "scratch");
+  return a;
+}
+
+Value *loadParam(IRBuilder<> &b, const DispatchArgs &a, unsigned i) {
+  Type *i64 = b.getInt64Ty();
+  return b.CreateLoad(i64, b.CreateConstInBoundsGEP1_32(i64, a.constants, i),
+                      "param" + std::to_string(i));
+}
+
+Value *loadBinding(IRBuilder<> &b, const DispatchArgs &a, unsigned i) {
+  Type *ptr = b.getPtrTy();
+  auto *ld = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_32(ptr, a.bindings, i),
+                          "binding" + std::to_string(i));
+  // Buffers are 64-byte aligned (the executor guarantees it).
+  ld->setMetadata(LLVMContext::MD_align,
+                  MDNode::get(b.getContext(), ConstantAsMetadata::get(b.getInt64(64))));
+  ld->setMetadata(LLVMContext::MD_nonnull, MDNode::get(b.getContext(), {}));
+  return ld;
+}
+
+Type *registerType(LLVMContext &c, DType t) {
+  switch (t) {
+  case DType::I1: return Type::getInt1Ty(c);
+  case DType::I8: return Type::getInt8Ty(c);
+  case DType::I16: return Type::getInt16Ty(c);
+  case DType::I32: return Type::getInt32Ty(c);
+  case DType::I64: case DType::Index: return Type::getInt64Ty(c);
+  case DType::F16: return Type::getHalfTy(c);
+  case DType::BF16: return Type::getBFloatTy(c);
+  case DType::F32: return Type::getFloatTy(c);
+  case DType::F64: return Type::getDoubleTy(c);
+  default: return Type::getInt8Ty(c);
+  }
+}
+
+Type *memoryType(LLVMContext &c, DType t) {
+  return t == DType::I1 ? Type::getInt8Ty(c) : registerType(c, t);
+}
+
+Value *wordToScalar(IRBuilder<> &b, Value *word, DType t) {
+  LLVMContext &c = b.getContext();
+  switch (t) {
+  case DType::F32:
+    return b.CreateBitCast(b.CreateTrunc(word, b.getInt32Ty()), Type::getFloatTy(c));
+  case DType::F64:
+    return b.CreateBitCast(word, Type::getDoubleTy(c));
+  case DType::F16:
+    return b.CreateBitCast(b.CreateTrunc(word, b.getInt16Ty()), Type::getHalfTy(c));
+  case DType::BF16:
+    return b.CreateBitCast(b.CreateTrunc(word, b.getInt16Ty()), Type::getBFloatTy(c));
+  case DType::I1:
+    return b.CreateICmpNE(word, b.getInt64(0));
+  default:
+    return b.CreateTrunc(word, registerType(c, t));
+  }
+}
+
+} // namespace graft::codegen

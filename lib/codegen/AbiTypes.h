@@ -1,0 +1,39 @@
+// LLVM views of the ABI structs a dispatch function receives (abi.h), and
+// helpers shared by the dispatch emitters.
+#pragma once
+
+#include "ir/IR.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+namespace graft::codegen {
+
+// What a dispatch function reads from its two state arguments.
+struct DispatchArgs {
+  llvm::Function *fn;
+  llvm::Value *constants;   // const uint64_t*
+  llvm::Value *bindings;    // void* const*
+  llvm::Value *imports;     // const graft_import_fn_t*
+  llvm::Value *importCtx;   // void* const*
+  llvm::Value *wgId[3];     // i64
+  llvm::Value *wgCount[3];  // i64
+  llvm::Value *scratch;     // void*
+};
+
+// `i32 name(ptr dispatch_state, ptr workgroup_state)` with internal linkage;
+// the builder is left at the end of its entry block with DispatchArgs loaded.
+DispatchArgs beginDispatchFunction(llvm::Module &m, llvm::IRBuilder<> &b,
+                                   const std::string &name);
+
+llvm::Value *loadParam(llvm::IRBuilder<> &b, const DispatchArgs &a, unsigned i);
+llvm::Value *loadBinding(llvm::IRBuilder<> &b, const DispatchArgs &a, unsigned i);
+
+// Register type of an element type (i1 for I1) and its memory type (i8).
+llvm::Type *registerType(llvm::LLVMContext &c, DType t);
+llvm::Type *memoryType(llvm::LLVMContext &c, DType t);
+
+// Reinterprets a 64-bit constant word as a scalar of type |t| (abi.h rules).
+llvm::Value *wordToScalar(llvm::IRBuilder<> &b, llvm::Value *word, DType t);
+
+} // namespace graft::codegen

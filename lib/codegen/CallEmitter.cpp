@@ -1,0 +1,124 @@
+// Lowers a kernel-call dispatch: the workgroup function graft generates
+// around a user kernel from a spec rule.
+//
+// Form::Call unpacks bindings, sizes and workgroup ids into the argument list
+// the rule spells out and calls the kernel directly (static linking: the
+// symbol is resolved by LTO with the kernel's bitcode or by lld with its
+// object). Form::Dispatch forwards both state pointers to a kernel that is a
+// whole dispatch function in graft's ABI.
+#include "codegen/AbiTypes.h"
+#include "codegen/Codegen.h"
+
+namespace graft::codegen {
+
+using namespace llvm;
+using llvm::Function;
+using llvm::Module;
+using llvm::Type;
+using llvm::Value;
+
+namespace {
+
+Type *argType(LLVMContext &c, DType t) {
+  return t == DType::I32 ? Type::getInt32Ty(c) : Type::getInt64Ty(c);
+}
+
+} // namespace
+
+void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
+  LLVMContext &c = m.getContext();
+  IRBuilder<> b(c);
+  DispatchArgs a = beginDispatchFunction(m, b, d.name);
+  const CallKernel &k = d.call;
+  const Rule &rule = *k.rule;
+  Type *ptr = b.getPtrTy(), *i64 = b.getInt64Ty(), *i32 = b.getInt32Ty();
+
+  if (rule.form == Rule::Form::Dispatch) {
+    FunctionCallee fn = m.getOrInsertFunction(rule.symbol, FunctionType::get(i32, {ptr, ptr}, false));
+    Value *r = b.CreateCall(fn, {a.fn->getArg(0), a.fn->getArg(1)});
+    b.CreateRet(r);
+    return;
+  }
+
+  std::vector<Value *> params;
+  for (unsigned i = 0; i < d.params.size(); ++i)
+    params.push_back(loadParam(b, a, i));
+  // Binding index of each tensor input / output.
+  std::vector<int> inBinding(k.inputBuffers.size(), -1);
+  unsigned nb = 0;
+  for (size_t i = 0; i < k.inputBuffers.size(); ++i)
+    if (k.inputBuffers[i] != ~0u)
+      inBinding[i] = static_cast<int>(nb++);
+  auto tensorPtr = [&](const KernelArg &arg) {
+    unsigned bi = arg.input >= 0 ? static_cast<unsigned>(inBinding[arg.input])
+                                 : nb + static_cast<unsigned>(arg.output);
+    return loadBinding(b, a, bi);
+  };
+  auto dimsOf = [&](const KernelArg &arg) -> const std::vector<unsigned> & {
+    return arg.input >= 0 ? k.inputDimParams[arg.input] : k.outputDimParams[arg.output];
+  };
+
+  std::vector<Type *> types;
+  std::vector<Value *> args;
+  unsigned exprIdx = 0;
+  for (const KernelArg &arg : rule.args) {
+    switch (arg.kind) {
+    case KernelArg::Kind::Tensor:
+      types.push_back(ptr);
+      args.push_back(tensorPtr(arg));
+      break;
+    case KernelArg::Kind::Memref: {
+      // MLIR's memref expansion: base, aligned base, offset, sizes, strides.
+      Value *p = tensorPtr(arg);
+      const auto &dp = dimsOf(arg);
+      types.insert(types.end(), {ptr, ptr, i64});
+      args.insert(args.end(), {p, p, b.getInt64(0)});
+      std::vector<Value *> strides(dp.size());
+      Value *s = b.getInt64(1);
+      for (size_t i = dp.size(); i-- > 0;) {
+        strides[i] = s;
+        s = b.CreateMul(s, params[dp[i]]);
+      }
+      for (unsigned p : dp) {
+        types.push_back(i64);
+        args.push_back(params[p]);
+      }
+      for (Value *st : strides) {
+        types.push_back(i64);
+        args.push_back(st);
+      }
+      break;
+    }
+    case KernelArg::Kind::Scalar: {
+      DType t = k.inputTypes[arg.input];
+      Value *v = wordToScalar(b, params[k.inputScalarParam[arg.input]], t);
+      if (t == DType::I1)
+        v = b.CreateZExt(v, b.getInt8Ty());
+      types.push_back(v->getType());
+      args.push_back(v);
+      break;
+    }
+    case KernelArg::Kind::Expr: {
+      Value *v = params[k.exprParams[exprIdx++]];
+      Type *t = argType(c, arg.type);
+      types.push_back(t);
+      args.push_back(b.CreateTrunc(v, t));
+      break;
+    }
+    case KernelArg::Kind::WorkgroupId:
+    case KernelArg::Kind::WorkgroupCount: {
+      Value *v = arg.kind == KernelArg::Kind::WorkgroupId ? a.wgId[arg.axis] : a.wgCount[arg.axis];
+      Type *t = argType(c, arg.type);
+      types.push_back(t);
+      args.push_back(b.CreateTrunc(v, t));
+      break;
+    }
+    }
+  }
+  Type *ret = rule.returnsStatus ? i32 : b.getVoidTy();
+  FunctionCallee fn = m.getOrInsertFunction(rule.symbol, FunctionType::get(ret, types, false));
+  Value *r = b.CreateCall(fn, args);
+  b.CreateRet(rule.returnsStatus ? r : b.getInt32(0));
+}
+
+} // namespace graft::codegen

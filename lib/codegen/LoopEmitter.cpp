@@ -1,0 +1,279 @@
+// Lowers a LoopKernel (dispatch/Dispatch.h) to a workgroup function.
+//
+// Workgroup (x, y, z) covers a tile of the parallel dims: x tiles the
+// innermost parallel dim by tileX, y the next one by tileY, z enumerates the
+// remaining outer dims. Inside, the innermost loop always runs over the
+// innermost parallel dim with unit stride in the output, so the loop
+// vectorizer sees the same simple shape for every op: for a reduction the
+// accumulators of one tile row live in a small stack array and the reduction
+// loops sit outside the vectorized loop (matmul becomes i-k-j order).
+#include "codegen/AbiTypes.h"
+#include "codegen/Codegen.h"
+#include "codegen/ScalarOps.h"
+
+#include <functional>
+#include <map>
+
+namespace graft::codegen {
+
+using namespace llvm;
+using llvm::Function;
+using llvm::Module;
+using llvm::Type;
+using llvm::Value;
+
+namespace {
+
+class LoopEmitter {
+public:
+  LoopEmitter(Module &m, const Dispatch &d) : m_(m), c_(m.getContext()), b_(c_), d_(d), L_(d.loop) {}
+
+  void run() {
+    a_ = beginDispatchFunction(m_, b_, d_.name);
+    Type *i64 = b_.getInt64Ty();
+    for (unsigned i = 0; i < d_.params.size(); ++i)
+      params_.push_back(loadParam(b_, a_, i));
+    for (unsigned i = 0; i < d_.bindings.size(); ++i)
+      bases_.push_back(loadBinding(b_, a_, i));
+    for (unsigned p : L_.domainParams)
+      dims_.push_back(params_[p]);
+    // Row-major strides of every input.
+    for (const KernelInput &in : L_.inputs) {
+      std::vector<Value *> strides(in.dimParams.size());
+      Value *s = ConstantInt::get(i64, 1);
+      for (size_t k = in.dimParams.size(); k-- > 0;) {
+        strides[k] = s;
+        s = b_.CreateMul(s, params_[in.dimParams[k]], "", true, true);
+      }
+      strides_.push_back(strides);
+    }
+    unsigned P = L_.numParallel, D = static_cast<unsigned>(dims_.size());
+    idx_.assign(D, nullptr);
+    reduction_ = D > P;
+    if (reduction_) {
+      unsigned n = P >= 1 ? L_.tileX : 1;
+      acc_ = b_.CreateAlloca(memoryType(c_, L_.accType), b_.getInt32(n), "acc");
+    }
+    // Outer parallel dims from workgroup z.
+    if (P >= 3) {
+      Value *z = a_.wgId[2];
+      for (unsigned k = P - 2; k-- > 0;) {
+        idx_[k] = b_.CreateURem(z, dims_[k]);
+        z = b_.CreateUDiv(z, dims_[k]);
+      }
+    }
+    auto jRange = [&](Value *&lo, Value *&hi) {
+      lo = b_.CreateMul(a_.wgId[0], ConstantInt::get(i64, L_.tileX), "j0", true, true);
+      hi = b_.CreateBinaryIntrinsic(Intrinsic::umin,
+                                    b_.CreateAdd(lo, ConstantInt::get(i64, L_.tileX)), dims_[P - 1]);
+    };
+    auto row = [&]() {
+      if (P == 0) {
+        tilePoint(nullptr);
+        return;
+      }
+      Value *j0, *j1;
+      jRange(j0, j1);
+      j0_ = j0;
+      if (!reduction_) {
+        loop(j0, j1, "j", [&](Value *j) {
+          idx_[P - 1] = j;
+          storeOutputs(evalScope());
+        });
+        return;
+      }
+      // acc[j - j0] = init
+      loop(j0, j1, "j_init", [&](Value *j) {
+        idx_[P - 1] = j;
+        Scope s = evalScope();
+        store(L_.accType, accSlot(j), eval(L_.accInit, s));
+      });
+      reductionLoops(P, [&]() {
+        loop(j0, j1, "j", [&](Value *j) {
+          idx_[P - 1] = j;
+          Scope s = evalScope();
+          s.acc = load(L_.accType, accSlot(j));
+          store(L_.accType, accSlot(j), eval(L_.accUpdate, s));
+        });
+      });
+      loop(j0, j1, "j_out", [&](Value *j) {
+        idx_[P - 1] = j;
+        Scope s = evalScope();
+        s.acc = load(L_.accType, accSlot(j));
+        storeOutputs(s);
+      });
+    };
+    if (P >= 2) {
+      Value *i0 = b_.CreateMul(a_.wgId[1], ConstantInt::get(i64, L_.tileY), "i0", true, true);
+      Value *i1 = b_.CreateBinaryIntrinsic(
+          Intrinsic::umin, b_.CreateAdd(i0, ConstantInt::get(i64, L_.tileY)), dims_[P - 2]);
+      loop(i0, i1, "i", [&](Value *i) {
+        idx_[P - 2] = i;
+        row();
+      });
+    } else {
+      row();
+    }
+    b_.CreateRet(b_.getInt32(0));
+  }
+
+private:
+  struct Scope {
+    std::map<int, Value *> memo;
+    Value *acc = nullptr;
+  };
+
+  Scope evalScope() { return Scope{}; }
+
+  // The single-point case (no parallel dims): one accumulator slot.
+  void tilePoint(Value *) {
+    if (!reduction_) {
+      storeOutputs(evalScope());
+      return;
+    }
+    Value *slot = acc_;
+    {
+      Scope s = evalScope();
+      store(L_.accType, slot, eval(L_.accInit, s));
+    }
+    reductionLoops(0, [&]() {
+      Scope s = evalScope();
+      s.acc = load(L_.accType, slot);
+      store(L_.accType, slot, eval(L_.accUpdate, s));
+    });
+    Scope s = evalScope();
+    s.acc = load(L_.accType, slot);
+    storeOutputs(s);
+  }
+
+  Value *accSlot(Value *j) {
+    return b_.CreateInBoundsGEP(memoryType(c_, L_.accType), acc_, b_.CreateSub(j, j0_));
+  }
+
+  void reductionLoops(unsigned k, const std::function<void()> &body) {
+    if (k == L_.numParallel && k == dims_.size()) {
+      body();
+      return;
+    }
+    unsigned first = L_.numParallel;
+    std::function<void(unsigned)> nest = [&](unsigned r) {
+      if (r == dims_.size()) {
+        body();
+        return;
+      }
+      loop(b_.getInt64(0), dims_[r], "r" + std::to_string(r - first), [&](Value *iv) {
+        idx_[r] = iv;
+        nest(r + 1);
+      });
+    };
+    nest(first);
+  }
+
+  // for (iv = lo; iv < hi; ++iv) body(iv)
+  void loop(Value *lo, Value *hi, const std::string &name, const std::function<void(Value *)> &body) {
+    Function *fn = a_.fn;
+    BasicBlock *pre = b_.GetInsertBlock();
+    BasicBlock *head = BasicBlock::Create(c_, name + ".head", fn);
+    BasicBlock *bodyBB = BasicBlock::Create(c_, name + ".body", fn);
+    BasicBlock *exit = BasicBlock::Create(c_, name + ".exit", fn);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    PHINode *iv = b_.CreatePHI(b_.getInt64Ty(), 2, name);
+    iv->addIncoming(lo, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(iv, hi), bodyBB, exit);
+    b_.SetInsertPoint(bodyBB);
+    body(iv);
+    Value *next = b_.CreateAdd(iv, b_.getInt64(1), name + ".next", true, true);
+    iv->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateBr(head);
+    b_.SetInsertPoint(exit);
+  }
+
+  Value *load(DType t, Value *ptr) {
+    Value *v = b_.CreateLoad(memoryType(c_, t), ptr);
+    return t == DType::I1 ? b_.CreateTrunc(v, b_.getInt1Ty()) : v;
+  }
+
+  void store(DType t, Value *ptr, Value *v) {
+    if (t == DType::I1)
+      v = b_.CreateZExt(v, b_.getInt8Ty());
+    b_.CreateStore(v, ptr);
+  }
+
+  Value *eval(int n, Scope &s) {
+    auto it = s.memo.find(n);
+    if (it != s.memo.end())
+      return it->second;
+    const SNode &node = L_.nodes[n];
+    Value *v = nullptr;
+    switch (node.kind) {
+    case SNode::Kind::Const: {
+      Type *t = registerType(c_, node.type);
+      v = isFloat(node.type) ? ConstantFP::get(t, node.f)
+                             : ConstantInt::getSigned(t, node.i);
+      break;
+    }
+    case SNode::Kind::Param:
+      v = wordToScalar(b_, params_[node.param], node.type);
+      break;
+    case SNode::Kind::Acc:
+      v = s.acc;
+      break;
+    case SNode::Kind::Load: {
+      const KernelInput &in = L_.inputs[node.input];
+      Value *off = b_.getInt64(0);
+      for (size_t k = 0; k < in.map.size(); ++k)
+        off = b_.CreateAdd(off, b_.CreateMul(idx_[in.map[k]], strides_[node.input][k], "", true, true),
+                           "", true, true);
+      Value *ptr = b_.CreateInBoundsGEP(memoryType(c_, in.elem), bases_[node.input], off);
+      v = load(in.elem, ptr);
+      break;
+    }
+    case SNode::Kind::Op: {
+      std::vector<Value *> ops;
+      for (int o : node.operands)
+        ops.push_back(eval(o, s));
+      DType opType = node.operands.empty() ? node.type : L_.nodes[node.operands[0]].type;
+      if (node.op == OpKind::Select && node.operands.size() == 3)
+        opType = L_.nodes[node.operands[1]].type;
+      v = emitScalarOp(b_, node.op, node.pred, node.type, opType, ops);
+      break;
+    }
+    }
+    s.memo[n] = v;
+    return v;
+  }
+
+  void storeOutputs(Scope s) {
+    unsigned P = L_.numParallel;
+    for (size_t k = 0; k < L_.outputs.size(); ++k) {
+      const KernelOutput &o = L_.outputs[k];
+      // Outputs have the parallel domain as their shape (row-major).
+      Value *off = b_.getInt64(0);
+      for (unsigned d = 0; d < P; ++d)
+        off = b_.CreateAdd(b_.CreateMul(off, dims_[d], "", true, true), idx_[d], "", true, true);
+      Value *base = bases_[L_.inputs.size() + k];
+      store(o.elem, b_.CreateInBoundsGEP(memoryType(c_, o.elem), base, off), eval(o.node, s));
+    }
+  }
+
+  Module &m_;
+  LLVMContext &c_;
+  IRBuilder<> b_;
+  const Dispatch &d_;
+  const LoopKernel &L_;
+  DispatchArgs a_{};
+  std::vector<Value *> params_, bases_, dims_, idx_;
+  std::vector<std::vector<Value *>> strides_;
+  bool reduction_ = false;
+  Value *acc_ = nullptr;
+  Value *j0_ = nullptr;
+};
+
+} // namespace
+
+void emitLoopDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
+  LoopEmitter(m, d).run();
+}
+
+} // namespace graft::codegen

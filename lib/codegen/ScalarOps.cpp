@@ -1,0 +1,195 @@
+#include "codegen/ScalarOps.h"
+
+#include "codegen/AbiTypes.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <cassert>
+#include <cmath>
+
+namespace graft::codegen {
+
+using namespace llvm;
+using llvm::Function;
+using llvm::Module;
+using llvm::Type;
+using llvm::Value;
+
+namespace {
+
+Value *fconst(IRBuilder<> &b, Type *t, double v) { return ConstantFP::get(t, v); }
+
+// Horner evaluation of sum(c[i] * x^i).
+Value *poly(IRBuilder<> &b, Value *x, const std::vector<double> &c) {
+  Type *t = x->getType();
+  Value *acc = fconst(b, t, c.back());
+  for (size_t i = c.size() - 1; i-- > 0;)
+    acc = b.CreateFAdd(b.CreateFMul(acc, x), fconst(b, t, c[i]));
+  return acc;
+}
+
+bool isF64(Type *t) { return t->isDoubleTy(); }
+
+// exp(x): x = n*ln2 + r, |r| <= ln2/2; e^r by its Taylor polynomial; the
+// result is scaled by 2^n built directly in the exponent field.
+Value *emitExp(IRBuilder<> &b, Value *x) {
+  Type *t = x->getType();
+  bool d = isF64(t);
+  Type *it = d ? b.getInt64Ty() : b.getInt32Ty();
+  double hi = d ? 709.78 : 88.72, lo = d ? -708.39 : -87.33;
+  Value *xc = b.CreateBinaryIntrinsic(Intrinsic::minnum,
+                                      b.CreateBinaryIntrinsic(Intrinsic::maxnum, x, fconst(b, t, lo)),
+                                      fconst(b, t, hi));
+  Value *n = b.CreateUnaryIntrinsic(Intrinsic::rint, b.CreateFMul(xc, fconst(b, t, 1.4426950408889634)));
+  Value *r = b.CreateFSub(xc, b.CreateFMul(n, fconst(b, t, d ? 6.93147180369123816490e-01 : 0.693145751953125)));
+  r = b.CreateFSub(r, b.CreateFMul(n, fconst(b, t, d ? 1.90821492927058770002e-10 : 1.428606765330187045e-06)));
+  std::vector<double> c;
+  double f = 1;
+  for (int i = 0; i <= (d ? 13 : 7); ++i) {
+    if (i)
+      f *= i;
+    c.push_back(1.0 / f);
+  }
+  Value *p = poly(b, r, c);
+  unsigned mant = d ? 52 : 23;
+  int bias = d ? 1023 : 127;
+  Value *ni = b.CreateFPToSI(n, it);
+  Value *bits = b.CreateShl(b.CreateAdd(ni, ConstantInt::get(it, bias)), mant);
+  Value *res = b.CreateFMul(p, b.CreateBitCast(bits, t));
+  // Overflow to +inf, underflow to 0, NaN through.
+  res = b.CreateSelect(b.CreateFCmpOGT(x, fconst(b, t, hi)), fconst(b, t, INFINITY), res);
+  res = b.CreateSelect(b.CreateFCmpOLT(x, fconst(b, t, lo)), fconst(b, t, 0.0), res);
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, res);
+}
+
+// log(x): x = m * 2^e with m in [sqrt(1/2), sqrt(2)); log(m) = 2 atanh(s),
+// s = (m-1)/(m+1), by its odd series.
+Value *emitLog(IRBuilder<> &b, Value *x) {
+  Type *t = x->getType();
+  bool d = isF64(t);
+  Type *it = d ? b.getInt64Ty() : b.getInt32Ty();
+  unsigned mant = d ? 52 : 23;
+  int64_t bias = d ? 1023 : 127;
+  uint64_t mantMask = d ? 0x000FFFFFFFFFFFFFull : 0x7FFFFFull;
+  uint64_t oneBits = d ? 0x3FF0000000000000ull : 0x3F800000ull;
+  Value *bits = b.CreateBitCast(x, it);
+  Value *e = b.CreateSub(b.CreateLShr(bits, mant), ConstantInt::get(it, bias));
+  Value *m = b.CreateBitCast(b.CreateOr(b.CreateAnd(bits, ConstantInt::get(it, mantMask)),
+                                        ConstantInt::get(it, oneBits)),
+                             t);
+  Value *big = b.CreateFCmpOGT(m, fconst(b, t, 1.4142135623730951));
+  m = b.CreateSelect(big, b.CreateFMul(m, fconst(b, t, 0.5)), m);
+  e = b.CreateSelect(big, b.CreateAdd(e, ConstantInt::get(it, 1)), e);
+  Value *s = b.CreateFDiv(b.CreateFSub(m, fconst(b, t, 1.0)), b.CreateFAdd(m, fconst(b, t, 1.0)));
+  Value *s2 = b.CreateFMul(s, s);
+  std::vector<double> c;
+  for (int k = 0; k <= (d ? 10 : 5); ++k)
+    c.push_back(2.0 / (2 * k + 1));
+  Value *lm = b.CreateFMul(s, poly(b, s2, c));
+  Value *res = b.CreateFAdd(b.CreateFMul(b.CreateSIToFP(e, t), fconst(b, t, 0.6931471805599453)), lm);
+  res = b.CreateSelect(b.CreateFCmpOEQ(x, fconst(b, t, 0.0)), fconst(b, t, -INFINITY), res);
+  res = b.CreateSelect(b.CreateFCmpOLT(x, fconst(b, t, 0.0)), fconst(b, t, NAN), res);
+  res = b.CreateSelect(b.CreateFCmpOEQ(x, fconst(b, t, INFINITY)), x, res);
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, res);
+}
+
+// tanh(x) = sign(x) (1 - 2 / (e^{2|x|} + 1)); a short series near 0 where
+// that form cancels.
+Value *emitTanh(IRBuilder<> &b, Value *x) {
+  Type *t = x->getType();
+  Value *ax = b.CreateUnaryIntrinsic(Intrinsic::fabs, x);
+  Value *e = emitExp(b, b.CreateFMul(ax, fconst(b, t, 2.0)));
+  Value *big = b.CreateFSub(fconst(b, t, 1.0),
+                            b.CreateFDiv(fconst(b, t, 2.0), b.CreateFAdd(e, fconst(b, t, 1.0))));
+  big = b.CreateBinaryIntrinsic(Intrinsic::copysign, big, x);
+  Value *x2 = b.CreateFMul(x, x);
+  Value *small = b.CreateFMul(
+      x, poly(b, x2, {1.0, -1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835}));
+  Value *res = b.CreateSelect(b.CreateFCmpOLT(ax, fconst(b, t, 0.125)), small, big);
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, res);
+}
+
+Value *intDivRem(IRBuilder<> &b, Value *x, Value *y, bool rem) {
+  // Division by zero gives 0 and INT_MIN / -1 wraps, instead of trapping.
+  Type *t = x->getType();
+  Value *zero = ConstantInt::get(t, 0), *one = ConstantInt::get(t, 1);
+  Value *isZero = b.CreateICmpEQ(y, zero);
+  Value *isM1 = b.CreateICmpEQ(y, ConstantInt::getSigned(t, -1));
+  Value *safe = b.CreateSelect(b.CreateOr(isZero, isM1), one, y);
+  Value *q = rem ? b.CreateSRem(x, safe) : b.CreateSDiv(x, safe);
+  Value *m1 = rem ? zero : b.CreateSub(zero, x);
+  return b.CreateSelect(isZero, zero, b.CreateSelect(isM1, m1, q));
+}
+
+Value *emitCast(IRBuilder<> &b, Value *v, DType from, DType to) {
+  Type *dst = registerType(b.getContext(), to);
+  if (from == to)
+    return v;
+  bool ff = isFloat(from), tf = isFloat(to);
+  if (ff && tf)
+    return b.CreateFPCast(v, dst);
+  if (!ff && tf)
+    return from == DType::I1 ? b.CreateUIToFP(v, dst) : b.CreateSIToFP(v, dst);
+  if (ff && !tf) {
+    if (to == DType::I1)
+      return b.CreateFCmpUNE(v, ConstantFP::get(v->getType(), 0.0));
+    return b.CreateIntrinsic(Intrinsic::fptosi_sat, {dst, v->getType()}, {v});
+  }
+  if (to == DType::I1)
+    return b.CreateICmpNE(v, ConstantInt::get(v->getType(), 0));
+  return from == DType::I1 ? b.CreateZExtOrTrunc(v, dst) : b.CreateSExtOrTrunc(v, dst);
+}
+
+} // namespace
+
+Value *emitScalarOp(IRBuilder<> &b, OpKind op, const std::string &pred, DType resultType,
+                    DType operandType, const std::vector<Value *> &o) {
+  bool fl = isFloat(operandType);
+  switch (op) {
+  case OpKind::Add: return fl ? b.CreateFAdd(o[0], o[1]) : b.CreateAdd(o[0], o[1]);
+  case OpKind::Sub: return fl ? b.CreateFSub(o[0], o[1]) : b.CreateSub(o[0], o[1]);
+  case OpKind::Mul: return fl ? b.CreateFMul(o[0], o[1]) : b.CreateMul(o[0], o[1]);
+  case OpKind::Div: return fl ? b.CreateFDiv(o[0], o[1]) : intDivRem(b, o[0], o[1], false);
+  case OpKind::Rem: return fl ? b.CreateFRem(o[0], o[1]) : intDivRem(b, o[0], o[1], true);
+  case OpKind::Max:
+    return fl ? b.CreateBinaryIntrinsic(Intrinsic::maximum, o[0], o[1])
+              : b.CreateBinaryIntrinsic(Intrinsic::smax, o[0], o[1]);
+  case OpKind::Min:
+    return fl ? b.CreateBinaryIntrinsic(Intrinsic::minimum, o[0], o[1])
+              : b.CreateBinaryIntrinsic(Intrinsic::smin, o[0], o[1]);
+  case OpKind::Neg: return fl ? b.CreateFNeg(o[0]) : b.CreateNeg(o[0]);
+  case OpKind::Abs:
+    return fl ? b.CreateUnaryIntrinsic(Intrinsic::fabs, o[0])
+              : b.CreateBinaryIntrinsic(Intrinsic::abs, o[0], b.getFalse());
+  case OpKind::Exp: return emitExp(b, o[0]);
+  case OpKind::Log: return emitLog(b, o[0]);
+  case OpKind::Tanh: return emitTanh(b, o[0]);
+  case OpKind::Sqrt: return b.CreateUnaryIntrinsic(Intrinsic::sqrt, o[0]);
+  case OpKind::Rsqrt:
+    return b.CreateFDiv(ConstantFP::get(o[0]->getType(), 1.0),
+                        b.CreateUnaryIntrinsic(Intrinsic::sqrt, o[0]));
+  case OpKind::Cmp: {
+    if (fl) {
+      if (pred == "eq") return b.CreateFCmpOEQ(o[0], o[1]);
+      if (pred == "ne") return b.CreateFCmpUNE(o[0], o[1]);
+      if (pred == "lt") return b.CreateFCmpOLT(o[0], o[1]);
+      if (pred == "le") return b.CreateFCmpOLE(o[0], o[1]);
+      if (pred == "gt") return b.CreateFCmpOGT(o[0], o[1]);
+      return b.CreateFCmpOGE(o[0], o[1]);
+    }
+    if (pred == "eq") return b.CreateICmpEQ(o[0], o[1]);
+    if (pred == "ne") return b.CreateICmpNE(o[0], o[1]);
+    if (pred == "lt") return b.CreateICmpSLT(o[0], o[1]);
+    if (pred == "le") return b.CreateICmpSLE(o[0], o[1]);
+    if (pred == "gt") return b.CreateICmpSGT(o[0], o[1]);
+    return b.CreateICmpSGE(o[0], o[1]);
+  }
+  case OpKind::Select: return b.CreateSelect(o[0], o[1], o[2]);
+  case OpKind::Cast: return emitCast(b, o[0], operandType, resultType);
+  default:
+    assert(false && "not a scalar op");
+    return o[0];
+  }
+}
+
+} // namespace graft::codegen

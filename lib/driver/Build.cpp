@@ -1,0 +1,290 @@
+// The build pipeline, as a list of passes over one BuildContext:
+//
+//   readInputs    parse + verify the graph, load specs (all errors at once)
+//   per target:
+//     lowerTarget   re-parse, analyse shapes, apply the target's spec rules,
+//                   form dispatches
+//     compileKernels  user kernels for the rules that matched (C -> bitcode)
+//     compileSlice  LLVM codegen + kernel bitcode -> optimized object
+//     linkSlice     lld in-process: object + kernel objects + builtins -> ELF
+//   writeBundle   FatELF of all slices
+//
+// Each target is lowered from a fresh parse of the graph, so a rule without a
+// kernel for one target leaves that subgraph to graft's codegen there.
+#include "driver/Driver.h"
+
+#include "bundle/FatElf.h"
+#include "codegen/Compile.h"
+#include "dispatch/Dispatch.h"
+#include "graph/Parser.h"
+#include "graph/Verifier.h"
+#include "link/Builtins.h"
+#include "link/Linker.h"
+#include "shape/Shapes.h"
+#include "spec/KernelCompiler.h"
+#include "spec/Rewriter.h"
+#include "spec/SpecLoader.h"
+#include "support/Diagnostics.h"
+#include "targets/Target.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace graft {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct BuildContext {
+  const BuildOptions &opts;
+  SourceManager sm;
+  DiagEngine diag{sm};
+  uint32_t graphFile = 0;
+  SpecSet specs;
+  std::vector<const TargetInfo *> targets;
+  std::string workDir;
+  std::string moduleName;
+  std::vector<std::vector<uint8_t>> slices;
+
+  explicit BuildContext(const BuildOptions &o) : opts(o) {}
+  ~BuildContext() {
+    if (!workDir.empty()) {
+      std::error_code ec;
+      fs::remove_all(workDir, ec);
+    }
+  }
+  void log(const std::string &s) const {
+    if (opts.verbose)
+      std::fprintf(stderr, "graft: %s\n", s.c_str());
+  }
+  bool emits(const std::string &kind) const {
+    for (const std::string &e : opts.emit)
+      if (e == kind)
+        return true;
+    return false;
+  }
+};
+
+bool readFile(const std::string &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+// Resolves --target names (default: the host).
+bool resolveTargets(BuildContext &ctx) {
+  std::vector<std::string> names = ctx.opts.targets;
+  if (names.empty()) {
+    const TargetInfo *h = hostTarget();
+    if (!h) {
+      ctx.diag.error("graft", "the host is not a known target; pass --target (" + targetNames() + ")");
+      return false;
+    }
+    names.push_back(h->name);
+  }
+  std::set<std::string> seen;
+  for (const std::string &n : names) {
+    const TargetInfo *t = lookupTarget(n);
+    if (!t) {
+      ctx.diag.error("--target", "unknown target '" + n + "'; known targets: " + targetNames());
+      continue;
+    }
+    if (seen.insert(n).second)
+      ctx.targets.push_back(t);
+  }
+  // Slices are stored in the registry's order whatever the command line says,
+  // so the bundle does not depend on how targets were listed.
+  std::vector<const TargetInfo *> ordered;
+  for (const TargetInfo *t : allTargets())
+    for (const TargetInfo *u : ctx.targets)
+      if (t == u)
+        ordered.push_back(t);
+  ctx.targets = ordered;
+  return !ctx.diag.hasErrors();
+}
+
+// Parses and verifies the graph and loads the specs, reporting every error.
+bool readInputs(BuildContext &ctx) {
+  std::string text;
+  if (!readFile(ctx.opts.graph, text)) {
+    ctx.diag.error(ctx.opts.graph, "cannot read graph file: " + std::string(std::strerror(errno)));
+    return false;
+  }
+  ctx.graphFile = ctx.sm.add(ctx.opts.graph, text);
+  ctx.moduleName = fs::path(ctx.opts.graph).stem().string();
+  std::unique_ptr<Module> m = parseModule(ctx.sm, ctx.graphFile, ctx.diag);
+  if (m)
+    verifyModule(*m, ctx.diag);
+  for (const std::string &s : ctx.opts.specs)
+    loadSpecFile(s, ctx.sm, ctx.diag, ctx.specs);
+  return !ctx.diag.hasErrors();
+}
+
+struct TargetBuild {
+  const TargetInfo *target;
+  std::unique_ptr<Module> module;
+  ProgramSet programs;
+  std::set<unsigned> usedRules;
+  std::vector<std::string> bitcode;
+  std::vector<LinkInput> objects;
+};
+
+bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
+  DiagEngine quiet(ctx.sm);
+  quiet.setEcho(false);
+  tb.module = parseModule(ctx.sm, ctx.graphFile, quiet);
+  if (!tb.module || !verifyModule(*tb.module, quiet)) {
+    ctx.diag.error(ctx.opts.graph, "internal error: graph failed to re-parse");
+    return false;
+  }
+  // Shapes first: kernel calls take the shapes of the values they replace.
+  std::map<const Function *, ShapeInfo> shapes;
+  for (auto &fn : tb.module->functions)
+    analyzeShapes(*fn, ctx.sm, shapes[fn.get()]);
+  if (!ctx.specs.rules.empty()) {
+    RewriteReport report;
+    unsigned n = applySpecs(*tb.module, ctx.specs, tb.target->name, ctx.diag,
+                            ctx.opts.explain ? &report : nullptr);
+    if (ctx.diag.hasErrors())
+      return false;
+    ctx.log(std::string(tb.target->name) + ": " + std::to_string(n) + " spec match(es)");
+    if (ctx.opts.explain)
+      std::fprintf(stdout, "== %s ==\n%s", tb.target->name, report.explainText.c_str());
+  }
+  for (auto &fn : tb.module->functions) {
+    if (fn->isPattern)
+      continue;
+    for (const Op *op : fn->ops)
+      if (op->kind == OpKind::KernelCall)
+        tb.usedRules.insert(op->call.rule);
+    formDispatches(*fn, shapes[fn.get()], &ctx.specs, ctx.sm, tb.programs);
+  }
+  ctx.log(std::string(tb.target->name) + ": " + std::to_string(tb.programs.dispatches.size()) +
+          " dispatch(es)");
+  return true;
+}
+
+bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
+  for (unsigned r : tb.usedRules) {
+    const Rule &rule = *ctx.specs.rules[r];
+    const KernelSource &src = rule.kernels.at(tb.target->name);
+    std::string dir = ctx.workDir + "/" + tb.target->name + "/kernels/" + std::to_string(r);
+    fs::create_directories(dir);
+    CompiledKernel k;
+    if (!compileKernel(rule, src, *tb.target, dir, ctx.diag, k))
+      return false;
+    if (!checkKernel(k, rule.symbol, *tb.target, src.path, ctx.diag))
+      return false;
+    if (k.kind == CompiledKernel::Bitcode)
+      tb.bitcode.push_back(k.path);
+    else
+      tb.objects.push_back({src.path, k.path});
+  }
+  return true;
+}
+
+std::string emitPath(const BuildContext &ctx, const TargetInfo &t, const std::string &ext) {
+  return ctx.opts.emitDir + "/" + ctx.moduleName + "." + t.name + "." + ext;
+}
+
+bool compileAndLink(BuildContext &ctx, TargetBuild &tb) {
+  const TargetInfo &t = *tb.target;
+  std::string dir = ctx.workDir + "/" + t.name;
+  fs::create_directories(dir);
+  CompileOptions co;
+  co.moduleName = ctx.moduleName;
+  co.bitcode = tb.bitcode;
+  co.objectPath = dir + "/" + ctx.moduleName + ".o";
+  if (ctx.emits("llvm"))
+    co.llvmIRPath = emitPath(ctx, t, "ll");
+  if (ctx.emits("asm"))
+    co.asmPath = emitPath(ctx, t, "s");
+  if (!compileSliceObject(tb.programs, t, co, ctx.diag))
+    return false;
+  std::string builtins = dir + "/builtins.o";
+  if (!emitBuiltinsObject(t, builtins, ctx.diag))
+    return false;
+  std::vector<LinkInput> inputs = {{ctx.moduleName + " (" + t.name + " dispatches)", co.objectPath}};
+  inputs.insert(inputs.end(), tb.objects.begin(), tb.objects.end());
+  inputs.push_back({std::string("graft builtins (") + t.name + ")", builtins});
+  std::vector<uint8_t> elf;
+  if (!linkSlice(t, inputs, dir, elf, ctx.diag))
+    return false;
+  if (ctx.emits("obj"))
+    fs::copy_file(co.objectPath, emitPath(ctx, t, "o"), fs::copy_options::overwrite_existing);
+  if (ctx.emits("elf")) {
+    std::ofstream(emitPath(ctx, t, "so"), std::ios::binary)
+        .write(reinterpret_cast<const char *>(elf.data()), static_cast<std::streamsize>(elf.size()));
+  }
+  ctx.log(std::string(t.name) + ": slice of " + std::to_string(elf.size()) + " bytes");
+  ctx.slices.push_back(std::move(elf));
+  return true;
+}
+
+bool writeBundle(BuildContext &ctx) {
+  std::vector<uint8_t> bundle;
+  std::string err;
+  if (!writeFatElf(ctx.slices, bundle, err)) {
+    ctx.diag.error(ctx.opts.output, "cannot write bundle: " + err);
+    return false;
+  }
+  std::string tmp = ctx.opts.output + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(reinterpret_cast<const char *>(bundle.data()), static_cast<std::streamsize>(bundle.size()));
+    if (!out) {
+      ctx.diag.error(ctx.opts.output, "cannot write: " + std::string(std::strerror(errno)));
+      return false;
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, ctx.opts.output, ec);
+  if (ec) {
+    ctx.diag.error(ctx.opts.output, "cannot write: " + ec.message());
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int runBuild(const BuildOptions &opts) {
+  BuildContext ctx(opts);
+  if (!resolveTargets(ctx))
+    return 1;
+  if (!readInputs(ctx))
+    return 1;
+  char tmpl[] = "/tmp/graft-build.XXXXXX";
+  if (!mkdtemp(tmpl)) {
+    ctx.diag.error("graft", "cannot create a temporary directory");
+    return 1;
+  }
+  ctx.workDir = tmpl;
+  if (!opts.emit.empty())
+    fs::create_directories(opts.emitDir);
+  for (const TargetInfo *t : ctx.targets) {
+    TargetBuild tb;
+    tb.target = t;
+    if (!lowerTarget(ctx, tb) || !compileKernels(ctx, tb) || !compileAndLink(ctx, tb))
+      return 1;
+  }
+  if (!writeBundle(ctx))
+    return 1;
+  ctx.log("wrote " + opts.output);
+  return 0;
+}
+
+} // namespace graft

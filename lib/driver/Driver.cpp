@@ -1,0 +1,199 @@
+// Command-line front of `graft`: one table of build options with their help
+// text, subcommand dispatch, and nothing else.
+#include "driver/Driver.h"
+
+#include "bundle/FatElf.h"
+#if __has_include("driver/CheckEval.h")
+#include "driver/CheckEval.h"
+#define GRAFT_HAVE_CHECKEVAL 1
+#endif
+#include "targets/Target.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace graft {
+
+namespace {
+
+const char *kUsage =
+    "usage: graft <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  build GRAPH [options]     compile a graph into a FatELF bundle\n"
+    "  check GRAPH [--print]     parse and verify a graph\n"
+    "  eval GRAPH --function F --input T...  run a graph with the reference evaluator\n"
+    "  inspect BUNDLE            list the slices of a bundle\n"
+    "  targets                   list the known targets\n"
+    "\n"
+    "build options:\n";
+
+struct OptionDesc {
+  const char *name;
+  const char *arg; // null for flags
+  const char *help;
+};
+
+const OptionDesc kBuildOptions[] = {
+    {"-o", "FILE", "output bundle (default: <graph name>.graft)"},
+    {"--spec", "FILE", "match/replace spec (YAML); may be repeated"},
+    {"--target", "LIST", "comma-separated targets (default: the host)"},
+    {"--emit", "KINDS", "also write llvm,asm,obj,elf per target into --emit-dir"},
+    {"--emit-dir", "DIR", "directory for --emit (default: .)"},
+    {"--explain", nullptr, "report every spec match and why candidates did not match"},
+    {"-v", nullptr, "print what each pass did"},
+};
+
+void printHelp() {
+  std::fputs(kUsage, stdout);
+  for (const OptionDesc &o : kBuildOptions) {
+    std::string left = std::string(o.name) + (o.arg ? std::string(" ") + o.arg : "");
+    std::printf("  %-24s  %s\n", left.c_str(), o.help);
+  }
+  std::printf("\n  --help, --version\n");
+}
+
+std::vector<std::string> splitList(const std::string &s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ',') {
+      if (!cur.empty())
+        out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty())
+    out.push_back(cur);
+  return out;
+}
+
+int usageError(const std::string &msg) {
+  std::fprintf(stderr, "graft: error: %s\n(see graft --help)\n", msg.c_str());
+  return 2;
+}
+
+int parseBuild(int argc, char **argv) {
+  BuildOptions o;
+  o.emitDir = ".";
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string value;
+    bool hasValue = false;
+    const OptionDesc *desc = nullptr;
+    for (const OptionDesc &d : kBuildOptions) {
+      size_t n = std::strlen(d.name);
+      if (a == d.name || (d.arg && a.compare(0, n, d.name) == 0 && a.size() > n && a[n] == '=')) {
+        desc = &d;
+        if (a.size() > n) {
+          value = a.substr(n + 1);
+          hasValue = true;
+        }
+        break;
+      }
+    }
+    if (!desc) {
+      if (!a.empty() && a[0] == '-')
+        return usageError("unknown option '" + a + "'");
+      if (!o.graph.empty())
+        return usageError("more than one graph file: '" + o.graph + "' and '" + a + "'");
+      o.graph = a;
+      continue;
+    }
+    if (desc->arg && !hasValue) {
+      if (i + 1 >= argc)
+        return usageError(std::string("option '") + desc->name + "' needs a value (" + desc->arg + ")");
+      value = argv[++i];
+    }
+    std::string n = desc->name;
+    if (n == "-o") o.output = value;
+    else if (n == "--spec") o.specs.push_back(value);
+    else if (n == "--target") {
+      for (const std::string &t : splitList(value))
+        o.targets.push_back(t);
+    } else if (n == "--emit") {
+      for (const std::string &k : splitList(value)) {
+        if (k != "llvm" && k != "asm" && k != "obj" && k != "elf")
+          return usageError("unknown --emit kind '" + k + "' (expected llvm, asm, obj, elf)");
+        o.emit.push_back(k);
+      }
+    } else if (n == "--emit-dir") o.emitDir = value;
+    else if (n == "--explain") o.explain = true;
+    else if (n == "-v") o.verbose = true;
+  }
+  if (o.graph.empty())
+    return usageError("no graph file given");
+  if (o.output.empty()) {
+    std::string base = o.graph;
+    size_t slash = base.find_last_of('/');
+    if (slash != std::string::npos)
+      base = base.substr(slash + 1);
+    size_t dot = base.find_last_of('.');
+    o.output = (dot == std::string::npos ? base : base.substr(0, dot)) + ".graft";
+  }
+  return runBuild(o);
+}
+
+int runInspect(int argc, char **argv) {
+  if (argc != 1)
+    return usageError("inspect takes one bundle file");
+  std::ifstream in(argv[0], std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "graft: error: cannot open '%s': %s\n", argv[0], std::strerror(errno));
+    return 1;
+  }
+  std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<FatElfSlice> slices;
+  std::string err;
+  if (!readFatElf(data, slices, err)) {
+    std::fprintf(stderr, "%s: error: %s\n", argv[0], err.c_str());
+    return 1;
+  }
+  std::printf("%s: %zu slice(s)\n", argv[0], slices.size());
+  for (const FatElfSlice &s : slices)
+    std::printf("  %-8s  offset %-8llu size %llu\n", elfMachineName(s.machine).c_str(),
+                static_cast<unsigned long long>(s.offset), static_cast<unsigned long long>(s.size));
+  return 0;
+}
+
+} // namespace
+
+int driverMain(int argc, char **argv) {
+  if (argc < 2) {
+    printHelp();
+    return 2;
+  }
+  std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    printHelp();
+    return 0;
+  }
+  if (cmd == "--version") {
+    std::printf("graft %s (LLVM 19)\n", GRAFT_VERSION);
+    return 0;
+  }
+  if (cmd == "build")
+    return parseBuild(argc - 2, argv + 2);
+#ifdef GRAFT_HAVE_CHECKEVAL
+  if (cmd == "check")
+    return runCheck(argc - 2, argv + 2);
+  if (cmd == "eval")
+    return runEval(argc - 2, argv + 2);
+#endif
+  if (cmd == "inspect")
+    return runInspect(argc - 2, argv + 2);
+  if (cmd == "targets") {
+    for (const TargetInfo *t : allTargets())
+      std::printf("%-8s  %s, cpu %s, %u-bit vectors\n", t->name, t->triple, t->cpu, t->vectorBits);
+    return 0;
+  }
+  return usageError("unknown command '" + cmd + "'");
+}
+
+} // namespace graft

@@ -1,0 +1,27 @@
+// The graft command line: subcommands and the build pipeline.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace graft {
+
+// Entry point of the `graft` binary.
+int driverMain(int argc, char **argv);
+
+// Options of `graft build`.
+struct BuildOptions {
+  std::string graph;                 // input graph file
+  std::vector<std::string> specs;    // --spec files, in order
+  std::vector<std::string> targets;  // --target list (default: host)
+  std::string output;                // -o
+  std::vector<std::string> emit;     // --emit kinds: llvm, asm, obj, elf
+  std::string emitDir;               // --emit-dir
+  bool explain = false;              // --explain
+  bool verbose = false;              // -v
+};
+
+// Runs the build pipeline; returns the process exit code.
+int runBuild(const BuildOptions &opts);
+
+} // namespace graft

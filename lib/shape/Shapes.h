@@ -1,0 +1,39 @@
+// Shape analysis: every tensor dim and every index scalar of a function as an
+// expression of the host program (ExprTable), plus the runtime checks that
+// dynamic sizes must pass (matmul K equal, map operands equal, ...).
+//
+// Runs on the verified graph before spec rewriting, so the shapes of values a
+// kernel call produces are known from the ops it replaced.
+#pragma once
+
+#include "ir/IR.h"
+#include "shape/ExprTable.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace graft {
+
+struct ShapeCheck {
+  uint32_t lhs, rhs;
+  std::string message; // "mlp.graph:7:9: matmul inner dimensions differ"
+};
+
+struct ShapeInfo {
+  ExprTable exprs;
+  std::map<const Value *, std::vector<uint32_t>> dims; // tensor values
+  std::map<const Value *, uint32_t> scalars;           // index/int scalars
+  std::vector<ShapeCheck> checks;
+
+  const std::vector<uint32_t> &dimsOf(const Value *v) const;
+  // Expression id for an index-typed scalar value, or for a scalar function
+  // argument of any type (its raw constant word).
+  bool scalarOf(const Value *v, uint32_t &out) const;
+};
+
+// Fills |info| for |fn|. Static conflicts were reported by the verifier;
+// this records dynamic ones as runtime checks.
+void analyzeShapes(const Function &fn, const SourceManager &sm, ShapeInfo &info);
+
+} // namespace graft
