@@ -115,8 +115,8 @@ struct ProgramSet {
   std::vector<Dispatch> dispatches; // over all functions
 };
 
-// Forms dispatches for |fn| (after spec rewriting; |shapes| were analysed
-// before it) and appends them to |out|.
+// Forms dispatches for |fn| (after spec rewriting, with its shapes) and
+// appends them to |out|.
 void formDispatches(const Function &fn, ShapeInfo shapes, const SpecSet *specs,
                     const SourceManager &sm, ProgramSet &out);
 

@@ -150,10 +150,6 @@ bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
     ctx.diag.error(ctx.opts.graph, "internal error: graph failed to re-parse");
     return false;
   }
-  // Shapes first: kernel calls take the shapes of the values they replace.
-  std::map<const Function *, ShapeInfo> shapes;
-  for (auto &fn : tb.module->functions)
-    analyzeShapes(*fn, ctx.sm, shapes[fn.get()]);
   if (!ctx.specs.rules.empty()) {
     RewriteReport report;
     unsigned n = applySpecs(*tb.module, ctx.specs, tb.target->name, ctx.diag,
@@ -170,7 +166,9 @@ bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
     for (const Op *op : fn->ops)
       if (op->kind == OpKind::KernelCall)
         tb.usedRules.insert(op->call.rule);
-    formDispatches(*fn, shapes[fn.get()], &ctx.specs, ctx.sm, tb.programs);
+    ShapeInfo shapes;
+    analyzeShapes(*fn, ctx.sm, &ctx.specs, shapes);
+    formDispatches(*fn, std::move(shapes), &ctx.specs, ctx.sm, tb.programs);
   }
   ctx.log(std::string(tb.target->name) + ": " + std::to_string(tb.programs.dispatches.size()) +
           " dispatch(es)");

@@ -23,6 +23,7 @@ namespace {
 struct Analyzer {
   const Function &fn;
   const SourceManager &sm;
+  const SpecSet *specs;
   ShapeInfo &info;
   ExprTable &ex;
 
@@ -207,10 +208,25 @@ struct Analyzer {
       }
       break;
     }
-    case OpKind::KernelCall:
-      // Shapes of kernel outputs are those of the values the call replaced,
-      // which were analysed before rewriting.
+    case OpKind::KernelCall: {
+      // The outputs have the shapes the rule's pattern computes from the
+      // call's operands (the pattern's checks apply too).
+      assert(specs && op.call.rule < specs->rules.size());
+      const Function &pat = *specs->rules[op.call.rule]->pattern;
+      for (size_t i = 0; i < pat.args.size() && i < op.operands.size(); ++i) {
+        const Value *a = op.operands[i];
+        if (a->type.tensor)
+          info.dims[pat.args[i]] = info.dimsOf(a);
+        else if (info.scalars.count(a))
+          info.scalars[pat.args[i]] = info.scalars[a];
+      }
+      Analyzer sub{pat, sm, specs, info, ex};
+      for (const Op *p : pat.ops)
+        sub.visit(*p);
+      for (size_t k = 0; k < op.results.size() && k < pat.results.size(); ++k)
+        info.dims[op.results[k]] = info.dimsOf(pat.results[k]);
       return;
+    }
     default:
       if (isScalarOp(op.kind))
         scalarOp(op);
@@ -225,8 +241,9 @@ struct Analyzer {
 
 } // namespace
 
-void analyzeShapes(const Function &fn, const SourceManager &sm, ShapeInfo &info) {
-  Analyzer a{fn, sm, info, info.exprs};
+void analyzeShapes(const Function &fn, const SourceManager &sm, const SpecSet *specs,
+                   ShapeInfo &info) {
+  Analyzer a{fn, sm, specs, info, info.exprs};
   a.run();
 }
 

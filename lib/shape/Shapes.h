@@ -2,12 +2,13 @@
 // expression of the host program (ExprTable), plus the runtime checks that
 // dynamic sizes must pass (matmul K equal, map operands equal, ...).
 //
-// Runs on the verified graph before spec rewriting, so the shapes of values a
-// kernel call produces are known from the ops it replaced.
+// Runs after spec rewriting: the outputs of a kernel call get the shapes its
+// rule's pattern computes from the call's operands.
 #pragma once
 
 #include "ir/IR.h"
 #include "shape/ExprTable.h"
+#include "spec/Spec.h"
 
 #include <map>
 #include <string>
@@ -33,7 +34,9 @@ struct ShapeInfo {
 };
 
 // Fills |info| for |fn|. Static conflicts were reported by the verifier;
-// this records dynamic ones as runtime checks.
-void analyzeShapes(const Function &fn, const SourceManager &sm, ShapeInfo &info);
+// this records dynamic ones as runtime checks. |specs| resolves the patterns
+// of KernelCall ops (may be null when there are none).
+void analyzeShapes(const Function &fn, const SourceManager &sm, const SpecSet *specs,
+                   ShapeInfo &info);
 
 } // namespace graft

@@ -33,6 +33,10 @@ const char* graft_dtype_name(uint32_t dtype);
 /* Product of dims; returns 0 and sets *overflow on overflow if non-NULL. */
 uint64_t graft_tensor_element_count(const graft_tensor_t* t);
 
+/* Element |index| of |t| widened to double, for any dtype (i64 values beyond
+ * 2^53 round). |index| must be below the element count. */
+double graft_tensor_element_as_double(const graft_tensor_t* t, uint64_t index);
+
 /* Allocates 64-byte-aligned zeroed storage for |rank|/|dims|. */
 graft_status_t graft_tensor_allocate(uint32_t dtype, uint32_t rank,
                                      const int64_t* dims, graft_tensor_t* out);

@@ -1,0 +1,171 @@
+/* graft-run's option table and parser (see options.h). */
+#include "options.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum {
+  OPT_FUNCTION, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
+  OPT_THREADS, OPT_BENCHMARK, OPT_LIST, OPT_TRACE, OPT_HELP, OPT_VERSION,
+} option_id_t;
+
+static const struct {
+  const char* name;
+  option_id_t id;
+  const char* value; /* NULL for a switch */
+  const char* help;
+} kOptions[] = {
+    {"function", OPT_FUNCTION, "NAME", "function to run"},
+    {"input", OPT_INPUT, "VALUE",
+     "argument, in order: 2x2xf32=[[1 2][3 4]], f32=1.5, 4xi32=0 (splat), "
+     "@file.npy, 2x2xf32=@raw.bin"},
+    {"output", OPT_OUTPUT, "-|@FILE.npy",
+     "where result i goes (default: printed to stdout)"},
+    {"expected_output", OPT_EXPECTED, "VALUE",
+     "expected result i; exit 1 on a mismatch"},
+    {"tolerance", OPT_TOLERANCE, "X",
+     "allowed |got - expected| <= X + X*|expected| for floats (default 1e-5)"},
+    {"threads", OPT_THREADS, "N", "worker threads (default: all CPUs)"},
+    {"benchmark", OPT_BENCHMARK, "N",
+     "after one warm-up call, time N calls and print mean/min"},
+    {"list", OPT_LIST, NULL, "list the functions of the bundle and exit"},
+    {"trace", OPT_TRACE, NULL,
+     "print each dispatch (name, source, grid, time) to stderr"},
+    {"help", OPT_HELP, NULL, "show this help"},
+    {"version", OPT_VERSION, NULL, "show the version"},
+};
+#define OPTION_COUNT (sizeof(kOptions) / sizeof(kOptions[0]))
+
+void graft_run_print_help(void) {
+  printf("usage: graft-run BUNDLE --function NAME [--input VALUE]... "
+         "[options]\n\nRuns a function of a graft bundle on this CPU and "
+         "prints its results.\n\noptions:\n");
+  for (size_t i = 0; i < OPTION_COUNT; ++i) {
+    char left[64];
+    snprintf(left, sizeof(left), "--%s%s%s", kOptions[i].name,
+             kOptions[i].value ? " " : "",
+             kOptions[i].value ? kOptions[i].value : "");
+    printf("  %-30s %s\n", left, kOptions[i].help);
+  }
+}
+
+/* Prints "graft-run: <message>" and a hint; returns the usage exit code. */
+static int usage_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  fprintf(stderr, "graft-run: ");
+  vfprintf(stderr, fmt, args);
+  fprintf(stderr, "\nrun 'graft-run --help' for usage\n");
+  va_end(args);
+  return 2;
+}
+
+static int push(const char*** list, size_t* count, const char* value) {
+  const char** grown = realloc(*list, (*count + 1) * sizeof(char*));
+  if (!grown) return 0;
+  grown[(*count)++] = value;
+  *list = grown;
+  return 1;
+}
+
+/* Parses a whole decimal number in [min, max]. */
+static int parse_u32(const char* text, uint32_t min, uint32_t* out) {
+  char* end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (!*text || *text == '-' || *end || errno || v < min || v > UINT32_MAX)
+    return 0;
+  *out = (uint32_t)v;
+  return 1;
+}
+
+static int apply(graft_run_options_t* o, option_id_t id, const char* name,
+                 const char* value) {
+  int ok = 1;
+  switch (id) {
+    case OPT_FUNCTION: o->function = value; break;
+    case OPT_INPUT: ok = push(&o->inputs, &o->input_count, value); break;
+    case OPT_OUTPUT:
+      if (strcmp(value, "-") != 0 && value[0] != '@')
+        return usage_error("--output '%s': expected '-' or '@FILE.npy'", value);
+      ok = push(&o->outputs, &o->output_count, value);
+      break;
+    case OPT_EXPECTED: ok = push(&o->expected, &o->expected_count, value); break;
+    case OPT_TOLERANCE: {
+      char* end = NULL;
+      o->tolerance = strtod(value, &end);
+      if (!*value || *end || !(o->tolerance >= 0))
+        return usage_error("--tolerance '%s': expected a number >= 0", value);
+      break;
+    }
+    case OPT_THREADS:
+      if (!parse_u32(value, 0, &o->threads))
+        return usage_error("--threads '%s': expected a whole number", value);
+      break;
+    case OPT_BENCHMARK:
+      if (!parse_u32(value, 1, &o->benchmark_runs))
+        return usage_error("--benchmark '%s': expected a count >= 1", value);
+      break;
+    case OPT_LIST: o->list = 1; break;
+    case OPT_TRACE: o->trace = 1; break;
+    case OPT_HELP: o->help = 1; break;
+    case OPT_VERSION: o->version = 1; break;
+  }
+  if (!ok) return usage_error("out of memory parsing '%s'", name);
+  return 0;
+}
+
+int graft_run_options_parse(int argc, char** argv, graft_run_options_t* o) {
+  memset(o, 0, sizeof(*o));
+  o->tolerance = 1e-5;
+  for (int i = 1; i < argc; ++i) {
+    const char* arg = argv[i];
+    if (arg[0] != '-' || arg[1] == 0) {
+      if (o->bundle)
+        return usage_error("unexpected argument '%s' (the bundle is '%s')",
+                           arg, o->bundle);
+      o->bundle = arg;
+      continue;
+    }
+    /* Accept "-flag" too, as IREE's tools do. */
+    const char* name = arg + (arg[1] == '-' ? 2 : 1);
+    const char* eq = strchr(name, '=');
+    size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
+    size_t k = 0;
+    while (k < OPTION_COUNT && !(strlen(kOptions[k].name) == name_len &&
+                                 memcmp(kOptions[k].name, name, name_len) == 0))
+      ++k;
+    if (k == OPTION_COUNT) return usage_error("unknown option '%s'", arg);
+    const char* value = NULL;
+    if (kOptions[k].value) {
+      if (eq) {
+        value = eq + 1;
+      } else if (i + 1 < argc) {
+        value = argv[++i];
+      } else {
+        return usage_error("option '%s' needs a value (%s)", arg,
+                           kOptions[k].value);
+      }
+    } else if (eq) {
+      return usage_error("option '--%s' takes no value", kOptions[k].name);
+    }
+    int rc = apply(o, kOptions[k].id, arg, value);
+    if (rc) return rc;
+  }
+  if (o->help || o->version) return 0;
+  if (!o->bundle) return usage_error("no bundle given");
+  if (!o->list && !o->function)
+    return usage_error("no --function given (use --list to see them)");
+  return 0;
+}
+
+void graft_run_options_free(graft_run_options_t* o) {
+  free(o->inputs);
+  free(o->outputs);
+  free(o->expected);
+  memset(o, 0, sizeof(*o));
+}

@@ -1,0 +1,34 @@
+/* graft-run's command line: one table of options with help text, parsed into
+ * a plain struct. Both "--flag value" and "--flag=value" are accepted. */
+#ifndef GRAFT_RUN_OPTIONS_H_
+#define GRAFT_RUN_OPTIONS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct graft_run_options_t {
+  const char* bundle;
+  const char* function;
+  const char** inputs;          /* --input, in order */
+  size_t input_count;
+  const char** outputs;         /* --output: "-" or "@file.npy" */
+  size_t output_count;
+  const char** expected;        /* --expected_output */
+  size_t expected_count;
+  double tolerance;             /* absolute and relative */
+  uint32_t threads;             /* 0 = all CPUs */
+  uint32_t benchmark_runs;      /* 0 = no benchmark */
+  int list;
+  int trace;
+  int help;
+  int version;
+} graft_run_options_t;
+
+/* Parses argv. On a usage error prints "graft-run: <why>" and a hint to
+ * stderr and returns nonzero. The arrays point into argv; free them with
+ * graft_run_options_free. */
+int graft_run_options_parse(int argc, char** argv, graft_run_options_t* out);
+void graft_run_options_free(graft_run_options_t* options);
+void graft_run_print_help(void);
+
+#endif /* GRAFT_RUN_OPTIONS_H_ */

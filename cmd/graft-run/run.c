@@ -1,0 +1,177 @@
+/* graft-run's passes over one context (see run.h):
+ *   open -> (list | parse inputs -> invoke -> benchmark -> emit results). */
+#define _POSIX_C_SOURCE 200809L
+#include "run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compare.h"
+#include "graft/runtime.h"
+
+typedef struct run_ctx_t {
+  const graft_run_options_t* options;
+  graft_module_t* module;
+  uint32_t function;
+  graft_function_info_t info;
+  graft_tensor_t* inputs;   /* options->input_count */
+  graft_tensor_t* expected; /* options->expected_count */
+  graft_tensor_t* results;  /* info.result_count */
+} run_ctx_t;
+
+/* Opens the bundle with the requested threads and tracing. */
+static graft_status_t open_module(run_ctx_t* ctx) {
+  graft_runtime_options_t options;
+  graft_runtime_options_initialize(&options);
+  options.threads = ctx->options->threads;
+  if (ctx->options->trace) options.flags |= GRAFT_RUNTIME_FLAG_TRACE_STDERR;
+  return graft_module_open_file(ctx->options->bundle, &options, &ctx->module);
+}
+
+/* --list: one signature per line. */
+static graft_status_t list_functions(run_ctx_t* ctx) {
+  for (uint32_t i = 0; i < graft_module_function_count(ctx->module); ++i) {
+    char* text = NULL;
+    graft_status_t st =
+        graft_module_function_format_signature(ctx->module, i, &text);
+    if (st) return st;
+    printf("%s\n", text);
+    free(text);
+  }
+  return NULL;
+}
+
+/* Parses every --input and --expected_output, naming the flag on error. */
+static graft_status_t parse_values(run_ctx_t* ctx) {
+  const graft_run_options_t* o = ctx->options;
+  ctx->inputs = calloc(o->input_count + 1, sizeof(graft_tensor_t));
+  ctx->expected = calloc(o->expected_count + 1, sizeof(graft_tensor_t));
+  ctx->results = calloc(ctx->info.result_count + 1, sizeof(graft_tensor_t));
+  if (!ctx->inputs || !ctx->expected || !ctx->results)
+    return graft_status_make(GRAFT_RESOURCE_EXHAUSTED, "out of memory");
+  for (size_t i = 0; i < o->input_count; ++i) {
+    graft_status_t st = graft_tensor_parse(o->inputs[i], &ctx->inputs[i]);
+    if (st) return graft_status_annotate(st, "--input '%s'", o->inputs[i]);
+  }
+  for (size_t i = 0; i < o->expected_count; ++i) {
+    graft_status_t st = graft_tensor_parse(o->expected[i], &ctx->expected[i]);
+    if (st)
+      return graft_status_annotate(st, "--expected_output '%s'", o->expected[i]);
+  }
+  if (o->expected_count && o->expected_count != ctx->info.result_count)
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "%zu --expected_output values for %u results of "
+                             "'%s'",
+                             o->expected_count, ctx->info.result_count,
+                             ctx->info.name);
+  if (o->output_count > ctx->info.result_count)
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "%zu --output flags for %u results of '%s'",
+                             o->output_count, ctx->info.result_count,
+                             ctx->info.name);
+  return NULL;
+}
+
+static graft_status_t invoke(run_ctx_t* ctx, graft_tensor_t* results) {
+  return graft_module_function_invoke(ctx->module, ctx->function, ctx->inputs,
+                                      ctx->options->input_count, results,
+                                      ctx->info.result_count);
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* --benchmark N: the results of the first call are kept (it is the warm-up);
+ * then N more calls are timed. */
+static graft_status_t benchmark(run_ctx_t* ctx) {
+  uint32_t runs = ctx->options->benchmark_runs;
+  graft_tensor_t* scratch = calloc(ctx->info.result_count + 1,
+                                   sizeof(graft_tensor_t));
+  if (!scratch) return graft_status_make(GRAFT_RESOURCE_EXHAUSTED, "out of memory");
+  double total = 0, best = 0;
+  graft_status_t st = NULL;
+  for (uint32_t r = 0; r < runs && !st; ++r) {
+    double start = now_ms();
+    st = invoke(ctx, scratch);
+    double elapsed = now_ms() - start;
+    for (uint32_t i = 0; i < ctx->info.result_count; ++i)
+      graft_tensor_release(&scratch[i]);
+    total += elapsed;
+    if (r == 0 || elapsed < best) best = elapsed;
+  }
+  free(scratch);
+  if (!st)
+    fprintf(stderr, "benchmark: %s, %u runs, mean %.4f ms, min %.4f ms, %u threads\n",
+            ctx->info.name, runs, total / runs, best,
+            graft_module_thread_count(ctx->module));
+  return st;
+}
+
+/* Prints, writes or checks each result. */
+static graft_status_t emit_results(run_ctx_t* ctx) {
+  const graft_run_options_t* o = ctx->options;
+  for (uint32_t i = 0; i < ctx->info.result_count; ++i) {
+    const graft_tensor_t* t = &ctx->results[i];
+    if (o->expected_count) {
+      graft_status_t st = graft_run_compare(t, &ctx->expected[i], o->tolerance);
+      if (st) return graft_status_annotate(st, "result %u of '%s'", i + 1,
+                                           ctx->info.name);
+      continue;
+    }
+    if (i < o->output_count && o->outputs[i][0] == '@') {
+      graft_status_t st = graft_tensor_write_npy(o->outputs[i] + 1, t);
+      if (st) return graft_status_annotate(st, "--output '%s'", o->outputs[i]);
+      continue;
+    }
+    char* text = NULL;
+    graft_status_t st = graft_tensor_format(t, &text);
+    if (st) return st;
+    printf("%s\n", text);
+    free(text);
+  }
+  if (o->expected_count)
+    printf("[SUCCESS] all %u results of '%s' matched the expected values\n",
+           ctx->info.result_count, ctx->info.name);
+  return NULL;
+}
+
+int graft_run(const graft_run_options_t* options) {
+  run_ctx_t ctx;
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.options = options;
+  graft_status_t st = open_module(&ctx);
+  if (!st && options->list) {
+    st = list_functions(&ctx);
+  } else if (!st) {
+    st = graft_module_function_lookup(ctx.module, options->function,
+                                      &ctx.function);
+    if (!st) st = graft_module_function_info(ctx.module, ctx.function, &ctx.info);
+    if (!st) st = parse_values(&ctx);
+    if (!st) st = invoke(&ctx, ctx.results);
+    if (!st && options->benchmark_runs) st = benchmark(&ctx);
+    if (!st) st = emit_results(&ctx);
+  }
+  int exit_code = 0;
+  if (st) {
+    fflush(stdout);
+    fprintf(stderr, "graft-run: %s\n", graft_status_message(st));
+    graft_status_free(st);
+    exit_code = 1;
+  }
+  for (size_t i = 0; ctx.inputs && i < options->input_count; ++i)
+    graft_tensor_release(&ctx.inputs[i]);
+  for (size_t i = 0; ctx.expected && i < options->expected_count; ++i)
+    graft_tensor_release(&ctx.expected[i]);
+  for (uint32_t i = 0; ctx.results && i < ctx.info.result_count; ++i)
+    graft_tensor_release(&ctx.results[i]);
+  free(ctx.inputs);
+  free(ctx.expected);
+  free(ctx.results);
+  graft_module_close(ctx.module);
+  return exit_code;
+}

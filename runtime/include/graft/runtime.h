@@ -1,0 +1,133 @@
+/* graft's public C API: open a bundle, list its functions, invoke them.
+ *
+ *   graft_runtime_options_t options;
+ *   graft_runtime_options_initialize(&options);
+ *   graft_module_t* module = NULL;
+ *   graft_status_t status = graft_module_open_file("mlp.graft", &options,
+ *                                                  &module);
+ *   uint32_t mlp;
+ *   if (!status) status = graft_module_function_lookup(module, "mlp", &mlp);
+ *   graft_tensor_t inputs[2] = ..., outputs[1] = {0};
+ *   if (!status) status = graft_module_function_invoke(module, mlp, inputs, 2,
+ *                                                      outputs, 1);
+ *   ... graft_tensor_release(&outputs[0]); graft_module_close(module);
+ *
+ * Every function returning graft_status_t returns NULL on success; a non-NULL
+ * status is owned by the caller (graft_status_free). A module may be invoked
+ * from several threads at once; dispatches of concurrent invocations share
+ * the module's thread pool and take turns on it. */
+#ifndef GRAFT_RUNTIME_H_
+#define GRAFT_RUNTIME_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graft/abi.h"
+#include "graft/status.h"
+#include "graft/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GRAFT_RUNTIME_VERSION "0.1.0"
+
+/* One finished dispatch, reported to the trace callback. All strings are
+ * owned by the module and valid only during the callback. */
+typedef struct graft_trace_event_t {
+  const char* function;        /* function being invoked */
+  const char* dispatch;        /* dispatch name, e.g. "mlp_dispatch_0" */
+  const char* source;          /* "file:line:col" or "" */
+  uint32_t dispatch_ordinal;   /* index in the library's dispatch table */
+  uint32_t workgroup_count[3];
+  uint64_t duration_ns;        /* wall time of all workgroups */
+} graft_trace_event_t;
+
+/* Called on the invoking thread after each dispatch. */
+typedef void (*graft_trace_fn_t)(const graft_trace_event_t* event,
+                                 void* user_data);
+
+/* Print one line per dispatch to stderr (when no callback is given):
+ * "[trace] mlp: mlp_dispatch_0 (mlp.graph:7:9) grid 2x1x1 0.012 ms". */
+#define GRAFT_RUNTIME_FLAG_TRACE_STDERR 1u
+
+typedef struct graft_runtime_options_t {
+  uint32_t threads;      /* workers incl. the caller; 0 = online CPUs */
+  uint32_t flags;        /* GRAFT_RUNTIME_FLAG_* */
+  graft_trace_fn_t trace; /* optional; NULL = no callback */
+  void* trace_user_data;
+} graft_runtime_options_t;
+
+/* Fills |out_options| with the defaults (all CPUs, no tracing). */
+void graft_runtime_options_initialize(graft_runtime_options_t* out_options);
+
+/* A loaded bundle slice plus the thread pool that runs it. */
+typedef struct graft_module_s graft_module_t;
+
+/* Reads the bundle at |path| (FatELF or plain ELF), loads the slice for this
+ * CPU and starts the pool. |options| may be NULL for the defaults. The caller
+ * owns *out_module (graft_module_close). A missing file fails with
+ * "cannot open 'x.graft': No such file or directory". */
+graft_status_t graft_module_open_file(const char* path,
+                                      const graft_runtime_options_t* options,
+                                      graft_module_t** out_module);
+/* Same from memory; |data| is not retained and may be freed on return. */
+graft_status_t graft_module_open_memory(const void* data, size_t size,
+                                        const graft_runtime_options_t* options,
+                                        graft_module_t** out_module);
+/* Unloads the module. No invocation may be running. NULL is ignored. */
+void graft_module_close(graft_module_t* module);
+
+/* Module name from the library header; owned by the module. */
+const char* graft_module_name(const graft_module_t* module);
+/* Worker threads of the module's pool (the invoking thread included). */
+uint32_t graft_module_thread_count(const graft_module_t* module);
+
+/* A function's name and signature. Everything points into the module and
+ * stays valid until graft_module_close. */
+typedef struct graft_function_info_t {
+  const char* name;
+  uint32_t arg_count;
+  uint32_t result_count;
+  const graft_value_type_v1_t* args;    /* |arg_count| entries */
+  const graft_value_type_v1_t* results; /* |result_count| entries */
+} graft_function_info_t;
+
+uint32_t graft_module_function_count(const graft_module_t* module);
+/* Fills |out_info| for function |ordinal| (< graft_module_function_count). */
+graft_status_t graft_module_function_info(const graft_module_t* module,
+                                          uint32_t ordinal,
+                                          graft_function_info_t* out_info);
+/* Finds a function by name; NOT_FOUND lists the available names. */
+graft_status_t graft_module_function_lookup(const graft_module_t* module,
+                                            const char* name,
+                                            uint32_t* out_ordinal);
+/* "mlp(tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>" in a malloc'd
+ * string owned by the caller (free()). Several results print as "-> (a, b)",
+ * none as "-> ()". */
+graft_status_t graft_module_function_format_signature(
+    const graft_module_t* module, uint32_t ordinal, char** out_text);
+/* Formats one value type: "tensor<?x4xf32>", or "f32" for a scalar, into
+ * |buffer| (always NUL-terminated). Returns the length it needed. */
+size_t graft_value_type_format(const graft_value_type_v1_t* type, char* buffer,
+                               size_t capacity);
+
+/* Runs function |ordinal| on |inputs| (borrowed, read-only; a scalar argument
+ * is a rank-0 tensor). For each output: if outputs[i].data is NULL the
+ * runtime allocates the result and the caller owns it (graft_tensor_release);
+ * otherwise outputs[i].data/.size is caller storage that must be exactly the
+ * result's size and receives a copy (dtype, rank and dims are filled in,
+ * .owned is left unchanged). On failure runtime-allocated outputs are
+ * released and caller storage holds unspecified bytes. Thread-safe. */
+graft_status_t graft_module_function_invoke(graft_module_t* module,
+                                            uint32_t ordinal,
+                                            const graft_tensor_t* inputs,
+                                            size_t input_count,
+                                            graft_tensor_t* outputs,
+                                            size_t output_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRAFT_RUNTIME_H_ */

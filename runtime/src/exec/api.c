@@ -1,0 +1,37 @@
+/* Opening a module from a bundle (graft/runtime.h): read the file, let the
+ * loader select, map and validate the slice for this CPU, then wrap the
+ * library header in a module that closes the loader handle with it. */
+#include <stdlib.h>
+
+#include "exec/module.h"
+#include "io/io_internal.h"
+#include "loader/loader.h"
+
+static void close_library(void* handle) { graft_library_close(handle); }
+
+graft_status_t graft_module_open_memory(const void* data, size_t size,
+                                        const graft_runtime_options_t* options,
+                                        graft_module_t** out_module) {
+  *out_module = NULL;
+  graft_library_handle_t* handle = NULL;
+  graft_status_t st = graft_library_open(data, size, &handle);
+  if (st) return st;
+  st = graft_module_create_from_library(graft_library_header(handle), options,
+                                        close_library, handle, out_module);
+  if (st) graft_library_close(handle);
+  return st;
+}
+
+graft_status_t graft_module_open_file(const char* path,
+                                      const graft_runtime_options_t* options,
+                                      graft_module_t** out_module) {
+  *out_module = NULL;
+  uint8_t* data = NULL;
+  size_t size = 0;
+  graft_status_t st = graft_io_read_file(path, &data, &size);
+  if (st) return st;
+  st = graft_module_open_memory(data, size, options, out_module);
+  free(data);
+  if (st) st = graft_status_annotate(st, "%s", path);
+  return st;
+}

@@ -1,0 +1,469 @@
+/* The executor: runs one function's host program (see executor.h, abi.h).
+ *
+ * Order of work, each stage failing cleanly with everything freed:
+ *   1. check the arguments against the declared signature
+ *   2. evaluate the integer expressions, then the runtime checks
+ *   3. lay out buffers: arguments, temporaries, results, constants, aliases
+ *   4. run the steps in order (dispatches over the pool, copies)
+ *   5. hand result buffers to the caller (move, or copy when shared)
+ * The library is trusted after validation by the loader, but indices are
+ * still bounds-checked here because tests and future producers hand us
+ * libraries that never went through the loader; those are internal errors. */
+#define _POSIX_C_SOURCE 200809L
+#include "exec/executor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exec/signature.h"
+
+typedef struct slot_t {
+  void* data;
+  uint64_t size;
+  uint32_t dtype;
+  uint32_t rank;
+  int64_t dims[GRAFT_MAX_RANK];
+  graft_tensor_t storage; /* memory this invocation owns, if any */
+  int moved;              /* |storage| was handed to a result */
+} slot_t;
+
+typedef struct invocation_t {
+  const graft_library_v1_t* library;
+  const graft_function_v1_t* f;
+  const graft_executor_t* executor;
+  const graft_tensor_t* args;
+  int64_t* values; /* f->expr_count */
+  slot_t* slots;   /* f->buffer_count */
+} invocation_t;
+
+static int dtype_accepts(uint32_t declared, uint32_t actual) {
+  return declared == actual ||
+         (declared == GRAFT_DTYPE_INDEX && actual == GRAFT_DTYPE_I64);
+}
+
+/* Stage 1: count, dtype, rank, static dims and storage of every argument. */
+static graft_status_t check_args(const graft_function_v1_t* f,
+                                 const graft_tensor_t* args, size_t arg_count,
+                                 size_t result_count) {
+  if (arg_count != f->arg_count)
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "function '%s' takes %u argument%s, got %zu",
+                             f->name, f->arg_count,
+                             f->arg_count == 1 ? "" : "s", arg_count);
+  if (result_count != f->result_count)
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "function '%s' returns %u result%s, got room for "
+                             "%zu",
+                             f->name, f->result_count,
+                             f->result_count == 1 ? "" : "s", result_count);
+  for (uint32_t i = 0; i < f->arg_count; ++i) {
+    const graft_value_type_v1_t* want = &f->args[i];
+    const graft_tensor_t* t = &args[i];
+    int ok = dtype_accepts(want->dtype, t->dtype) && t->rank == want->rank;
+    for (uint32_t d = 0; ok && d < t->rank; ++d)
+      ok = t->dims[d] >= 0 &&
+           (want->dims[d] == GRAFT_DIM_DYNAMIC || want->dims[d] == t->dims[d]);
+    char name[80] = "";
+    if (want->name && want->name[0])
+      snprintf(name, sizeof(name), " (%%%s)", want->name);
+    if (!ok) {
+      char expected[128], got[128];
+      graft_value_type_format(want, expected, sizeof(expected));
+      if (t->rank > GRAFT_MAX_RANK)
+        snprintf(got, sizeof(got), "rank %u", t->rank);
+      else
+        graft_tensor_type_format(t, got, sizeof(got));
+      return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                               "argument %u%s: expected %s, got %s", i + 1,
+                               name, expected, got);
+    }
+    uint64_t needed = graft_tensor_element_count(t) * graft_dtype_size(t->dtype);
+    if (t->size < needed || (needed && !t->data))
+      return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                               "argument %u%s: its shape needs %llu bytes, the "
+                               "tensor holds %llu",
+                               i + 1, name, (unsigned long long)needed,
+                               (unsigned long long)t->size);
+  }
+  return NULL;
+}
+
+/* Stage 2b: every check's two expressions must agree. */
+static graft_status_t run_checks(const invocation_t* inv) {
+  const graft_function_v1_t* f = inv->f;
+  for (uint32_t i = 0; i < f->check_count; ++i) {
+    const graft_check_v1_t* c = &f->checks[i];
+    if (c->lhs >= f->expr_count || c->rhs >= f->expr_count)
+      return graft_status_make(GRAFT_INTERNAL,
+                               "function '%s': check %u refers to a missing "
+                               "expression",
+                               f->name, i);
+    int64_t lhs = inv->values[c->lhs], rhs = inv->values[c->rhs];
+    if (lhs != rhs)
+      return graft_status_make(GRAFT_FAILED_PRECONDITION, "%s: %lld != %lld",
+                               c->message && c->message[0]
+                                   ? c->message
+                                   : "runtime shape check failed",
+                               (long long)lhs, (long long)rhs);
+  }
+  return NULL;
+}
+
+/* Stage 3: shape, size and storage of buffer |i|. */
+static graft_status_t setup_buffer(invocation_t* inv, uint32_t i) {
+  const graft_function_v1_t* f = inv->f;
+  const graft_buffer_v1_t* b = &f->buffers[i];
+  slot_t* s = &inv->slots[i];
+  size_t element_size = graft_dtype_size(b->dtype);
+  if (b->rank > GRAFT_MAX_RANK || element_size == 0)
+    return graft_status_make(GRAFT_INTERNAL,
+                             "function '%s': buffer %u has rank %u, dtype %u",
+                             f->name, i, b->rank, b->dtype);
+  s->dtype = b->dtype;
+  s->rank = b->rank;
+  uint64_t size = element_size;
+  for (uint32_t d = 0; d < b->rank; ++d) {
+    if (b->dims[d] >= f->expr_count)
+      return graft_status_make(GRAFT_INTERNAL,
+                               "function '%s': buffer %u refers to a missing "
+                               "expression",
+                               f->name, i);
+    int64_t dim = inv->values[b->dims[d]];
+    if (dim < 0)
+      return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                               "function '%s': buffer %u would have negative "
+                               "dimension %lld",
+                               f->name, i, (long long)dim);
+    if (__builtin_mul_overflow(size, (uint64_t)dim, &size))
+      return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                               "function '%s': buffer %u size overflows",
+                               f->name, i);
+    s->dims[d] = dim;
+  }
+  s->size = size;
+  switch (b->kind) {
+    case GRAFT_BUFFER_ARG: {
+      if (b->index >= f->arg_count) break;
+      const graft_tensor_t* arg = &inv->args[b->index];
+      if (size > arg->size) break;
+      if (((uintptr_t)arg->data & 63) == 0) {
+        /* Dispatches promise not to write ARG bindings. */
+        s->data = arg->data;
+        return NULL;
+      }
+      /* abi.h promises 64-byte-aligned bindings: copy unaligned inputs. */
+      graft_status_t st = graft_tensor_allocate(s->dtype, s->rank, s->dims,
+                                                &s->storage);
+      if (st) return st;
+      if (size) memcpy(s->storage.data, arg->data, size);
+      s->data = s->storage.data;
+      return NULL;
+    }
+    case GRAFT_BUFFER_TEMP:
+    case GRAFT_BUFFER_RESULT: {
+      graft_status_t st = graft_tensor_allocate(s->dtype, s->rank, s->dims,
+                                                &s->storage);
+      if (st) return graft_status_annotate(st, "function '%s': buffer %u",
+                                           f->name, i);
+      s->data = s->storage.data;
+      return NULL;
+    }
+    case GRAFT_BUFFER_CONST:
+      if (size > b->data_size || (size && !b->data)) break;
+      s->data = (void*)b->data;
+      return NULL;
+    case GRAFT_BUFFER_ALIAS:
+      if (b->index >= i || size > inv->slots[b->index].size) break;
+      s->data = inv->slots[b->index].data;
+      return NULL;
+  }
+  return graft_status_make(GRAFT_INTERNAL,
+                           "function '%s': buffer %u (kind %u, index %u, %llu "
+                           "bytes) does not fit its source",
+                           f->name, i, b->kind, b->index,
+                           (unsigned long long)size);
+}
+
+/*===--- dispatch ---------------------------------------------------------===*/
+
+typedef struct workgroup_run_t {
+  graft_dispatch_fn_t fn;
+  const graft_dispatch_state_v1_t* state;
+} workgroup_run_t;
+
+static void workgroup_id(const graft_dispatch_state_v1_t* state,
+                         uint64_t index, uint32_t id[3]) {
+  /* x varies fastest. */
+  uint64_t x = state->workgroup_count[0], y = state->workgroup_count[1];
+  id[0] = (uint32_t)(index % x);
+  id[1] = (uint32_t)((index / x) % y);
+  id[2] = (uint32_t)(index / (x * y));
+}
+
+static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
+                         void* scratch, uint64_t scratch_size) {
+  const workgroup_run_t* run = context;
+  graft_workgroup_state_v1_t wg;
+  memset(&wg, 0, sizeof(wg));
+  workgroup_id(run->state, index, wg.workgroup_id);
+  wg.worker_id = worker_id;
+  wg.scratch = scratch;
+  wg.scratch_size = scratch_size;
+  return run->fn(run->state, &wg);
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Evaluated grid count |e| of step |si| as uint32. */
+static graft_status_t grid_count(const invocation_t* inv, uint32_t si,
+                                 uint32_t e, uint32_t* out) {
+  if (e >= inv->f->expr_count)
+    return graft_status_make(GRAFT_INTERNAL,
+                             "function '%s': step %u refers to a missing "
+                             "expression",
+                             inv->f->name, si);
+  int64_t v = inv->values[e];
+  if (v < 0 || v > (int64_t)UINT32_MAX)
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "function '%s': step %u has workgroup count %lld "
+                             "outside [0, 4294967295]",
+                             inv->f->name, si, (long long)v);
+  *out = (uint32_t)v;
+  return NULL;
+}
+
+static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
+                                   void** bindings, uint64_t* lengths,
+                                   uint64_t* constants) {
+  const graft_function_v1_t* f = inv->f;
+  const graft_step_v1_t* step = &f->steps[si];
+  const graft_library_v1_t* lib = inv->library;
+  if (step->dispatch >= lib->dispatch_count)
+    return graft_status_make(GRAFT_INTERNAL,
+                             "function '%s': step %u names dispatch %u of %u",
+                             f->name, si, step->dispatch, lib->dispatch_count);
+  const graft_dispatch_attrs_v1_t* attrs = &lib->dispatch_attrs[step->dispatch];
+  if (attrs->binding_count != step->binding_count ||
+      attrs->constant_count != step->constant_count)
+    return graft_status_make(GRAFT_INTERNAL,
+                             "function '%s': step %u passes %u bindings and %u "
+                             "constants, dispatch '%s' takes %u and %u",
+                             f->name, si, step->binding_count,
+                             step->constant_count, attrs->name,
+                             attrs->binding_count, attrs->constant_count);
+  graft_dispatch_state_v1_t state;
+  memset(&state, 0, sizeof(state));
+  for (int d = 0; d < 3; ++d) {
+    graft_status_t st =
+        grid_count(inv, si, step->workgroup_count[d], &state.workgroup_count[d]);
+    if (st) return st;
+  }
+  for (uint32_t c = 0; c < step->constant_count; ++c) {
+    if (step->constants[c] >= f->expr_count)
+      return graft_status_make(GRAFT_INTERNAL,
+                               "function '%s': step %u constant %u refers to a "
+                               "missing expression",
+                               f->name, si, c);
+    constants[c] = (uint64_t)inv->values[step->constants[c]];
+  }
+  state.constant_count = step->constant_count;
+  state.binding_count = step->binding_count;
+  state.import_count = 0; /* no imports are resolved yet */
+  state.constants = constants;
+  state.bindings = bindings;
+  state.binding_lengths = lengths;
+
+  uint64_t total = (uint64_t)state.workgroup_count[0] *
+                   state.workgroup_count[1];
+  if (__builtin_mul_overflow(total, (uint64_t)state.workgroup_count[2], &total))
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "dispatch '%s': grid %ux%ux%u is too large",
+                             attrs->name, state.workgroup_count[0],
+                             state.workgroup_count[1], state.workgroup_count[2]);
+  workgroup_run_t run = {lib->dispatches[step->dispatch], &state};
+  graft_parallel_failure_t failure;
+  uint64_t start = inv->executor->trace ? now_ns() : 0;
+  graft_status_t st = graft_thread_pool_parallel_for(
+      inv->executor->pool, total, attrs->scratch_size, run_workgroup, &run,
+      &failure);
+  if (st) return graft_status_annotate(st, "dispatch '%s'", attrs->name);
+  if (inv->executor->trace) {
+    graft_trace_event_t event = {
+        f->name, attrs->name, attrs->source ? attrs->source : "",
+        step->dispatch,
+        {state.workgroup_count[0], state.workgroup_count[1],
+         state.workgroup_count[2]},
+        now_ns() - start};
+    inv->executor->trace(&event, inv->executor->trace_user_data);
+  }
+  if (failure.code != 0) {
+    uint32_t id[3];
+    workgroup_id(&state, failure.index, id);
+    const char* source = attrs->source ? attrs->source : "";
+    return graft_status_make(GRAFT_ABORTED,
+                             "dispatch '%s'%s%s%s failed with code %d in "
+                             "workgroup (%u,%u,%u)",
+                             attrs->name, source[0] ? " (" : "", source,
+                             source[0] ? ")" : "", failure.code, id[0], id[1],
+                             id[2]);
+  }
+  return NULL;
+}
+
+static graft_status_t run_copy(const invocation_t* inv, uint32_t si,
+                               void** bindings, uint64_t* lengths) {
+  if (inv->f->steps[si].binding_count != 2 || lengths[0] != lengths[1])
+    return graft_status_make(GRAFT_INTERNAL,
+                             "function '%s': copy step %u needs two bindings "
+                             "of equal size",
+                             inv->f->name, si);
+  if (lengths[0]) memmove(bindings[1], bindings[0], (size_t)lengths[0]);
+  return NULL;
+}
+
+/* Stage 4: every step in order. */
+static graft_status_t run_steps(const invocation_t* inv) {
+  const graft_function_v1_t* f = inv->f;
+  graft_status_t st = NULL;
+  for (uint32_t si = 0; si < f->step_count && !st; ++si) {
+    const graft_step_v1_t* step = &f->steps[si];
+    uint32_t nb = step->binding_count, nc = step->constant_count;
+    void** bindings = calloc(nb ? nb : 1, sizeof(void*));
+    uint64_t* lengths = calloc(nb ? nb : 1, sizeof(uint64_t));
+    uint64_t* constants = calloc(nc ? nc : 1, sizeof(uint64_t));
+    if (!bindings || !lengths || !constants) {
+      st = graft_status_make(GRAFT_RESOURCE_EXHAUSTED, "out of memory");
+    }
+    for (uint32_t b = 0; !st && b < nb; ++b) {
+      if (step->bindings[b] >= f->buffer_count) {
+        st = graft_status_make(GRAFT_INTERNAL,
+                               "function '%s': step %u binds missing buffer %u",
+                               f->name, si, step->bindings[b]);
+        break;
+      }
+      bindings[b] = inv->slots[step->bindings[b]].data;
+      lengths[b] = inv->slots[step->bindings[b]].size;
+    }
+    if (!st) {
+      if (step->kind == GRAFT_STEP_DISPATCH)
+        st = run_dispatch(inv, si, bindings, lengths, constants);
+      else if (step->kind == GRAFT_STEP_COPY)
+        st = run_copy(inv, si, bindings, lengths);
+      else
+        st = graft_status_make(GRAFT_INTERNAL,
+                               "function '%s': step %u has unknown kind %u",
+                               f->name, si, step->kind);
+    }
+    free(bindings);
+    free(lengths);
+    free(constants);
+  }
+  return st;
+}
+
+/* Stage 5 (part one, before running): result buffers exist and caller
+ * storage has the right size. */
+static graft_status_t check_results(const invocation_t* inv,
+                                    const graft_tensor_t* results) {
+  const graft_function_v1_t* f = inv->f;
+  for (uint32_t r = 0; r < f->result_count; ++r) {
+    uint32_t b = f->result_buffers[r];
+    if (b >= f->buffer_count)
+      return graft_status_make(GRAFT_INTERNAL,
+                               "function '%s': result %u names missing buffer "
+                               "%u",
+                               f->name, r, b);
+    const slot_t* s = &inv->slots[b];
+    if (results[r].data && results[r].size != s->size) {
+      char type[128];
+      graft_tensor_t shape = {.dtype = s->dtype, .rank = s->rank};
+      memcpy(shape.dims, s->dims, sizeof(shape.dims));
+      graft_tensor_type_format(&shape, type, sizeof(type));
+      return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                               "result %u: caller storage holds %llu bytes, "
+                               "%s needs %llu",
+                               r + 1, (unsigned long long)results[r].size,
+                               type, (unsigned long long)s->size);
+    }
+  }
+  return NULL;
+}
+
+/* Stage 5: move or copy each result out. |allocated[r]| records outputs the
+ * runtime allocated so a later failure can release them. */
+static graft_status_t deliver_results(invocation_t* inv,
+                                      graft_tensor_t* results,
+                                      int* allocated) {
+  const graft_function_v1_t* f = inv->f;
+  for (uint32_t r = 0; r < f->result_count; ++r) {
+    slot_t* s = &inv->slots[f->result_buffers[r]];
+    graft_tensor_t* out = &results[r];
+    const graft_buffer_v1_t* b = &f->buffers[f->result_buffers[r]];
+    if (out->data) {
+      if (s->size) memcpy(out->data, s->data, (size_t)s->size);
+    } else if (b->kind == GRAFT_BUFFER_RESULT && !s->moved) {
+      *out = s->storage;
+      s->moved = 1;
+      allocated[r] = 1;
+    } else {
+      /* An argument, constant, alias or a buffer returned twice: copy. */
+      graft_status_t st = graft_tensor_allocate(s->dtype, s->rank, s->dims, out);
+      if (st) return st;
+      allocated[r] = 1;
+      if (s->size) memcpy(out->data, s->data, (size_t)s->size);
+    }
+    out->dtype = s->dtype;
+    out->rank = s->rank;
+    memcpy(out->dims, s->dims, sizeof(out->dims));
+  }
+  return NULL;
+}
+
+graft_status_t graft_function_invoke(const graft_library_v1_t* library,
+                                     uint32_t function_ordinal,
+                                     const graft_executor_t* executor,
+                                     const graft_tensor_t* args,
+                                     size_t arg_count, graft_tensor_t* results,
+                                     size_t result_count) {
+  if (function_ordinal >= library->function_count)
+    return graft_status_make(GRAFT_NOT_FOUND,
+                             "function ordinal %u out of range (%u functions)",
+                             function_ordinal, library->function_count);
+  const graft_function_v1_t* f = &library->functions[function_ordinal];
+  graft_status_t st = check_args(f, args, arg_count, result_count);
+  if (st) return st;
+
+  invocation_t inv = {library, f, executor, args, NULL, NULL};
+  int* allocated = calloc(result_count ? result_count : 1, sizeof(int));
+  inv.values = calloc(f->expr_count ? f->expr_count : 1, sizeof(int64_t));
+  inv.slots = calloc(f->buffer_count ? f->buffer_count : 1, sizeof(slot_t));
+  if (!allocated || !inv.values || !inv.slots)
+    st = graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                           "out of memory invoking '%s'", f->name);
+  if (!st) st = graft_host_exprs_evaluate(f, args, inv.values);
+  if (!st) st = run_checks(&inv);
+  for (uint32_t i = 0; !st && i < f->buffer_count; ++i)
+    st = setup_buffer(&inv, i);
+  if (!st) st = check_results(&inv, results);
+  if (!st) st = run_steps(&inv);
+  if (!st) st = deliver_results(&inv, results, allocated);
+
+  if (st && allocated) {
+    for (size_t r = 0; r < result_count; ++r)
+      if (allocated[r]) graft_tensor_release(&results[r]);
+  }
+  if (inv.slots) {
+    for (uint32_t i = 0; i < f->buffer_count; ++i)
+      if (!inv.slots[i].moved) graft_tensor_release(&inv.slots[i].storage);
+  }
+  free(inv.slots);
+  free(inv.values);
+  free(allocated);
+  return st;
+}

@@ -1,0 +1,48 @@
+/* Runs one function of a library: interprets its host program (integer
+ * expressions, checks, buffers, steps) and issues every dispatch over the
+ * thread pool. Works on a graft_library_v1_t directly, so tests can hand it
+ * a library written in C without any ELF. Internal to graft_runtime. */
+#ifndef GRAFT_RUNTIME_EXECUTOR_H_
+#define GRAFT_RUNTIME_EXECUTOR_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec/thread_pool.h"
+#include "graft/abi.h"
+#include "graft/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What an invocation runs on; borrowed for the call. */
+typedef struct graft_executor_t {
+  graft_thread_pool_t* pool;
+  graft_trace_fn_t trace; /* NULL = no tracing */
+  void* trace_user_data;
+} graft_executor_t;
+
+/* Invokes library->functions[function_ordinal] with the contract of
+ * graft_module_function_invoke (see graft/runtime.h): |args| are borrowed,
+ * results[i].data == NULL asks the runtime to allocate output i. */
+graft_status_t graft_function_invoke(const graft_library_v1_t* library,
+                                     uint32_t function_ordinal,
+                                     const graft_executor_t* executor,
+                                     const graft_tensor_t* args,
+                                     size_t arg_count, graft_tensor_t* results,
+                                     size_t result_count);
+
+/* Evaluates f->exprs in order into |values| (f->expr_count entries):
+ * overflow-checked int64 arithmetic, floor division; division by zero and
+ * bad operand indices are errors. |args| were already checked against
+ * f->args. Exposed for tests. */
+graft_status_t graft_host_exprs_evaluate(const graft_function_v1_t* f,
+                                         const graft_tensor_t* args,
+                                         int64_t* values);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRAFT_RUNTIME_EXECUTOR_H_ */

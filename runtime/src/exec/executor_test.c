@@ -1,0 +1,280 @@
+/* Executor tests on the hand-written library of test_library.h: dynamic
+ * dims, a TEMP between two dispatches, scratch, aliases/constants/copies,
+ * scalar arguments, failing dispatches and checks, wrong inputs, caller
+ * storage, expression arithmetic, and 1 vs 2 threads giving equal bits. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "exec/executor.h"
+#include "exec/test_library.h"
+#include "io/test_harness.h"
+
+static graft_thread_pool_t* g_pool;
+
+static graft_status_t invoke(const char* name, const graft_tensor_t* args,
+                             size_t arg_count, graft_tensor_t* results,
+                             size_t result_count) {
+  uint32_t ordinal = 0;
+  while (ordinal < tl_library.function_count &&
+         strcmp(tl_library.functions[ordinal].name, name) != 0)
+    ++ordinal;
+  graft_executor_t executor = {g_pool, NULL, NULL};
+  return graft_function_invoke(&tl_library, ordinal, &executor, args,
+                               arg_count, results, result_count);
+}
+
+static graft_tensor_t parse(const char* text) {
+  graft_tensor_t t;
+  graft_status_t s = graft_tensor_parse(text, &t);
+  if (s) {
+    printf("  cannot parse '%s': %s\n", text, graft_status_message(s));
+    graft_status_free(s);
+  }
+  return t;
+}
+
+static char* format(const graft_tensor_t* t) {
+  char* text = NULL;
+  graft_status_t s = graft_tensor_format(t, &text);
+  graft_status_free(s);
+  return text;
+}
+
+#define EXPECT_TENSOR(t, expected)   \
+  do {                               \
+    char* text_ = format(&(t));      \
+    EXPECT_STR(text_, expected);     \
+    free(text_);                     \
+  } while (0)
+
+static void add_dynamic_dims(void) {
+  graft_tensor_t args[2] = {parse("2x3xf32=[1 2 3][4 5 6]"),
+                            parse("2x3xf32=[10 20 30][40 50 60]")};
+  graft_tensor_t out[1] = {{0}};
+  EXPECT_OK(invoke("add", args, 2, out, 1));
+  EXPECT_TENSOR(out[0], "2x3xf32=[11 22 33][44 55 66]");
+  EXPECT(out[0].owned && ((uintptr_t)out[0].data & 63) == 0);
+  graft_tensor_release(&out[0]);
+  /* Zero-size tensors are fine: no workgroups run. */
+  graft_tensor_t empty[2] = {parse("0x3xf32="), parse("0x3xf32=")};
+  EXPECT_OK(invoke("add", empty, 2, out, 1));
+  EXPECT_TENSOR(out[0], "0x3xf32=");
+  graft_tensor_release(&out[0]);
+  for (int i = 0; i < 2; ++i) {
+    graft_tensor_release(&args[i]);
+    graft_tensor_release(&empty[i]);
+  }
+}
+
+static void two_dispatches_with_temp(void) {
+  graft_tensor_t x = parse("5xf32=1 2 3 4 -5");
+  graft_tensor_t out = {0};
+  EXPECT_OK(invoke("scale_add", &x, 1, &out, 1));
+  EXPECT_TENSOR(out, "5xf32=3 6 9 12 -15");
+  graft_tensor_release(&out);
+  graft_tensor_release(&x);
+}
+
+static void alias_const_copy(void) {
+  graft_tensor_t x = parse("2x3xf32=[1 2 3][4 5 6]");
+  graft_tensor_t out[3] = {{0}};
+  EXPECT_OK(invoke("misc", &x, 1, out, 3));
+  EXPECT_TENSOR(out[0], "6xf32=1 2 3 4 5 6");
+  EXPECT_TENSOR(out[1], "4xi32=10 20 30 40");
+  EXPECT_TENSOR(out[2], "6xf32=1 2 3 4 5 6");
+  EXPECT(out[0].data != x.data); /* an argument result is copied */
+  for (int i = 0; i < 3; ++i) graft_tensor_release(&out[i]);
+  graft_tensor_release(&x);
+}
+
+static void scalar_argument(void) {
+  graft_tensor_t args[2] = {parse("f32=0.5"), parse("3xf32=1 2 3")};
+  graft_tensor_t out = {0};
+  EXPECT_OK(invoke("scalar", args, 2, &out, 1));
+  EXPECT_TENSOR(out, "3xf32=1.5 2.5 3.5");
+  graft_tensor_release(&out);
+  graft_tensor_release(&args[0]);
+  graft_tensor_release(&args[1]);
+}
+
+static void unaligned_argument(void) {
+  /* Caller memory that is not 64-byte aligned is copied, not misbound. */
+  float storage[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  graft_tensor_t x = {GRAFT_DTYPE_F32, 1, {4}, &storage[1], 16, 0};
+  graft_tensor_t out = {0};
+  EXPECT_OK(invoke("scale_add", &x, 1, &out, 1));
+  EXPECT_TENSOR(out, "4xf32=3 6 9 12");
+  graft_tensor_release(&out);
+}
+
+static void failing_dispatch(void) {
+  graft_tensor_t x = parse("16xf32=0");
+  graft_tensor_t out = {0};
+  EXPECT_ERROR(invoke("fail", &x, 1, &out, 1),
+               "dispatch 'fail_dispatch' (fail.graph:7:9) failed with code 3 "
+               "in workgroup (1,0,0)");
+  EXPECT(out.data == NULL);
+  /* The runtime stays usable. */
+  EXPECT_OK(invoke("scale_add", &x, 1, &out, 1));
+  graft_tensor_release(&out);
+  graft_tensor_release(&x);
+}
+
+static void check_failure(void) {
+  graft_tensor_t args[2] = {parse("2x3xf32=0"), parse("3x3xf32=0")};
+  graft_tensor_t out = {0};
+  EXPECT_ERROR(invoke("add", args, 2, &out, 1),
+               "add.graph:3:8: lhs/rhs dim 0 mismatch: 2 != 3");
+  graft_tensor_release(&args[0]);
+  graft_tensor_release(&args[1]);
+}
+
+static void wrong_inputs(void) {
+  graft_tensor_t good = parse("2x4xf32=0");
+  graft_tensor_t bad_dim = parse("3x5xf32=0");
+  graft_tensor_t bad_type = parse("2x4xi32=0");
+  graft_tensor_t bad_rank = parse("8xf32=0");
+  graft_tensor_t out = {0};
+  graft_tensor_t args[2] = {good, bad_dim};
+  EXPECT_ERROR(invoke("add4", args, 2, &out, 1),
+               "argument 2 (%rhs): expected tensor<?x4xf32>, got 3x5xf32");
+  args[1] = bad_type;
+  EXPECT_ERROR(invoke("add", args, 2, &out, 1),
+               "argument 2 (%rhs): expected tensor<?x?xf32>, got 2x4xi32");
+  args[0] = bad_rank;
+  EXPECT_ERROR(invoke("add", args, 2, &out, 1),
+               "argument 1 (%lhs): expected tensor<?x?xf32>, got 8xf32");
+  EXPECT_ERROR(invoke("add", args, 1, &out, 1),
+               "function 'add' takes 2 arguments, got 1");
+  graft_tensor_t scalar_args[2] = {good, good};
+  EXPECT_ERROR(invoke("scalar", scalar_args, 2, &out, 1),
+               "argument 1 (%s): expected f32, got 2x4xf32");
+  /* A tensor whose storage is smaller than its shape. */
+  graft_tensor_t short_tensor = good;
+  short_tensor.size = 4;
+  args[0] = good;
+  args[1] = short_tensor;
+  EXPECT_ERROR(invoke("add", args, 2, &out, 1),
+               "argument 2 (%rhs): its shape needs 32 bytes, the tensor holds 4");
+  EXPECT(out.data == NULL);
+  graft_tensor_release(&good);
+  graft_tensor_release(&bad_dim);
+  graft_tensor_release(&bad_type);
+  graft_tensor_release(&bad_rank);
+}
+
+static void caller_storage(void) {
+  graft_tensor_t args[2] = {parse("2x2xf32=1 2 3 4"), parse("2x2xf32=1")};
+  float storage[4] = {0};
+  graft_tensor_t out = {0};
+  out.data = storage;
+  out.size = sizeof(storage);
+  EXPECT_OK(invoke("add", args, 2, &out, 1));
+  EXPECT(storage[0] == 2 && storage[3] == 5);
+  EXPECT(out.rank == 2 && out.dims[0] == 2 && out.dims[1] == 2 && !out.owned);
+  out.size = 12;
+  EXPECT_ERROR(invoke("add", args, 2, &out, 1),
+               "result 1: caller storage holds 12 bytes, 2x2xf32 needs 16");
+  graft_tensor_release(&args[0]);
+  graft_tensor_release(&args[1]);
+}
+
+/* Evaluates a 3-expression program CONST a, CONST b, op(a, b). */
+static graft_status_t eval(uint32_t op, int64_t a, int64_t b, int64_t* out) {
+  graft_expr_v1_t exprs[3] = {{GRAFT_EXPR_CONST, 0, a},
+                              {GRAFT_EXPR_CONST, 0, b},
+                              {op, 0, 1}};
+  graft_function_v1_t f = {0};
+  f.name = "exprs";
+  f.expr_count = 3;
+  f.exprs = exprs;
+  int64_t values[3];
+  graft_status_t s = graft_host_exprs_evaluate(&f, NULL, values);
+  *out = values[2];
+  return s;
+}
+
+#define EXPECT_EVAL(op, a, b, expected)        \
+  do {                                         \
+    int64_t v_ = 0;                            \
+    EXPECT_OK(eval(op, a, b, &v_));            \
+    EXPECT(v_ == (expected));                  \
+  } while (0)
+
+static void expressions(void) {
+  EXPECT_EVAL(GRAFT_EXPR_ADD, 3, 4, 7);
+  EXPECT_EVAL(GRAFT_EXPR_SUB, 3, 4, -1);
+  EXPECT_EVAL(GRAFT_EXPR_MUL, -3, 4, -12);
+  EXPECT_EVAL(GRAFT_EXPR_DIV, 7, 2, 3);
+  EXPECT_EVAL(GRAFT_EXPR_DIV, -7, 2, -4);
+  EXPECT_EVAL(GRAFT_EXPR_CEILDIV, 7, 2, 4);
+  EXPECT_EVAL(GRAFT_EXPR_CEILDIV, -7, 2, -3);
+  EXPECT_EVAL(GRAFT_EXPR_CEILDIV, 8, 2, 4);
+  EXPECT_EVAL(GRAFT_EXPR_REM, -7, 3, 2);
+  EXPECT_EVAL(GRAFT_EXPR_REM, 7, -3, -2);
+  EXPECT_EVAL(GRAFT_EXPR_MIN, 7, -3, -3);
+  EXPECT_EVAL(GRAFT_EXPR_MAX, 7, -3, 7);
+  int64_t v;
+  EXPECT_ERROR(eval(GRAFT_EXPR_DIV, 7, 0, &v), "divides 7 by zero");
+  EXPECT_ERROR(eval(GRAFT_EXPR_REM, 7, 0, &v), "divides 7 by zero");
+  EXPECT_ERROR(eval(GRAFT_EXPR_MUL, INT64_MAX, 2, &v), "overflows 64 bits");
+  EXPECT_ERROR(eval(GRAFT_EXPR_DIV, INT64_MIN, -1, &v), "overflows 64 bits");
+  EXPECT_ERROR(eval(99, 1, 1, &v), "malformed expression 2 (op 99)");
+}
+
+static void threads_1_vs_2_identical(void) {
+  enum { M = 37, N = 53 };
+  graft_tensor_t args[2];
+  int64_t dims[2] = {M, N};
+  EXPECT_OK(graft_tensor_allocate(GRAFT_DTYPE_F32, 2, dims, &args[0]));
+  EXPECT_OK(graft_tensor_allocate(GRAFT_DTYPE_F32, 2, dims, &args[1]));
+  for (int i = 0; i < M * N; ++i) {
+    ((float*)args[0].data)[i] = sinf((float)i) * 100;
+    ((float*)args[1].data)[i] = 1.0f / (float)(i + 1);
+  }
+  graft_tensor_t out1 = {0}, out2 = {0};
+  graft_thread_pool_t* saved = g_pool;
+  graft_thread_pool_t* one = NULL;
+  graft_thread_pool_t* two = NULL;
+  EXPECT_OK(graft_thread_pool_create(1, &one));
+  EXPECT_OK(graft_thread_pool_create(2, &two));
+  g_pool = one;
+  EXPECT_OK(invoke("add", args, 2, &out1, 1));
+  g_pool = two;
+  EXPECT_OK(invoke("add", args, 2, &out2, 1));
+  g_pool = saved;
+  EXPECT(out1.size == (uint64_t)M * N * 4 && out2.size == out1.size);
+  EXPECT(out1.data && out2.data && memcmp(out1.data, out2.data, out1.size) == 0);
+  int wrong = 0;
+  for (int i = 0; out1.data && i < M * N; ++i)
+    wrong += ((float*)out1.data)[i] !=
+             ((float*)args[0].data)[i] + ((float*)args[1].data)[i];
+  EXPECT(wrong == 0);
+  graft_thread_pool_destroy(one);
+  graft_thread_pool_destroy(two);
+  graft_tensor_release(&out1);
+  graft_tensor_release(&out2);
+  graft_tensor_release(&args[0]);
+  graft_tensor_release(&args[1]);
+}
+
+int main(void) {
+  graft_status_t s = graft_thread_pool_create(2, &g_pool);
+  if (s) {
+    printf("cannot create pool: %s\n", graft_status_message(s));
+    return 1;
+  }
+  TEST_CASE(add_dynamic_dims);
+  TEST_CASE(two_dispatches_with_temp);
+  TEST_CASE(alias_const_copy);
+  TEST_CASE(scalar_argument);
+  TEST_CASE(unaligned_argument);
+  TEST_CASE(failing_dispatch);
+  TEST_CASE(check_failure);
+  TEST_CASE(wrong_inputs);
+  TEST_CASE(caller_storage);
+  TEST_CASE(expressions);
+  TEST_CASE(threads_1_vs_2_identical);
+  graft_thread_pool_destroy(g_pool);
+  return graft_test_finish();
+}

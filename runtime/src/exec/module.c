@@ -1,0 +1,163 @@
+/* The public module API except opening (see graft/runtime.h): listing,
+ * lookup, signatures and invocation over a library already in memory.
+ * Opening a bundle through the loader lives in api.c, so that this file
+ * (and the tests using it) do not depend on the loader. */
+#include "exec/module.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/executor.h"
+#include "exec/signature.h"
+#include "exec/thread_pool.h"
+
+struct graft_module_s {
+  const graft_library_v1_t* library;
+  graft_thread_pool_t* pool;
+  graft_trace_fn_t trace;
+  void* trace_user_data;
+  void (*release)(void* arg);
+  void* release_arg;
+};
+
+void graft_runtime_options_initialize(graft_runtime_options_t* out_options) {
+  memset(out_options, 0, sizeof(*out_options));
+}
+
+/* GRAFT_RUNTIME_FLAG_TRACE_STDERR: one line per dispatch. */
+static void trace_to_stderr(const graft_trace_event_t* e, void* user_data) {
+  (void)user_data;
+  fprintf(stderr, "[trace] %s: %s%s%s%s grid %ux%ux%u %.3f ms\n", e->function,
+          e->dispatch, e->source[0] ? " (" : "", e->source,
+          e->source[0] ? ")" : "", e->workgroup_count[0],
+          e->workgroup_count[1], e->workgroup_count[2],
+          (double)e->duration_ns / 1e6);
+}
+
+graft_status_t graft_module_create_from_library(
+    const graft_library_v1_t* library, const graft_runtime_options_t* options,
+    void (*release)(void* arg), void* release_arg,
+    graft_module_t** out_module) {
+  *out_module = NULL;
+  graft_runtime_options_t defaults;
+  graft_runtime_options_initialize(&defaults);
+  if (!options) options = &defaults;
+  graft_module_t* m = calloc(1, sizeof(*m));
+  if (!m)
+    return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                             "out of memory creating a module");
+  graft_status_t st = graft_thread_pool_create(options->threads, &m->pool);
+  if (st) {
+    free(m);
+    return st;
+  }
+  m->library = library;
+  m->trace = options->trace;
+  m->trace_user_data = options->trace_user_data;
+  if (!m->trace && (options->flags & GRAFT_RUNTIME_FLAG_TRACE_STDERR))
+    m->trace = trace_to_stderr;
+  m->release = release;
+  m->release_arg = release_arg;
+  *out_module = m;
+  return NULL;
+}
+
+void graft_module_close(graft_module_t* module) {
+  if (!module) return;
+  graft_thread_pool_destroy(module->pool);
+  if (module->release) module->release(module->release_arg);
+  free(module);
+}
+
+const char* graft_module_name(const graft_module_t* module) {
+  return module->library->name ? module->library->name : "";
+}
+
+uint32_t graft_module_thread_count(const graft_module_t* module) {
+  return graft_thread_pool_size(module->pool);
+}
+
+uint32_t graft_module_function_count(const graft_module_t* module) {
+  return module->library->function_count;
+}
+
+static graft_status_t check_ordinal(const graft_module_t* module,
+                                    uint32_t ordinal) {
+  if (ordinal >= module->library->function_count)
+    return graft_status_make(GRAFT_NOT_FOUND,
+                             "function ordinal %u out of range (module '%s' "
+                             "has %u functions)",
+                             ordinal, graft_module_name(module),
+                             module->library->function_count);
+  return NULL;
+}
+
+graft_status_t graft_module_function_info(const graft_module_t* module,
+                                          uint32_t ordinal,
+                                          graft_function_info_t* out_info) {
+  memset(out_info, 0, sizeof(*out_info));
+  graft_status_t st = check_ordinal(module, ordinal);
+  if (st) return st;
+  const graft_function_v1_t* f = &module->library->functions[ordinal];
+  out_info->name = f->name;
+  out_info->arg_count = f->arg_count;
+  out_info->result_count = f->result_count;
+  out_info->args = f->args;
+  out_info->results = f->results;
+  return NULL;
+}
+
+graft_status_t graft_module_function_lookup(const graft_module_t* module,
+                                            const char* name,
+                                            uint32_t* out_ordinal) {
+  const graft_library_v1_t* lib = module->library;
+  for (uint32_t i = 0; i < lib->function_count; ++i) {
+    if (strcmp(lib->functions[i].name, name) == 0) {
+      *out_ordinal = i;
+      return NULL;
+    }
+  }
+  /* List what exists: the usual cause is a typo. */
+  size_t length = 1;
+  for (uint32_t i = 0; i < lib->function_count; ++i)
+    length += strlen(lib->functions[i].name) + 2;
+  char* names = malloc(length);
+  if (names) {
+    names[0] = 0;
+    for (uint32_t i = 0; i < lib->function_count; ++i) {
+      if (i) strcat(names, ", ");
+      strcat(names, lib->functions[i].name);
+    }
+  }
+  graft_status_t st = graft_status_make(
+      GRAFT_NOT_FOUND, "no function '%s' in module '%s' (available: %s)", name,
+      graft_module_name(module),
+      names && names[0] ? names : "none");
+  free(names);
+  return st;
+}
+
+graft_status_t graft_module_function_format_signature(
+    const graft_module_t* module, uint32_t ordinal, char** out_text) {
+  *out_text = NULL;
+  graft_status_t st = check_ordinal(module, ordinal);
+  if (st) return st;
+  return graft_function_format_signature(&module->library->functions[ordinal],
+                                         out_text);
+}
+
+graft_status_t graft_module_function_invoke(graft_module_t* module,
+                                            uint32_t ordinal,
+                                            const graft_tensor_t* inputs,
+                                            size_t input_count,
+                                            graft_tensor_t* outputs,
+                                            size_t output_count) {
+  graft_status_t st = check_ordinal(module, ordinal);
+  if (st) return st;
+  graft_executor_t executor = {module->pool, module->trace,
+                               module->trace_user_data};
+  /* Executor errors already name the function, dispatch or source line. */
+  return graft_function_invoke(module->library, ordinal, &executor, inputs,
+                               input_count, outputs, output_count);
+}

@@ -1,0 +1,26 @@
+/* A module: a validated library plus the pool and trace settings that run
+ * it. This header lets tests (and api.c) build a module around any
+ * graft_library_v1_t, e.g. one written by hand in C, without the loader.
+ * Internal to graft_runtime. */
+#ifndef GRAFT_RUNTIME_MODULE_H_
+#define GRAFT_RUNTIME_MODULE_H_
+
+#include "graft/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Wraps |library| (borrowed; must stay valid until close). On success the
+ * module owns |release_arg| and calls release(release_arg) when closed; on
+ * failure the caller still owns it. |release| may be NULL. */
+graft_status_t graft_module_create_from_library(
+    const graft_library_v1_t* library, const graft_runtime_options_t* options,
+    void (*release)(void* arg), void* release_arg,
+    graft_module_t** out_module);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRAFT_RUNTIME_MODULE_H_ */

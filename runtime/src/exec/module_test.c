@@ -1,0 +1,168 @@
+/* Public API tests over a module wrapping the hand-written library:
+ * listing, signatures, lookup, tracing, and two threads invoking the same
+ * function at once. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "exec/module.h"
+#include "exec/test_library.h"
+#include "graft/runtime.h"
+#include "io/test_harness.h"
+
+static graft_module_t* open_test_module(uint32_t threads, graft_trace_fn_t trace,
+                                        void* user_data) {
+  graft_runtime_options_t options;
+  graft_runtime_options_initialize(&options);
+  options.threads = threads;
+  options.trace = trace;
+  options.trace_user_data = user_data;
+  graft_module_t* module = NULL;
+  EXPECT_OK(graft_module_create_from_library(&tl_library, &options, NULL, NULL,
+                                             &module));
+  return module;
+}
+
+static void list_and_signatures(void) {
+  graft_module_t* m = open_test_module(1, NULL, NULL);
+  if (!m) return;
+  EXPECT_STR(graft_module_name(m), "testlib");
+  EXPECT(graft_module_function_count(m) == 6);
+  EXPECT(graft_module_thread_count(m) == 1);
+  const char* expected[] = {
+      "add(tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>",
+      "add4(tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>",
+      "scale_add(tensor<?xf32>) -> tensor<?xf32>",
+      "fail(tensor<?xf32>) -> tensor<?xf32>",
+      "misc(tensor<2x3xf32>) -> (tensor<6xf32>, tensor<4xi32>, tensor<6xf32>)",
+      "scalar(f32, tensor<?xf32>) -> tensor<?xf32>"};
+  for (uint32_t i = 0; i < 6; ++i) {
+    char* text = NULL;
+    EXPECT_OK(graft_module_function_format_signature(m, i, &text));
+    EXPECT_STR(text, expected[i]);
+    free(text);
+  }
+  graft_function_info_t info;
+  EXPECT_OK(graft_module_function_info(m, 4, &info));
+  EXPECT_STR(info.name, "misc");
+  EXPECT(info.arg_count == 1 && info.result_count == 3);
+  EXPECT_ERROR(graft_module_function_info(m, 6, &info),
+               "function ordinal 6 out of range (module 'testlib' has 6 "
+               "functions)");
+  graft_module_close(m);
+}
+
+static void lookup(void) {
+  graft_module_t* m = open_test_module(1, NULL, NULL);
+  if (!m) return;
+  uint32_t ordinal = 99;
+  EXPECT_OK(graft_module_function_lookup(m, "scale_add", &ordinal));
+  EXPECT(ordinal == 2);
+  EXPECT_ERROR(graft_module_function_lookup(m, "mlp", &ordinal),
+               "no function 'mlp' in module 'testlib' (available: add, add4, "
+               "scale_add, fail, misc, scalar)");
+  graft_module_close(m);
+}
+
+typedef struct {
+  int events;
+  char last[64];
+  uint32_t grid[3];
+} trace_log_t;
+
+static void record_trace(const graft_trace_event_t* e, void* user_data) {
+  trace_log_t* log = user_data;
+  ++log->events;
+  snprintf(log->last, sizeof(log->last), "%s/%s", e->function, e->dispatch);
+  memcpy(log->grid, e->workgroup_count, sizeof(log->grid));
+}
+
+static void trace_and_errors_name_function(void) {
+  trace_log_t log = {0};
+  graft_module_t* m = open_test_module(2, record_trace, &log);
+  if (!m) return;
+  graft_tensor_t x = {0}, out = {0};
+  EXPECT_OK(graft_tensor_parse("9xf32=1", &x));
+  EXPECT_OK(graft_module_function_invoke(m, 2, &x, 1, &out, 1));
+  EXPECT(log.events == 2);
+  EXPECT_STR(log.last, "scale_add/add_dispatch_0");
+  EXPECT(log.grid[0] == 3 && log.grid[1] == 1 && log.grid[2] == 1);
+  graft_tensor_release(&out);
+  EXPECT_ERROR(graft_module_function_invoke(m, 3, &x, 1, &out, 1),
+               "dispatch 'fail_dispatch' (fail.graph:7:9) failed with "
+               "code 3 in workgroup (1,0,0)");
+  graft_tensor_release(&x);
+  graft_module_close(m);
+}
+
+typedef struct {
+  graft_module_t* module;
+  float bias;
+  int ok;
+} worker_arg_t;
+
+/* Invokes add(x, bias) repeatedly and checks every element. */
+static void* invoke_many(void* arg) {
+  worker_arg_t* w = arg;
+  w->ok = 1;
+  int64_t dims[2] = {33, 17};
+  graft_tensor_t args[2];
+  if (graft_tensor_allocate(GRAFT_DTYPE_F32, 2, dims, &args[0]) ||
+      graft_tensor_allocate(GRAFT_DTYPE_F32, 2, dims, &args[1])) {
+    w->ok = 0;
+    return NULL;
+  }
+  for (int i = 0; i < 33 * 17; ++i) {
+    ((float*)args[0].data)[i] = (float)i;
+    ((float*)args[1].data)[i] = w->bias;
+  }
+  for (int round = 0; round < 50 && w->ok; ++round) {
+    graft_tensor_t out = {0};
+    graft_status_t s =
+        graft_module_function_invoke(w->module, 0, args, 2, &out, 1);
+    if (s) {
+      w->ok = 0;
+      graft_status_free(s);
+      break;
+    }
+    for (int i = 0; i < 33 * 17; ++i)
+      if (((float*)out.data)[i] != (float)i + w->bias) w->ok = 0;
+    graft_tensor_release(&out);
+  }
+  graft_tensor_release(&args[0]);
+  graft_tensor_release(&args[1]);
+  return NULL;
+}
+
+static void concurrent_invocations(void) {
+  graft_module_t* m = open_test_module(2, NULL, NULL);
+  if (!m) return;
+  worker_arg_t args[2] = {{m, 1000, 0}, {m, -7, 0}};
+  pthread_t threads[2];
+  for (int i = 0; i < 2; ++i)
+    pthread_create(&threads[i], NULL, invoke_many, &args[i]);
+  for (int i = 0; i < 2; ++i) pthread_join(threads[i], NULL);
+  EXPECT(args[0].ok);
+  EXPECT(args[1].ok);
+  graft_module_close(m);
+}
+
+static int g_released;
+static void count_release(void* arg) { g_released += arg == &g_released; }
+
+static void close_releases_library(void) {
+  graft_module_t* m = NULL;
+  EXPECT_OK(graft_module_create_from_library(&tl_library, NULL, count_release,
+                                             &g_released, &m));
+  graft_module_close(m);
+  EXPECT(g_released == 1);
+  graft_module_close(NULL);
+}
+
+int main(void) {
+  TEST_CASE(list_and_signatures);
+  TEST_CASE(lookup);
+  TEST_CASE(trace_and_errors_name_function);
+  TEST_CASE(concurrent_invocations);
+  TEST_CASE(close_releases_library);
+  return graft_test_finish();
+}

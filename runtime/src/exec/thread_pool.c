@@ -1,0 +1,238 @@
+/* The worker pool behind every dispatch (see thread_pool.h).
+ *
+ * One loop runs at a time (run_lock). Publishing a loop: the job is written
+ * under |mutex|, |generation| is bumped and the workers are woken; each
+ * worker copies the job under the same mutex, so no job field needs to be
+ * atomic. Only the index counter and the stop flag are shared atomically
+ * while the loop runs. The caller works as worker 0 and then waits until
+ * every other worker has left the loop, so the next loop cannot start while
+ * a slow worker still looks at the old one. */
+#define _POSIX_C_SOURCE 200809L
+#include "exec/thread_pool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SCRATCH_ALIGNMENT 64
+#define MAX_THREADS 256
+
+/* Per-worker state on its own cache line. */
+typedef struct worker_s {
+  void* scratch;
+  uint64_t scratch_size;
+  uint32_t id;
+  struct graft_thread_pool_s* pool;
+} __attribute__((aligned(64))) worker_t;
+
+typedef struct job_s {
+  graft_parallel_fn_t fn;
+  void* context;
+  uint64_t count;
+  uint64_t chunk;
+} job_t;
+
+struct graft_thread_pool_s {
+  uint32_t size;
+  uint32_t started; /* threads actually running (size - 1 once created) */
+  pthread_t* threads;
+  worker_t* workers;
+
+  pthread_mutex_t run_lock; /* held for a whole loop: one loop at a time */
+  pthread_mutex_t mutex;    /* guards everything below except the atomics */
+  pthread_cond_t work_cv;
+  pthread_cond_t done_cv;
+  uint64_t generation;
+  int shutdown;
+  job_t job;
+  uint32_t active; /* workers (not the caller) still inside the loop */
+  graft_parallel_failure_t failure;
+
+  _Atomic uint64_t next;
+  _Atomic int stop;
+};
+
+static void run_job(graft_thread_pool_t* pool, const job_t* job,
+                    worker_t* worker) {
+  while (!atomic_load_explicit(&pool->stop, memory_order_relaxed)) {
+    uint64_t start =
+        atomic_fetch_add_explicit(&pool->next, job->chunk, memory_order_relaxed);
+    if (start >= job->count) return;
+    uint64_t end = job->count - start < job->chunk ? job->count
+                                                   : start + job->chunk;
+    for (uint64_t i = start; i < end; ++i) {
+      int rc = job->fn(job->context, i, worker->id, worker->scratch,
+                       worker->scratch_size);
+      if (rc != 0) {
+        pthread_mutex_lock(&pool->mutex);
+        if (pool->failure.code == 0) {
+          pool->failure.code = rc;
+          pool->failure.index = i;
+        }
+        pthread_mutex_unlock(&pool->mutex);
+        atomic_store_explicit(&pool->stop, 1, memory_order_relaxed);
+        return;
+      }
+    }
+  }
+}
+
+static void* worker_main(void* arg) {
+  worker_t* worker = arg;
+  graft_thread_pool_t* pool = worker->pool;
+  uint64_t seen = 0;
+  for (;;) {
+    pthread_mutex_lock(&pool->mutex);
+    while (!pool->shutdown && pool->generation == seen)
+      pthread_cond_wait(&pool->work_cv, &pool->mutex);
+    if (pool->shutdown) {
+      pthread_mutex_unlock(&pool->mutex);
+      return NULL;
+    }
+    seen = pool->generation;
+    job_t job = pool->job;
+    pthread_mutex_unlock(&pool->mutex);
+
+    run_job(pool, &job, worker);
+
+    pthread_mutex_lock(&pool->mutex);
+    if (--pool->active == 0) pthread_cond_signal(&pool->done_cv);
+    pthread_mutex_unlock(&pool->mutex);
+  }
+}
+
+graft_status_t graft_thread_pool_create(uint32_t thread_count,
+                                        graft_thread_pool_t** out_pool) {
+  *out_pool = NULL;
+  if (thread_count == 0) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    thread_count = cpus > 0 ? (uint32_t)cpus : 1;
+  }
+  if (thread_count > MAX_THREADS) thread_count = MAX_THREADS;
+  graft_thread_pool_t* pool = calloc(1, sizeof(*pool));
+  if (!pool) goto oom;
+  pool->size = thread_count;
+  pool->workers = aligned_alloc(64, sizeof(worker_t) * thread_count);
+  pool->threads = calloc(thread_count, sizeof(pthread_t));
+  if (!pool->workers || !pool->threads) goto oom;
+  memset(pool->workers, 0, sizeof(worker_t) * thread_count);
+  for (uint32_t i = 0; i < thread_count; ++i) {
+    pool->workers[i].id = i;
+    pool->workers[i].pool = pool;
+  }
+  pthread_mutex_init(&pool->run_lock, NULL);
+  pthread_mutex_init(&pool->mutex, NULL);
+  pthread_cond_init(&pool->work_cv, NULL);
+  pthread_cond_init(&pool->done_cv, NULL);
+  for (uint32_t i = 1; i < thread_count; ++i) {
+    int rc = pthread_create(&pool->threads[i], NULL, worker_main,
+                            &pool->workers[i]);
+    if (rc != 0) {
+      graft_thread_pool_destroy(pool);
+      return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                               "cannot start worker thread %u of %u: %s", i,
+                               thread_count, strerror(rc));
+    }
+    pool->started = i;
+  }
+  *out_pool = pool;
+  return NULL;
+oom:
+  if (pool) {
+    free(pool->workers);
+    free(pool->threads);
+    free(pool);
+  }
+  return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                           "cannot allocate a pool of %u threads", thread_count);
+}
+
+void graft_thread_pool_destroy(graft_thread_pool_t* pool) {
+  if (!pool) return;
+  pthread_mutex_lock(&pool->mutex);
+  pool->shutdown = 1;
+  pthread_cond_broadcast(&pool->work_cv);
+  pthread_mutex_unlock(&pool->mutex);
+  for (uint32_t i = 1; i <= pool->started; ++i)
+    pthread_join(pool->threads[i], NULL);
+  for (uint32_t i = 0; i < pool->size; ++i) free(pool->workers[i].scratch);
+  pthread_cond_destroy(&pool->done_cv);
+  pthread_cond_destroy(&pool->work_cv);
+  pthread_mutex_destroy(&pool->mutex);
+  pthread_mutex_destroy(&pool->run_lock);
+  free(pool->threads);
+  free(pool->workers);
+  free(pool);
+}
+
+uint32_t graft_thread_pool_size(const graft_thread_pool_t* pool) {
+  return pool->size;
+}
+
+/* Grows every worker's scratch to |size|. Workers are idle (run_lock held
+ * and no loop published), so their scratch fields can be written. */
+static graft_status_t reserve_scratch(graft_thread_pool_t* pool,
+                                      uint64_t size) {
+  uint64_t rounded = (size + SCRATCH_ALIGNMENT - 1) & ~(uint64_t)(SCRATCH_ALIGNMENT - 1);
+  if (rounded < size || rounded > SIZE_MAX)
+    return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                             "scratch of %llu bytes is too large",
+                             (unsigned long long)size);
+  for (uint32_t i = 0; i < pool->size; ++i) {
+    worker_t* w = &pool->workers[i];
+    if (w->scratch_size >= size) continue;
+    void* grown = aligned_alloc(SCRATCH_ALIGNMENT, (size_t)rounded);
+    if (!grown)
+      return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                               "cannot allocate %llu bytes of scratch",
+                               (unsigned long long)size);
+    free(w->scratch);
+    w->scratch = grown;
+    w->scratch_size = rounded;
+  }
+  return NULL;
+}
+
+graft_status_t graft_thread_pool_parallel_for(
+    graft_thread_pool_t* pool, uint64_t count, uint64_t scratch_size,
+    graft_parallel_fn_t fn, void* context,
+    graft_parallel_failure_t* out_failure) {
+  out_failure->code = 0;
+  out_failure->index = 0;
+  if (count == 0) return NULL;
+  pthread_mutex_lock(&pool->run_lock);
+  graft_status_t status = reserve_scratch(pool, scratch_size);
+  if (status) {
+    pthread_mutex_unlock(&pool->run_lock);
+    return status;
+  }
+  /* Enough chunks per worker to balance uneven workgroups, few enough to
+   * keep the counter cold. */
+  uint64_t chunk = count / ((uint64_t)pool->size * 8);
+  if (chunk == 0) chunk = 1;
+  job_t job = {fn, context, count, chunk};
+  atomic_store(&pool->next, 0);
+  atomic_store(&pool->stop, 0);
+  pool->failure.code = 0;
+  pool->failure.index = 0;
+  /* A single index or a single worker: run inline, wake nobody. */
+  int inline_only = pool->size == 1 || count == 1;
+  if (!inline_only) {
+    pthread_mutex_lock(&pool->mutex);
+    pool->job = job;
+    pool->active = pool->size - 1;
+    ++pool->generation;
+    pthread_cond_broadcast(&pool->work_cv);
+    pthread_mutex_unlock(&pool->mutex);
+  }
+  run_job(pool, &job, &pool->workers[0]);
+  pthread_mutex_lock(&pool->mutex);
+  while (!inline_only && pool->active > 0)
+    pthread_cond_wait(&pool->done_cv, &pool->mutex);
+  *out_failure = pool->failure;
+  pthread_mutex_unlock(&pool->mutex);
+  pthread_mutex_unlock(&pool->run_lock);
+  return NULL;
+}

@@ -1,0 +1,59 @@
+/* A fixed pool of worker threads running one parallel loop at a time.
+ *
+ * graft_thread_pool_parallel_for(count, fn) calls fn for every index in
+ * [0, count) on the pool's workers and the calling thread (worker 0).
+ * Indices are handed out in chunks from an atomic counter. A pool of one
+ * thread runs everything inline and starts no threads. Each worker owns a
+ * scratch area, 64-byte aligned and grown on demand, that is passed to fn.
+ * Loops from different threads are serialized: the pool runs one at a time.
+ * Internal to graft_runtime. */
+#ifndef GRAFT_RUNTIME_THREAD_POOL_H_
+#define GRAFT_RUNTIME_THREAD_POOL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graft/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct graft_thread_pool_s graft_thread_pool_t;
+
+/* Runs one index. A nonzero return stops the loop: no new indices are handed
+ * out and the first failure is reported. */
+typedef int (*graft_parallel_fn_t)(void* context, uint64_t index,
+                                   uint32_t worker_id, void* scratch,
+                                   uint64_t scratch_size);
+
+/* Creates a pool of |thread_count| workers in total, the caller included
+ * (0 = the number of online CPUs). The caller owns *out_pool. */
+graft_status_t graft_thread_pool_create(uint32_t thread_count,
+                                        graft_thread_pool_t** out_pool);
+/* Joins the workers. No loop may be running. */
+void graft_thread_pool_destroy(graft_thread_pool_t* pool);
+uint32_t graft_thread_pool_size(const graft_thread_pool_t* pool);
+
+/* Outcome of a loop that stopped on a failing index. */
+typedef struct graft_parallel_failure_t {
+  int code;       /* fn's nonzero return; 0 if every index succeeded */
+  uint64_t index; /* the index that returned |code| */
+} graft_parallel_failure_t;
+
+/* Runs fn(context, i, worker, scratch, scratch_size) for i in [0, count).
+ * Every worker's scratch holds at least |scratch_size| bytes. Returns an
+ * error only if the scratch cannot be allocated; a failing index is reported
+ * through |out_failure| (the first one recorded). */
+graft_status_t graft_thread_pool_parallel_for(graft_thread_pool_t* pool,
+                                              uint64_t count,
+                                              uint64_t scratch_size,
+                                              graft_parallel_fn_t fn,
+                                              void* context,
+                                              graft_parallel_failure_t* out_failure);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRAFT_RUNTIME_THREAD_POOL_H_ */

@@ -1,0 +1,153 @@
+/* Tests of the thread pool: every index runs exactly once, failures stop the
+ * loop, scratch is per worker and aligned, a one-thread pool runs inline,
+ * and loops from several threads at once are serialized correctly.
+ * Build with -DGRAFT_SANITIZE=thread to check for races. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "exec/thread_pool.h"
+#include "io/test_harness.h"
+
+#define MAX_INDICES 100000
+
+typedef struct {
+  _Atomic int hits[MAX_INDICES];
+  _Atomic int bad_scratch;
+  _Atomic uint32_t max_worker;
+  pthread_t caller;
+  _Atomic int off_caller;
+  int fail_at; /* -1: never */
+} count_ctx_t;
+
+static int count_fn(void* context, uint64_t index, uint32_t worker_id,
+                    void* scratch, uint64_t scratch_size) {
+  count_ctx_t* c = context;
+  atomic_fetch_add(&c->hits[index], 1);
+  if (scratch_size && (((uintptr_t)scratch & 63) != 0 || scratch_size < 100))
+    atomic_store(&c->bad_scratch, 1);
+  if (scratch_size) ((volatile char*)scratch)[scratch_size - 1] = 1;
+  uint32_t m = atomic_load(&c->max_worker);
+  while (worker_id > m && !atomic_compare_exchange_weak(&c->max_worker, &m, worker_id)) {
+  }
+  if (!pthread_equal(pthread_self(), c->caller)) atomic_store(&c->off_caller, 1);
+  return (int)index == c->fail_at ? 5 : 0;
+}
+
+static count_ctx_t* new_ctx(int fail_at) {
+  count_ctx_t* c = calloc(1, sizeof(*c));
+  c->caller = pthread_self();
+  c->fail_at = fail_at;
+  return c;
+}
+
+static void every_index_once(void) {
+  graft_thread_pool_t* pool = NULL;
+  EXPECT_OK(graft_thread_pool_create(4, &pool));
+  if (!pool) return;
+  EXPECT(graft_thread_pool_size(pool) == 4);
+  uint64_t counts[] = {0, 1, 3, 1000, MAX_INDICES};
+  for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); ++k) {
+    count_ctx_t* c = new_ctx(-1);
+    graft_parallel_failure_t failure;
+    EXPECT_OK(graft_thread_pool_parallel_for(pool, counts[k], 100, count_fn, c,
+                                             &failure));
+    EXPECT(failure.code == 0);
+    int wrong = 0;
+    for (uint64_t i = 0; i < MAX_INDICES; ++i)
+      wrong += atomic_load(&c->hits[i]) != (i < counts[k] ? 1 : 0);
+    EXPECT(wrong == 0);
+    EXPECT(atomic_load(&c->bad_scratch) == 0);
+    EXPECT(atomic_load(&c->max_worker) < 4);
+    free(c);
+  }
+  graft_thread_pool_destroy(pool);
+}
+
+static void failure_stops_loop(void) {
+  graft_thread_pool_t* pool = NULL;
+  EXPECT_OK(graft_thread_pool_create(2, &pool));
+  if (!pool) return;
+  count_ctx_t* c = new_ctx(10);
+  graft_parallel_failure_t failure;
+  EXPECT_OK(graft_thread_pool_parallel_for(pool, MAX_INDICES, 0, count_fn, c,
+                                           &failure));
+  EXPECT(failure.code == 5);
+  EXPECT(failure.index == 10);
+  int ran = 0;
+  for (uint64_t i = 0; i < MAX_INDICES; ++i) ran += atomic_load(&c->hits[i]);
+  EXPECT(ran < MAX_INDICES); /* no new work after the failure */
+  free(c);
+  /* The pool stays usable. */
+  c = new_ctx(-1);
+  EXPECT_OK(graft_thread_pool_parallel_for(pool, 50, 0, count_fn, c, &failure));
+  EXPECT(failure.code == 0);
+  free(c);
+  graft_thread_pool_destroy(pool);
+}
+
+static void single_thread_inline(void) {
+  graft_thread_pool_t* pool = NULL;
+  EXPECT_OK(graft_thread_pool_create(1, &pool));
+  if (!pool) return;
+  count_ctx_t* c = new_ctx(-1);
+  graft_parallel_failure_t failure;
+  EXPECT_OK(graft_thread_pool_parallel_for(pool, 1000, 4096, count_fn, c,
+                                           &failure));
+  EXPECT(atomic_load(&c->off_caller) == 0);
+  EXPECT(atomic_load(&c->max_worker) == 0);
+  free(c);
+  graft_thread_pool_destroy(pool);
+}
+
+static void default_size_is_cpus(void) {
+  graft_thread_pool_t* pool = NULL;
+  EXPECT_OK(graft_thread_pool_create(0, &pool));
+  if (!pool) return;
+  EXPECT(graft_thread_pool_size(pool) >= 1);
+  graft_thread_pool_destroy(pool);
+}
+
+typedef struct {
+  graft_thread_pool_t* pool;
+  int ok;
+} race_arg_t;
+
+static void* racer(void* arg) {
+  race_arg_t* r = arg;
+  r->ok = 1;
+  for (int round = 0; round < 20; ++round) {
+    count_ctx_t* c = new_ctx(-1);
+    c->caller = pthread_self();
+    graft_parallel_failure_t failure;
+    graft_status_t s = graft_thread_pool_parallel_for(r->pool, 2000, 64 * round,
+                                                      count_fn, c, &failure);
+    if (s || failure.code) r->ok = 0;
+    graft_status_free(s);
+    for (int i = 0; i < 2000; ++i)
+      if (atomic_load(&c->hits[i]) != 1) r->ok = 0;
+    free(c);
+  }
+  return NULL;
+}
+
+static void concurrent_loops(void) {
+  graft_thread_pool_t* pool = NULL;
+  EXPECT_OK(graft_thread_pool_create(3, &pool));
+  if (!pool) return;
+  race_arg_t args[3] = {{pool, 0}, {pool, 0}, {pool, 0}};
+  pthread_t threads[3];
+  for (int i = 0; i < 3; ++i) pthread_create(&threads[i], NULL, racer, &args[i]);
+  for (int i = 0; i < 3; ++i) pthread_join(threads[i], NULL);
+  for (int i = 0; i < 3; ++i) EXPECT(args[i].ok);
+  graft_thread_pool_destroy(pool);
+}
+
+int main(void) {
+  TEST_CASE(every_index_once);
+  TEST_CASE(failure_stops_loop);
+  TEST_CASE(single_thread_inline);
+  TEST_CASE(default_size_is_cpus);
+  TEST_CASE(concurrent_loops);
+  return graft_test_finish();
+}

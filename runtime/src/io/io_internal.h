@@ -1,0 +1,30 @@
+/* Helpers shared by the tensor text and .npy code: element conversion
+ * (including f16/bf16, which C has no portable type for), dtype names and
+ * whole-file reads. Internal to graft_runtime_io. */
+#ifndef GRAFT_RUNTIME_IO_INTERNAL_H_
+#define GRAFT_RUNTIME_IO_INTERNAL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graft/status.h"
+#include "graft/tensor.h"
+
+/* The dtype named |name| (|len| chars), or GRAFT_DTYPE_INVALID. "index" is
+ * not accepted: callers pass i64 for index arguments. */
+uint32_t graft_io_dtype_from_name(const char* name, size_t len);
+
+int graft_io_dtype_is_float(uint32_t dtype);
+
+/* IEEE half and bfloat16 <-> float, round to nearest even. */
+float graft_io_f16_to_f32(uint16_t h);
+uint16_t graft_io_f32_to_f16(float f);
+float graft_io_bf16_to_f32(uint16_t h);
+uint16_t graft_io_f32_to_bf16(float f);
+
+/* Reads the whole file; *out_data is malloc'd (free()). The error reads
+ * "cannot open 'path': No such file or directory". */
+graft_status_t graft_io_read_file(const char* path, uint8_t** out_data,
+                                  size_t* out_size);
+
+#endif /* GRAFT_RUNTIME_IO_INTERNAL_H_ */

@@ -1,0 +1,217 @@
+/* Host tensors: dtype table, aligned allocation, element conversion and
+ * file reads shared by the text and .npy forms. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_internal.h"
+
+/* Buffers are 64-byte aligned: dispatches may use aligned vector loads. */
+#define GRAFT_TENSOR_ALIGNMENT 64
+
+static const struct {
+  const char* name;
+  size_t size;
+} kDtypes[GRAFT_DTYPE_COUNT_] = {
+    [GRAFT_DTYPE_INVALID] = {"?", 0}, [GRAFT_DTYPE_I1] = {"i1", 1},
+    [GRAFT_DTYPE_I8] = {"i8", 1},     [GRAFT_DTYPE_I16] = {"i16", 2},
+    [GRAFT_DTYPE_I32] = {"i32", 4},   [GRAFT_DTYPE_I64] = {"i64", 8},
+    [GRAFT_DTYPE_F16] = {"f16", 2},   [GRAFT_DTYPE_BF16] = {"bf16", 2},
+    [GRAFT_DTYPE_F32] = {"f32", 4},   [GRAFT_DTYPE_F64] = {"f64", 8},
+    [GRAFT_DTYPE_INDEX] = {"index", 8},
+};
+
+size_t graft_dtype_size(uint32_t dtype) {
+  return dtype < GRAFT_DTYPE_COUNT_ ? kDtypes[dtype].size : 0;
+}
+
+const char* graft_dtype_name(uint32_t dtype) {
+  return dtype < GRAFT_DTYPE_COUNT_ ? kDtypes[dtype].name : "?";
+}
+
+uint32_t graft_io_dtype_from_name(const char* name, size_t len) {
+  for (uint32_t d = GRAFT_DTYPE_I1; d < GRAFT_DTYPE_COUNT_; ++d) {
+    if (d == GRAFT_DTYPE_INDEX) continue;
+    if (strlen(kDtypes[d].name) == len && memcmp(kDtypes[d].name, name, len) == 0)
+      return d;
+  }
+  return GRAFT_DTYPE_INVALID;
+}
+
+int graft_io_dtype_is_float(uint32_t dtype) {
+  return dtype == GRAFT_DTYPE_F16 || dtype == GRAFT_DTYPE_BF16 ||
+         dtype == GRAFT_DTYPE_F32 || dtype == GRAFT_DTYPE_F64;
+}
+
+uint64_t graft_tensor_element_count(const graft_tensor_t* t) {
+  uint64_t count = 1;
+  for (uint32_t i = 0; i < t->rank && i < GRAFT_MAX_RANK; ++i) {
+    if (t->dims[i] < 0) return 0;
+    if (__builtin_mul_overflow(count, (uint64_t)t->dims[i], &count)) return 0;
+  }
+  return count;
+}
+
+graft_status_t graft_tensor_allocate(uint32_t dtype, uint32_t rank,
+                                     const int64_t* dims, graft_tensor_t* out) {
+  memset(out, 0, sizeof(*out));
+  size_t element_size = graft_dtype_size(dtype);
+  if (element_size == 0)
+    return graft_status_make(GRAFT_INVALID_ARGUMENT, "invalid element type %u",
+                             dtype);
+  if (rank > GRAFT_MAX_RANK)
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "rank %u exceeds the maximum of %u", rank,
+                             GRAFT_MAX_RANK);
+  uint64_t bytes = element_size;
+  for (uint32_t i = 0; i < rank; ++i) {
+    if (dims[i] < 0)
+      return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                               "dimension %u is negative (%lld)", i,
+                               (long long)dims[i]);
+    if (__builtin_mul_overflow(bytes, (uint64_t)dims[i], &bytes))
+      return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                               "tensor size overflows 64 bits");
+  }
+  /* aligned_alloc wants a multiple of the alignment and a nonzero size. */
+  uint64_t rounded = (bytes + GRAFT_TENSOR_ALIGNMENT - 1) &
+                     ~(uint64_t)(GRAFT_TENSOR_ALIGNMENT - 1);
+  if (rounded == 0) rounded = GRAFT_TENSOR_ALIGNMENT;
+  if (rounded < bytes || rounded > SIZE_MAX)
+    return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                             "tensor of %llu bytes is too large",
+                             (unsigned long long)bytes);
+  void* data = aligned_alloc(GRAFT_TENSOR_ALIGNMENT, (size_t)rounded);
+  if (!data)
+    return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                             "cannot allocate %llu bytes",
+                             (unsigned long long)bytes);
+  memset(data, 0, (size_t)rounded);
+  out->dtype = dtype;
+  out->rank = rank;
+  for (uint32_t i = 0; i < rank; ++i) out->dims[i] = dims[i];
+  out->data = data;
+  out->size = bytes;
+  out->owned = 1;
+  return NULL;
+}
+
+void graft_tensor_release(graft_tensor_t* t) {
+  if (!t) return;
+  if (t->owned) free(t->data);
+  memset(t, 0, sizeof(*t));
+}
+
+/*===--- f16 / bf16 ---------------------------------------------------===*/
+
+static uint32_t f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+static float f32_from_bits(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+float graft_io_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ff;
+  if (exp == 0x1f) return f32_from_bits(sign | 0x7f800000u | (mant << 13));
+  if (exp == 0) {
+    /* Subnormal (or zero): value = mant * 2^-24, exact in float. */
+    float v = (float)mant * 0x1p-24f;
+    return sign ? -v : v;
+  }
+  return f32_from_bits(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+uint16_t graft_io_f32_to_f16(float f) {
+  uint32_t u = f32_bits(f);
+  uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
+  uint32_t abs = u & 0x7fffffffu;
+  if (abs >= 0x7f800000u) /* inf or nan (keep nan quiet) */
+    return sign | 0x7c00 | (abs > 0x7f800000u ? 0x200 : 0);
+  if (abs >= 0x477ff000u) return sign | 0x7c00; /* rounds to >= 65520 */
+  if (abs < 0x38800000u) {
+    /* Result is subnormal in f16: scale so the rounding happens in float. */
+    float v = f32_from_bits(abs) * 0x1p24f; /* now in units of 2^-24 */
+    return sign | (uint16_t)lrintf(v);
+  }
+  uint32_t mant = abs & 0x7fffff;
+  uint32_t exp = (abs >> 23) - 112;
+  uint32_t half = (exp << 10) | (mant >> 13);
+  uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) ++half;
+  return sign | (uint16_t)half;
+}
+
+float graft_io_bf16_to_f32(uint16_t h) {
+  return f32_from_bits((uint32_t)h << 16);
+}
+
+uint16_t graft_io_f32_to_bf16(float f) {
+  uint32_t u = f32_bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
+  u += 0x7fff + ((u >> 16) & 1);
+  return (uint16_t)(u >> 16);
+}
+
+double graft_tensor_element_as_double(const graft_tensor_t* t, uint64_t i) {
+  const uint8_t* p = (const uint8_t*)t->data + i * graft_dtype_size(t->dtype);
+  switch (t->dtype) {
+    case GRAFT_DTYPE_I1: return *p ? 1.0 : 0.0;
+    case GRAFT_DTYPE_I8: return *(const int8_t*)p;
+    case GRAFT_DTYPE_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case GRAFT_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case GRAFT_DTYPE_I64:
+    case GRAFT_DTYPE_INDEX: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+    case GRAFT_DTYPE_F16: { uint16_t v; memcpy(&v, p, 2); return graft_io_f16_to_f32(v); }
+    case GRAFT_DTYPE_BF16: { uint16_t v; memcpy(&v, p, 2); return graft_io_bf16_to_f32(v); }
+    case GRAFT_DTYPE_F32: { float v; memcpy(&v, p, 4); return v; }
+    case GRAFT_DTYPE_F64: { double v; memcpy(&v, p, 8); return v; }
+  }
+  return NAN;
+}
+
+graft_status_t graft_io_read_file(const char* path, uint8_t** out_data,
+                                  size_t* out_size) {
+  *out_data = NULL;
+  *out_size = 0;
+  FILE* f = fopen(path, "rb");
+  if (!f)
+    return graft_status_make(GRAFT_NOT_FOUND, "cannot open '%s': %s", path,
+                             strerror(errno));
+  size_t capacity = 1 << 16, size = 0;
+  uint8_t* data = malloc(capacity);
+  graft_status_t status = NULL;
+  while (data) {
+    size_t n = fread(data + size, 1, capacity - size, f);
+    size += n;
+    if (n == 0) break;
+    if (size == capacity) {
+      uint8_t* grown = capacity * 2 > capacity ? realloc(data, capacity * 2) : NULL;
+      if (!grown) { free(data); data = NULL; break; }
+      data = grown;
+      capacity *= 2;
+    }
+  }
+  if (!data) {
+    status = graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                               "cannot read '%s': out of memory", path);
+  } else if (ferror(f)) {
+    status = graft_status_make(GRAFT_DATA_LOSS, "cannot read '%s': %s", path,
+                               strerror(errno));
+    free(data);
+  } else {
+    *out_data = data;
+    *out_size = size;
+  }
+  fclose(f);
+  return status;
+}
