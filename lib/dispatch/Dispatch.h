@@ -116,8 +116,8 @@ struct ProgramSet {
 };
 
 // Forms dispatches for |fn| (after spec rewriting, with its shapes) and
-// appends them to |out|.
+// appends them to |out|. |vectorBits| (the target's) sizes the tiles.
 void formDispatches(const Function &fn, ShapeInfo shapes, const SpecSet *specs,
-                    const SourceManager &sm, ProgramSet &out);
+                    const SourceManager &sm, unsigned vectorBits, ProgramSet &out);
 
 } // namespace graft

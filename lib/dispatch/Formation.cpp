@@ -42,6 +42,7 @@ struct Former {
   const SourceManager &sm;
   ProgramSet &out;
   FunctionProgram &prog;
+  unsigned vectorBits;
 
   // Pass 1 results.
   std::map<const Op *, int> groupOf;     // -1: no dispatch, -2: absorbed fill
@@ -51,8 +52,8 @@ struct Former {
   std::set<const Value *> returned;
 
   Former(const Function &f, ShapeInfo &s, const SpecSet *sp, const SourceManager &m,
-         ProgramSet &o, FunctionProgram &p)
-      : fn(f), shapes(s), specs(sp), sm(m), out(o), prog(p) {}
+         ProgramSet &o, FunctionProgram &p, unsigned vb)
+      : fn(f), shapes(s), specs(sp), sm(m), out(o), prog(p), vectorBits(vb) {}
 
   // ---- Pass 1 -------------------------------------------------------------
 
@@ -195,6 +196,7 @@ struct Former {
     std::map<uint32_t, unsigned> paramIndex;
     std::map<const Value *, int> nodeOf;
     std::map<std::pair<uint32_t, std::vector<int>>, unsigned> inputIndex;
+    std::vector<uint32_t> domain;
   };
 
   unsigned param(KB &kb, uint32_t expr) {
@@ -412,14 +414,47 @@ struct Former {
     default:
       assert(false && "not a loop-kernel root");
     }
+    kb.domain = domain;
+  }
+
+  // After fusion: flattens pure elementwise kernels, picks tile sizes from
+  // the target's vector width and computes the grid.
+  void finishLoop(KB &kb) {
+    LoopKernel &L = kb.d.loop;
+    ExprTable &ex = shapes.exprs;
+    std::vector<uint32_t> domain = kb.domain;
+    bool reduction = domain.size() > L.numParallel;
+    // An elementwise kernel whose inputs are all read at the output point
+    // walks one contiguous index space: one loop, whatever the rank.
+    bool flat = !reduction && L.numParallel >= 2;
+    for (const KernelInput &in : L.inputs)
+      flat &= in.map == identity(L.numParallel);
+    if (flat) {
+      uint32_t total = ex.constant(1);
+      for (uint32_t e : domain)
+        total = ex.binary(GRAFT_EXPR_MUL, total, e);
+      domain = {total};
+      L.numParallel = 1;
+      for (KernelInput &in : L.inputs) {
+        in.map = {0};
+        in.dimParams = {param(kb, total)};
+      }
+    }
     for (uint32_t e : domain)
       L.domainParams.push_back(param(kb, e));
-    bool reduction = domain.size() > L.numParallel;
-    L.tileX = reduction ? 64 : 512;
+    // Lanes of the widest element type the kernel touches.
+    unsigned maxBytes = static_cast<unsigned>(dtypeSize(reduction ? L.accType : DType::I8));
+    for (const KernelInput &in : L.inputs)
+      maxBytes = std::max(maxBytes, dtypeSize(in.elem));
+    for (const KernelOutput &o : L.outputs)
+      maxBytes = std::max(maxBytes, dtypeSize(o.elem));
+    unsigned lanes = std::max(1u, vectorBits / 8 / std::max(1u, maxBytes));
+    // Reductions keep one row of accumulators (tileX) in registers/stack;
+    // elementwise tiles are large enough to amortise scheduling.
+    L.tileX = reduction ? std::max(16u, lanes * 16) : std::max(256u, lanes * 256);
     L.tileY = reduction ? 8 : 1;
     // Grid: x over the innermost parallel dim, y over the next, z over the
     // product of the rest.
-    ExprTable &ex = shapes.exprs;
     unsigned P = L.numParallel;
     kb.d.grid[0] = P >= 1 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 1], ex.constant(L.tileX))
                           : ex.constant(1);
@@ -444,7 +479,7 @@ struct Former {
     d.name = dispatchName(ops.front());
     d.loc = ops.front()->loc;
     d.source = sm.format(d.loc);
-    KB kb{d, {}, {}, {}};
+    KB kb{d, {}, {}, {}, {}};
     rootKernel(kb, ops.front());
     for (size_t i = 1; i < ops.size(); ++i)
       emitMap(kb, ops[i]);
@@ -459,6 +494,7 @@ struct Former {
       o.elem = v->type.elem;
       d.loop.outputs.push_back(o);
     }
+    finishLoop(kb);
     for (const KernelInput &in : d.loop.inputs)
       d.bindings.push_back(in.buffer);
     for (const KernelOutput &o : d.loop.outputs)
@@ -508,7 +544,7 @@ struct Former {
     d.loc = op->loc;
     d.source = sm.format(d.loc);
     d.isCall = true;
-    KB kb{d, {}, {}, {}};
+    KB kb{d, {}, {}, {}, {}};
     CallKernel &c = d.call;
     c.rule = rule;
     for (const Value *v : op->operands) {
@@ -614,12 +650,12 @@ struct Former {
 } // namespace
 
 void formDispatches(const Function &fn, ShapeInfo shapes, const SpecSet *specs,
-                    const SourceManager &sm, ProgramSet &out) {
+                    const SourceManager &sm, unsigned vectorBits, ProgramSet &out) {
   out.functions.emplace_back();
   FunctionProgram &prog = out.functions.back();
   prog.fn = &fn;
   prog.shapes = std::move(shapes);
-  Former f(fn, prog.shapes, specs, sm, out, prog);
+  Former f(fn, prog.shapes, specs, sm, out, prog, vectorBits);
   f.run();
 }
 

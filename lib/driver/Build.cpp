@@ -168,7 +168,8 @@ bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
         tb.usedRules.insert(op->call.rule);
     ShapeInfo shapes;
     analyzeShapes(*fn, ctx.sm, &ctx.specs, shapes);
-    formDispatches(*fn, std::move(shapes), &ctx.specs, ctx.sm, tb.programs);
+    formDispatches(*fn, std::move(shapes), &ctx.specs, ctx.sm, tb.target->vectorBits,
+                   tb.programs);
   }
   ctx.log(std::string(tb.target->name) + ": " + std::to_string(tb.programs.dispatches.size()) +
           " dispatch(es)");

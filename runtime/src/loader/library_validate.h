@@ -1,0 +1,29 @@
+/* Validation of a library header returned by a slice's query function: after
+ * it succeeds, the executor may follow every pointer and index without
+ * further checks. Internal to runtime/src/loader. */
+#ifndef GRAFT_RUNTIME_LOADER_LIBRARY_VALIDATE_H_
+#define GRAFT_RUNTIME_LOADER_LIBRARY_VALIDATE_H_
+
+#include "elf_image.h"
+#include "graft/abi.h"
+#include "graft/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Upper bound on every count in the header (functions, exprs, steps, ...). */
+#define GRAFT_LIBRARY_MAX_COUNT (1u << 20)
+
+/* Checks |header| (as returned by the query function of |image|): magic,
+ * ABI version, and that every pointer reachable from it lies inside |image|
+ * with its full length, strings are terminated inside the image, counts are
+ * bounded and every index refers to something that exists. */
+graft_status_t graft_library_validate(const graft_elf_image_t* image,
+                                      const graft_library_v1_t* header);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRAFT_RUNTIME_LOADER_LIBRARY_VALIDATE_H_ */

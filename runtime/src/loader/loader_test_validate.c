@@ -1,0 +1,194 @@
+/* Tests of library validation (library_validate.c): load the host fixture,
+ * make its image writable, break one field of the host program at a time
+ * and check the validator names what is wrong. The image is restored from
+ * a snapshot between cases. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_format.h"
+#include "elf_image.h"
+#include "library_validate.h"
+#include "loader_test.h"
+#include "platform/platform.h"
+
+typedef struct fixture_t {
+  graft_elf_image_t image;
+  graft_library_v1_t* lib;
+  graft_function_v1_t* fn;
+  uint8_t* snapshot;
+} fixture_t;
+
+static void restore(fixture_t* f) {
+  memcpy(f->image.mapping, f->snapshot, f->image.mapping_size);
+}
+
+/* Writable view of something the slice declared const. */
+#define MUT(type, ptr) ((type*)(uintptr_t)(ptr))
+
+static void expect(fixture_t* f, const char* needle, const char* what) {
+  test_expect_error(graft_library_validate(&f->image, f->lib), needle, what);
+  restore(f);
+}
+
+/* A string that never ends: the last byte of the segment holding |str|,
+ * overwritten with 'x'. */
+static const char* unterminated(fixture_t* f, const char* str) {
+  uint64_t vaddr = (uintptr_t)str - f->image.base;
+  for (size_t i = 0; i < f->image.segment_count; ++i) {
+    const graft_elf_segment_t* seg = &f->image.segments[i];
+    if (vaddr >= seg->vaddr && vaddr < seg->vaddr + seg->memsz) {
+      char* last = (char*)(f->image.base + seg->vaddr + seg->memsz - 1);
+      *last = 'x';
+      return last;
+    }
+  }
+  return str;
+}
+
+static void value_type_cases(fixture_t* f) {
+  graft_value_type_v1_t* arg0 = MUT(graft_value_type_v1_t, &f->fn->args[0]);
+  arg0->rank = 9;
+  expect(f, "function 'add' argument 0 has rank 9, more than the maximum 8",
+         "validate: rank too large");
+  arg0->dtype = 42;
+  expect(f, "function 'add' argument 0 has invalid dtype 42",
+         "validate: bad dtype");
+  MUT(int64_t, arg0->dims)[0] = -7;
+  expect(f, "argument 0 dim 0 is -7", "validate: bad static dim");
+  f->fn->args = (const graft_value_type_v1_t*)((uintptr_t)f->fn->args + 1);
+  expect(f, "function 'add' has a table", "validate: misaligned table");
+  f->fn->args = (const graft_value_type_v1_t*)(f->image.base +
+                                               f->image.span_end - 16);
+  expect(f, "function 'add' has a table", "validate: table past the image");
+}
+
+static void expr_and_buffer_cases(fixture_t* f) {
+  graft_expr_v1_t* exprs = MUT(graft_expr_v1_t, f->fn->exprs);
+  exprs[3].a = 4;
+  expect(f, "function 'add' expr 3 uses exprs 4 and 2; operands must be "
+            "earlier exprs",
+         "validate: forward expr operand");
+  exprs[0].a = 5;
+  expect(f, "expr 0 reads argument 5 but there are 2 arguments",
+         "validate: expr argument out of range");
+  exprs[0].imm = 1;
+  expect(f, "expr 0 reads dim 1 of argument 0, which has rank 1",
+         "validate: expr dim out of range");
+  exprs[2].op = 77;
+  expect(f, "expr 2 has unknown op 77", "validate: unknown expr op");
+
+  graft_buffer_v1_t* buffers = MUT(graft_buffer_v1_t, f->fn->buffers);
+  buffers[0].kind = GRAFT_BUFFER_ALIAS;
+  buffers[0].index = 2;
+  expect(f, "buffer 0 aliases buffer 2; an alias must refer to an earlier "
+            "buffer",
+         "validate: alias to later buffer");
+  buffers[1].index = 4;
+  expect(f, "buffer 1 is argument 4 but there are 2 arguments",
+         "validate: argument buffer out of range");
+  buffers[1].dtype = GRAFT_DTYPE_I32;
+  expect(f, "buffer 1 has dtype 4 but argument 1 has dtype 8",
+         "validate: argument buffer dtype");
+  MUT(uint32_t, buffers[2].dims)[0] = 40;
+  expect(f, "buffer 0 dim 0 is expr 40 but there are 5 exprs",
+         "validate: buffer dim expr out of range");
+  buffers[2].kind = GRAFT_BUFFER_CONST;
+  buffers[2].data = (const void*)(f->image.base + f->image.span_end - 4);
+  buffers[2].data_size = 64;
+  expect(f, "buffer 2 constant data (64 bytes) is not inside the slice image",
+         "validate: const data past the image");
+  MUT(uint32_t, f->fn->result_buffers)[0] = 7;
+  expect(f, "result 0 is buffer 7 but there are 3 buffers",
+         "validate: result buffer out of range");
+  MUT(graft_check_v1_t, f->fn->checks)[0].rhs = 99;
+  expect(f, "check 0 compares exprs 0 and 99 but there are 5 exprs",
+         "validate: check expr out of range");
+}
+
+static void step_cases(fixture_t* f) {
+  graft_step_v1_t* step = MUT(graft_step_v1_t, &f->fn->steps[0]);
+  MUT(uint32_t, step->bindings)[2] = 9;
+  expect(f, "function 'add' step 0 binds buffer 9 but there are 3 buffers",
+         "validate: step binds missing buffer");
+  step->dispatch = 3;
+  expect(f, "step 0 runs dispatch 3 but there are 1 dispatches",
+         "validate: step dispatch out of range");
+  step->workgroup_count[1] = 77;
+  expect(f, "step 0 workgroup count 1 is expr 77",
+         "validate: workgroup count expr out of range");
+  step->binding_count = 2;
+  expect(f, "step 0 passes 2 bindings and 1 constants but dispatch "
+            "'add_dispatch_0_map' takes 3 and 1",
+         "validate: step arity differs from dispatch");
+  step->kind = GRAFT_STEP_COPY;
+  expect(f, "step 0 copies with 3 bindings, expected 2",
+         "validate: copy arity");
+  step->binding_count = 1u << 30;
+  expect(f, "step 0 constants (1) or bindings (1073741824)",
+         "validate: huge binding count");
+}
+
+static void header_cases(fixture_t* f) {
+  graft_library_v1_t* lib = f->lib;
+  lib->magic = 0x12345678;
+  expect(f, "library header magic is 0x12345678", "validate: magic");
+  lib->function_count = 1u << 21;
+  expect(f, "implausible counts", "validate: huge function count");
+  lib->functions = (const graft_function_v1_t*)(uintptr_t)0x1000;
+  expect(f, "function table (1 entries) is not inside the slice image",
+         "validate: function table outside");
+  lib->name = (const char*)(uintptr_t)16;
+  expect(f, "library name or producer is not a string",
+         "validate: name pointer outside");
+  lib->producer = unterminated(f, lib->producer);
+  expect(f, "library name or producer is not a string",
+         "validate: unterminated string");
+  f->fn->name = unterminated(f, f->fn->name);
+  expect(f, "function 0 name is not a string", "validate: function name");
+  MUT(graft_dispatch_fn_t, lib->dispatches)[0] =
+      (graft_dispatch_fn_t)(uintptr_t)lib;
+  expect(f, "function pointer", "validate: dispatch pointer into data");
+  lib->import_count = 1;
+  lib->imports = (const char* const*)&f->fn->name;
+  test_expect_ok(graft_library_validate(&f->image, lib),
+                 "validate: import named 'add' accepted");
+  lib->import_count = 1;
+  lib->imports = (const char* const*)&f->fn->results[0].name;
+  expect(f, "import 0 has an empty name", "validate: empty import name");
+}
+
+void test_validate_cases(void) {
+  test_file_t elf = test_read_fixture(test_fixture_name(0, NULL));
+  fixture_t f;
+  memset(&f, 0, sizeof(f));
+  graft_status_t status = graft_elf_image_load(elf.data, elf.size, &f.image);
+  free(elf.data);
+  void* query = NULL;
+  if (!status) {
+    status =
+        graft_elf_image_lookup_function(&f.image, GRAFT_QUERY_SYMBOL, &query);
+  }
+  if (!test_expect_ok(status, "validate: load host fixture")) return;
+  graft_library_query_fn_t fn;
+  memcpy(&fn, &query, sizeof(fn));
+  f.lib = MUT(graft_library_v1_t, fn(GRAFT_ABI_VERSION));
+  f.fn = MUT(graft_function_v1_t, &f.lib->functions[0]);
+  test_expect_ok(graft_library_validate(&f.image, f.lib),
+                 "validate: pristine fixture");
+  /* From here on the image is data only: nothing in it is executed. */
+  status = graft_platform_protect(f.image.mapping, f.image.mapping_size,
+                                  GRAFT_PROT_READ | GRAFT_PROT_WRITE);
+  if (!test_expect_ok(status, "validate: make image writable")) {
+    graft_elf_image_unload(&f.image);
+    return;
+  }
+  f.snapshot = (uint8_t*)malloc(f.image.mapping_size);
+  memcpy(f.snapshot, f.image.mapping, f.image.mapping_size);
+  value_type_cases(&f);
+  expr_and_buffer_cases(&f);
+  step_cases(&f);
+  header_cases(&f);
+  free(f.snapshot);
+  graft_elf_image_unload(&f.image);
+}
