@@ -8,26 +8,46 @@ using llvm::Module;
 using llvm::Type;
 using llvm::Value;
 
-// Field indices of graft_dispatch_state_v1_t / graft_workgroup_state_v1_t.
-// The struct types mirror abi.h field for field; LLVM's default (non-packed)
-// layout inserts the same padding as C on every LP64 target.
-static StructType *dispatchStateType(LLVMContext &c) {
-  Type *i32 = Type::getInt32Ty(c);
-  Type *ptr = PointerType::get(c, 0);
-  return StructType::get(c, {ArrayType::get(i32, 3), i32, i32, i32, ptr, ptr,
-                             ptr, ptr, ptr});
-}
+namespace {
+Type *i32(LLVMContext &c) { return Type::getInt32Ty(c); }
+Type *i64(LLVMContext &c) { return Type::getInt64Ty(c); }
+Type *ptr(LLVMContext &c) { return PointerType::get(c, 0); }
+Type *u32x3(LLVMContext &c) { return ArrayType::get(i32(c), 3); }
+} // namespace
 
-static StructType *workgroupStateType(LLVMContext &c) {
-  Type *i32 = Type::getInt32Ty(c);
-  return StructType::get(c, {ArrayType::get(i32, 3), i32, i32,
-                             PointerType::get(c, 0), Type::getInt64Ty(c)});
+StructType *dispatchStateType(LLVMContext &c) {
+  return StructType::get(c, {u32x3(c), i32(c), i32(c), i32(c), ptr(c), ptr(c), ptr(c), ptr(c),
+                             ptr(c)});
+}
+StructType *workgroupStateType(LLVMContext &c) {
+  return StructType::get(c, {u32x3(c), i32(c), i32(c), ptr(c), i64(c)});
+}
+StructType *dispatchAttrsType(LLVMContext &c) {
+  return StructType::get(c, {ptr(c), ptr(c), i32(c), i32(c), i32(c), i32(c)});
+}
+StructType *exprType(LLVMContext &c) { return StructType::get(c, {i32(c), i32(c), i64(c)}); }
+StructType *checkType(LLVMContext &c) { return StructType::get(c, {i32(c), i32(c), ptr(c)}); }
+StructType *valueTypeType(LLVMContext &c) {
+  return StructType::get(c, {i32(c), i32(c), ptr(c), ptr(c)});
+}
+StructType *bufferType(LLVMContext &c) {
+  return StructType::get(c, {i32(c), i32(c), i32(c), i32(c), ptr(c), ptr(c), i64(c)});
+}
+StructType *stepType(LLVMContext &c) {
+  return StructType::get(c, {i32(c), i32(c), u32x3(c), i32(c), i32(c), i32(c), ptr(c), ptr(c)});
+}
+StructType *functionType(LLVMContext &c) {
+  return StructType::get(c, {ptr(c), i32(c), i32(c), ptr(c), ptr(c), ptr(c), i32(c), i32(c),
+                             i32(c), i32(c), ptr(c), ptr(c), ptr(c), ptr(c)});
+}
+StructType *libraryType(LLVMContext &c) {
+  return StructType::get(c, {i32(c), i32(c), ptr(c), ptr(c), i32(c), i32(c), i32(c), i32(c),
+                             ptr(c), ptr(c), ptr(c), ptr(c)});
 }
 
 DispatchArgs beginDispatchFunction(Module &m, IRBuilder<> &b, const std::string &name) {
   LLVMContext &c = m.getContext();
-  Type *ptr = PointerType::get(c, 0);
-  FunctionType *ft = FunctionType::get(Type::getInt32Ty(c), {ptr, ptr}, false);
+  FunctionType *ft = FunctionType::get(Type::getInt32Ty(c), {PointerType::get(c, 0), PointerType::get(c, 0)}, false);
   Function *fn = Function::Create(ft, GlobalValue::InternalLinkage, name, m);
   fn->addFnAttr(Attribute::NoUnwind);
   fn->addFnAttr(Attribute::NoFree);
@@ -46,6 +66,7 @@ DispatchArgs beginDispatchFunction(Module &m, IRBuilder<> &b, const std::string 
   ws->setName("workgroup_state");
   StructType *dst = dispatchStateType(c), *wst = workgroupStateType(c);
   Type *i32 = Type::getInt32Ty(c), *i64 = Type::getInt64Ty(c);
+  Type *ptr = PointerType::get(c, 0);
   auto field = [&](StructType *st, Value *base, unsigned idx) {
     return b.CreateStructGEP(st, base, idx);
   };

@@ -21,6 +21,20 @@ struct DispatchArgs {
   llvm::Value *scratch;     // void*
 };
 
+// LLVM struct types of the abi.h structs, field for field. LLVM's default
+// (non-packed) layout inserts the same padding as C on every LP64 target;
+// AbiLayoutTest checks each against offsetof() for every target.
+llvm::StructType *dispatchStateType(llvm::LLVMContext &c);  // graft_dispatch_state_v1_t
+llvm::StructType *workgroupStateType(llvm::LLVMContext &c); // graft_workgroup_state_v1_t
+llvm::StructType *dispatchAttrsType(llvm::LLVMContext &c);  // graft_dispatch_attrs_v1_t
+llvm::StructType *exprType(llvm::LLVMContext &c);           // graft_expr_v1_t
+llvm::StructType *checkType(llvm::LLVMContext &c);          // graft_check_v1_t
+llvm::StructType *valueTypeType(llvm::LLVMContext &c);      // graft_value_type_v1_t
+llvm::StructType *bufferType(llvm::LLVMContext &c);         // graft_buffer_v1_t
+llvm::StructType *stepType(llvm::LLVMContext &c);           // graft_step_v1_t
+llvm::StructType *functionType(llvm::LLVMContext &c);       // graft_function_v1_t
+llvm::StructType *libraryType(llvm::LLVMContext &c);        // graft_library_v1_t
+
 // `i32 name(ptr dispatch_state, ptr workgroup_state)` with internal linkage;
 // the builder is left at the end of its entry block with DispatchArgs loaded.
 DispatchArgs beginDispatchFunction(llvm::Module &m, llvm::IRBuilder<> &b,

@@ -2,8 +2,9 @@
 // dispatch table and attributes, every function's host program) as constant
 // globals, and the one exported symbol, graft_library_query.
 //
-// The LLVM struct types below mirror abi.h field for field; LLVM's default
-// layout matches C's on every LP64 target, which tests/unit checks.
+// The struct types come from AbiTypes.h (checked against abi.h by
+// AbiLayoutTest).
+#include "codegen/AbiTypes.h"
 #include "codegen/Codegen.h"
 
 #include <llvm/IR/Constants.h>
@@ -29,7 +30,7 @@ public:
         ptr_(PointerType::get(c_, 0)) {}
 
   void run(const ProgramSet &ps, const std::string &moduleName) {
-    StructType *attrsTy = StructType::get(c_, {ptr_, ptr_, i32_, i32_, i32_, i32_});
+    StructType *attrsTy = dispatchAttrsType(c_);
     std::vector<Constant *> fns, attrs;
     for (const Dispatch &d : ps.dispatches) {
       Function *f = m_.getFunction(d.name);
@@ -42,8 +43,7 @@ public:
     std::vector<Constant *> functions;
     for (const FunctionProgram &fp : ps.functions)
       functions.push_back(function(fp));
-    StructType *libTy = StructType::get(
-        c_, {i32_, i32_, ptr_, ptr_, i32_, i32_, i32_, i32_, ptr_, ptr_, ptr_, ptr_});
+    StructType *libTy = libraryType(c_);
     Constant *lib = ConstantStruct::get(
         libTy, {u32(GRAFT_LIBRARY_MAGIC), u32(GRAFT_ABI_VERSION), str(moduleName),
                 str(std::string("graft ") + GRAFT_VERSION), u32(fns.size()), u32(0),
@@ -97,11 +97,8 @@ private:
     return array(i32_, e, 4);
   }
 
-  StructType *valueTypeTy() { return StructType::get(c_, {i32_, i32_, ptr_, ptr_}); }
-  StructType *functionTy() {
-    return StructType::get(c_, {ptr_, i32_, i32_, ptr_, ptr_, ptr_, i32_, i32_, i32_, i32_,
-                                ptr_, ptr_, ptr_, ptr_});
-  }
+  StructType *valueTypeTy() { return valueTypeType(c_); }
+  StructType *functionTy() { return functionType(c_); }
 
   Constant *valueTypeOf(const graft::Type &t, const std::string &name) {
     std::vector<Constant *> dims;
@@ -120,12 +117,12 @@ private:
     for (const graft::Type &t : fn.resultTypes)
       results.push_back(valueTypeOf(t, ""));
 
-    StructType *exprTy = StructType::get(c_, {i32_, i32_, i64_});
+    StructType *exprTy = exprType(c_);
     std::vector<Constant *> exprs;
     for (const graft_expr_v1_t &e : fp.shapes.exprs.exprs())
       exprs.push_back(ConstantStruct::get(exprTy, {u32(e.op), u32(e.a), s64(e.imm)}));
 
-    StructType *bufTy = StructType::get(c_, {i32_, i32_, i32_, i32_, ptr_, ptr_, i64_});
+    StructType *bufTy = bufferType(c_);
     std::vector<Constant *> bufs;
     for (const BufferDesc &bd : fp.buffers) {
       Constant *data = ConstantPointerNull::get(ptr_);
@@ -142,13 +139,12 @@ private:
                   ConstantInt::get(i64_, bd.data.size())}));
     }
 
-    StructType *checkTy = StructType::get(c_, {i32_, i32_, ptr_});
+    StructType *checkTy = checkType(c_);
     std::vector<Constant *> checks;
     for (const ShapeCheck &ch : fp.shapes.checks)
       checks.push_back(ConstantStruct::get(checkTy, {u32(ch.lhs), u32(ch.rhs), str(ch.message)}));
 
-    StructType *stepTy = StructType::get(
-        c_, {i32_, i32_, ArrayType::get(i32_, 3), i32_, i32_, i32_, ptr_, ptr_});
+    StructType *stepTy = stepType(c_);
     std::vector<Constant *> steps;
     for (const StepDesc &s : fp.steps) {
       std::vector<uint32_t> grid = {0, 0, 0}, params;

@@ -26,6 +26,7 @@ struct SNode {
     Param, // dispatch constant word |param| reinterpreted as |type|
     Op,    // |op| applied to |operands|
   };
+  SNode(Kind k, DType t) : kind(k), type(t) {}
   Kind kind;
   DType type;
   unsigned input = 0;

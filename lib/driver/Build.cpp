@@ -183,9 +183,8 @@ bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
     std::string dir = ctx.workDir + "/" + tb.target->name + "/kernels/" + std::to_string(r);
     fs::create_directories(dir);
     CompiledKernel k;
+    // Compiles C sources and checks architecture, symbol and arity.
     if (!compileKernel(rule, src, *tb.target, dir, ctx.diag, k))
-      return false;
-    if (!checkKernel(k, rule.symbol, *tb.target, src.path, ctx.diag))
       return false;
     if (k.kind == CompiledKernel::Bitcode)
       tb.bitcode.push_back(k.path);

@@ -166,7 +166,7 @@ int runEval(int argc, char **argv) {
   }
   std::string error;
   if (!evaluate(*fn, in, out, error)) {
-    std::fprintf(stderr, "graft eval: error: @%s: %s\n", fn->name.c_str(), error.c_str());
+    std::fprintf(stderr, "graft eval: error: %s: %s\n", path.c_str(), error.c_str());
     releaseAll();
     return 1;
   }

@@ -3,10 +3,7 @@
 #include "driver/Driver.h"
 
 #include "bundle/FatElf.h"
-#if __has_include("driver/CheckEval.h")
 #include "driver/CheckEval.h"
-#define GRAFT_HAVE_CHECKEVAL 1
-#endif
 #include "targets/Target.h"
 
 #include <cerrno>
@@ -180,12 +177,10 @@ int driverMain(int argc, char **argv) {
   }
   if (cmd == "build")
     return parseBuild(argc - 2, argv + 2);
-#ifdef GRAFT_HAVE_CHECKEVAL
   if (cmd == "check")
     return runCheck(argc - 2, argv + 2);
   if (cmd == "eval")
     return runEval(argc - 2, argv + 2);
-#endif
   if (cmd == "inspect")
     return runInspect(argc - 2, argv + 2);
   if (cmd == "targets") {

@@ -138,6 +138,7 @@ struct ConstantData {
 // How a rewritten subgraph calls a user kernel; filled by the spec rewriter.
 struct KernelCallInfo {
   unsigned rule = 0; // index of the spec rule (into the SpecSet)
+  std::string name;  // the rule's name, for printing (`kernel_call @name`)
 };
 
 struct Op {
@@ -183,10 +184,17 @@ struct Function {
 
   Value *newValue(Type t, std::string name, SourceLoc loc);
   Op *newOp(OpKind k, SourceLoc loc);
+  // A region kept by the function; a map's body is owned by Op::region
+  // instead (the parser creates it there).
   Region *newRegion();
 
-  // Uses of |v| among top-level ops, region ops and results.
+  // Ops using |v|: top-level ops and ops inside regions (a capture is a use
+  // by the region's op, listed once per operand). Being returned is not an
+  // op use; see isUsed.
   std::vector<Op *> users(const Value *v) const;
+  // True if |v| is an operand of any op (incl. region ops), the yield of a
+  // region, or a returned value.
+  bool isUsed(const Value *v) const;
   // Drops top-level ops whose results are unused (never KernelCall results
   // that are returned). Returns how many ops were removed.
   unsigned eraseDeadOps();
@@ -199,5 +207,10 @@ struct Module {
 
 // Prints a function back in graph syntax (used by --emit and tests).
 std::string printFunction(const Function &f);
+// Prints every function of |m|, separated by blank lines.
+std::string printModule(const Module &m);
+// Shortest decimal form of |v| that reads back as the same value (as a
+// float when |asFloat|), always recognisably a float: "0.0", "1e+30", "inf".
+std::string formatDouble(double v, bool asFloat = false);
 
 } // namespace graft

@@ -16,3 +16,21 @@ run_riscv64() { qemu-riscv64 "$GRAFT_RUN_RISCV64" "$@"; }
 
 # check <file-with-CHECK-lines> < input: FileCheck with the usual flags.
 check() { "$FILECHECK" --dump-input=fail "$@"; }
+
+# require_aarch64: fails with a clear message when the cross-built aarch64
+# graft-run is missing (it is built by the graft-run-aarch64 target).
+require_aarch64() {
+  if [[ ! -x "$GRAFT_RUN_AARCH64" ]]; then
+    echo "error: no aarch64 graft-run at '$GRAFT_RUN_AARCH64'" \
+         "(build it: ninja graft-run-aarch64)" >&2
+    return 1
+  fi
+}
+
+# $PYTHON: a python3 that has numpy (a pyenv shim first on PATH may not).
+if [[ -z "${PYTHON:-}" ]]; then
+  for p in python3 /usr/bin/python3; do
+    if "$p" -c 'import numpy' 2>/dev/null; then PYTHON=$p; break; fi
+  done
+  : "${PYTHON:=python3}"
+fi

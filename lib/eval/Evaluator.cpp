@@ -1,0 +1,506 @@
+// The reference evaluator: one plain loop nest per op over packed row-major
+// host buffers. Sizes only known at run time (`?`) are checked here against
+// what the op requires, so a bad input is an error message, never a crash.
+#include "eval/Evaluator.h"
+
+#include "eval/ScalarOps.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace graft {
+
+namespace {
+
+// The evaluator refuses tensors bigger than this rather than exhaust memory.
+constexpr uint64_t kMaxBytes = uint64_t(1) << 32;
+
+std::string shapeStr(const std::vector<int64_t> &dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+// A value during evaluation: its concrete shape and packed elements.
+struct Buffer {
+  DType elem = DType::Invalid;
+  std::vector<int64_t> dims; // empty for scalars and rank-0 tensors
+  std::vector<uint8_t> data;
+
+  size_t count() const { return data.size() / dtypeSize(elem); }
+  Scalar at(size_t i) const { return loadScalar(elem, data.data() + i * dtypeSize(elem)); }
+  void set(size_t i, Scalar s) { storeScalar(elem, data.data() + i * dtypeSize(elem), s); }
+};
+
+// Row-major flat offset of |idx| in |dims|.
+size_t flatten(const std::vector<int64_t> &idx, const std::vector<int64_t> &dims) {
+  size_t flat = 0;
+  for (size_t d = 0; d < dims.size(); ++d)
+    flat = flat * static_cast<size_t>(dims[d]) + static_cast<size_t>(idx[d]);
+  return flat;
+}
+
+// Advances |idx| in row-major order; false after the last index.
+bool nextIndex(std::vector<int64_t> &idx, const std::vector<int64_t> &dims) {
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (++idx[d] < dims[d])
+      return true;
+    idx[d] = 0;
+  }
+  return false;
+}
+
+class Evaluator {
+public:
+  Evaluator(const Function &fn, std::string &error) : fn_(fn), error_(error) {}
+
+  bool bindInputs(const std::vector<graft_tensor_t> &inputs);
+  bool run();
+  bool takeOutputs(std::vector<graft_tensor_t> &outputs);
+
+private:
+  bool fail(const Op &op, const std::string &msg) {
+    error_ = "'" + std::string(opName(op.kind)) + "' at line " +
+             std::to_string(op.loc.line) + ":" + std::to_string(op.loc.col) + ": " + msg;
+    return false;
+  }
+  const Buffer &in(const Op &op, size_t i) const { return env_.at(op.operands[i]); }
+  int64_t sizeOperand(const Op &op, size_t i) const { return in(op, i).at(0).i; }
+  // Allocates |out| for op's result with |dims|; checks the sizes against
+  // the declared result type and the memory limit.
+  bool allocate(const Op &op, const std::vector<int64_t> &dims, Buffer &out);
+  // Result dims: static sizes from the type, '?' from size operands [from..).
+  bool sizedDims(const Op &op, size_t from, std::vector<int64_t> &dims);
+
+  bool evalOp(const Op &op);
+  bool evalConstant(const Op &op, Buffer &out);
+  bool evalMatmul(const Op &op, Buffer &out);
+  bool evalMap(const Op &op, Buffer &out);
+  bool evalBroadcast(const Op &op, Buffer &out);
+  bool evalTranspose(const Op &op, Buffer &out);
+  bool evalReduce(const Op &op, Buffer &out);
+  bool evalScalar(const Op &op, Buffer &out);
+
+  const Function &fn_;
+  std::string &error_;
+  std::map<const Value *, Buffer> env_;
+};
+
+bool Evaluator::bindInputs(const std::vector<graft_tensor_t> &inputs) {
+  if (inputs.size() != fn_.args.size()) {
+    error_ = "'@" + fn_.name + "' expects " + std::to_string(fn_.args.size()) +
+             " inputs, found " + std::to_string(inputs.size());
+    return false;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value *arg = fn_.args[i];
+    const graft_tensor_t &t = inputs[i];
+    std::string what = "input " + std::to_string(i) + " ('%" + arg->name + "')";
+    const Type &want = arg->type;
+    if (t.dtype != static_cast<uint32_t>(want.elem)) {
+      // dtypeName, not the runtime's table: the evaluator core needs only
+      // the tensor struct, not the runtime I/O library.
+      error_ = what + " has element type " +
+               (t.dtype < GRAFT_DTYPE_COUNT_ ? dtypeName(static_cast<DType>(t.dtype))
+                                             : "#" + std::to_string(t.dtype)) +
+               ", expected " + dtypeName(want.elem);
+      return false;
+    }
+    if (t.rank != want.rank() || t.rank > GRAFT_MAX_RANK) {
+      error_ = what + " has rank " + std::to_string(t.rank) + ", expected " +
+               std::to_string(want.rank()) + " (" + want.str() + ")";
+      return false;
+    }
+    Buffer b;
+    b.elem = want.elem;
+    uint64_t count = 1;
+    for (uint32_t d = 0; d < t.rank; ++d) {
+      int64_t size = t.dims[d];
+      if (size < 0 || (want.dims[d] != kDynamic && want.dims[d] != size)) {
+        error_ = what + " has dimension " + std::to_string(d) + " of size " +
+                 std::to_string(size) + ", expected " +
+                 (want.dims[d] == kDynamic ? std::string("a size >= 0")
+                                           : std::to_string(want.dims[d])) +
+                 " (" + want.str() + ")";
+        return false;
+      }
+      b.dims.push_back(size);
+      count = size == 0 ? 0 : count;
+      if (size && count > kMaxBytes / static_cast<uint64_t>(size)) {
+        error_ = what + " is too large for the reference evaluator";
+        return false;
+      }
+      count *= static_cast<uint64_t>(size);
+    }
+    uint64_t bytes = count * dtypeSize(want.elem);
+    if (bytes > kMaxBytes || t.size < bytes || (bytes && !t.data)) {
+      error_ = what + " holds " + std::to_string(t.size) + " bytes, expected " +
+               std::to_string(bytes);
+      return false;
+    }
+    const uint8_t *p = static_cast<const uint8_t *>(t.data);
+    b.data.assign(p, p + bytes);
+    env_[arg] = std::move(b);
+  }
+  return true;
+}
+
+bool Evaluator::allocate(const Op &op, const std::vector<int64_t> &dims, Buffer &out) {
+  const Type &type = op.result()->type;
+  if (dims.size() != type.rank())
+    return fail(op, "computed rank " + std::to_string(dims.size()) +
+                        " does not match the result type " + type.str());
+  uint64_t count = 1;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] < 0)
+      return fail(op, "size " + std::to_string(dims[d]) + " of dimension " +
+                          std::to_string(d) + " is negative");
+    if (type.dims[d] != kDynamic && type.dims[d] != dims[d])
+      return fail(op, "computed shape " + shapeStr(dims) +
+                          " does not match the result type " + type.str());
+    if (dims[d] && count > kMaxBytes / static_cast<uint64_t>(dims[d]))
+      return fail(op, "result of shape " + shapeStr(dims) + " is too large");
+    count *= static_cast<uint64_t>(dims[d]);
+  }
+  if (count * dtypeSize(type.elem) > kMaxBytes)
+    return fail(op, "result of shape " + shapeStr(dims) + " is too large");
+  out.elem = type.elem;
+  out.dims = dims;
+  out.data.assign(count * dtypeSize(type.elem), 0);
+  return true;
+}
+
+bool Evaluator::sizedDims(const Op &op, size_t from, std::vector<int64_t> &dims) {
+  dims.clear();
+  size_t next = from;
+  for (int64_t d : op.result()->type.dims) {
+    if (d != kDynamic) {
+      dims.push_back(d);
+    } else {
+      if (next >= op.operands.size())
+        return fail(op, "missing size operand");
+      dims.push_back(sizeOperand(op, next++));
+    }
+  }
+  return true;
+}
+
+bool Evaluator::run() {
+  for (const Op *op : fn_.ops)
+    if (!evalOp(*op))
+      return false;
+  return true;
+}
+
+bool Evaluator::evalOp(const Op &op) {
+  Buffer out;
+  std::vector<int64_t> dims;
+  switch (op.kind) {
+  case OpKind::Constant:
+    if (!evalConstant(op, out))
+      return false;
+    break;
+  case OpKind::Empty:
+    if (!sizedDims(op, 0, dims) || !allocate(op, dims, out))
+      return false;
+    break;
+  case OpKind::Fill: {
+    if (!allocate(op, in(op, 1).dims, out))
+      return false;
+    Scalar v = in(op, 0).at(0);
+    for (size_t i = 0; i < out.count(); ++i)
+      out.set(i, v);
+    break;
+  }
+  case OpKind::Dim: {
+    const Buffer &t = in(op, 0);
+    int64_t axis = op.intAttr("axis");
+    if (axis < 0 || static_cast<size_t>(axis) >= t.dims.size())
+      return fail(op, "axis " + std::to_string(axis) + " is out of range");
+    if (!allocate(op, {}, out))
+      return false;
+    Scalar s;
+    s.i = t.dims[static_cast<size_t>(axis)];
+    out.set(0, s);
+    break;
+  }
+  case OpKind::Matmul:
+  case OpKind::BatchMatmul:
+    if (!evalMatmul(op, out))
+      return false;
+    break;
+  case OpKind::Map:
+    if (!evalMap(op, out))
+      return false;
+    break;
+  case OpKind::Broadcast:
+    if (!evalBroadcast(op, out))
+      return false;
+    break;
+  case OpKind::Transpose:
+    if (!evalTranspose(op, out))
+      return false;
+    break;
+  case OpKind::Reshape: {
+    if (!sizedDims(op, 1, dims) || !allocate(op, dims, out))
+      return false;
+    const Buffer &src = in(op, 0);
+    if (src.data.size() != out.data.size())
+      return fail(op, "cannot reshape " + shapeStr(src.dims) + " (" +
+                          std::to_string(src.count()) + " elements) to " +
+                          shapeStr(dims) + " (" + std::to_string(out.count()) +
+                          " elements)");
+    out.data = src.data;
+    break;
+  }
+  case OpKind::Reduce:
+    if (!evalReduce(op, out))
+      return false;
+    break;
+  case OpKind::KernelCall:
+    return fail(op, "kernel calls cannot be run by the reference evaluator; "
+                    "evaluate the graph before spec rewriting");
+  default:
+    if (!evalScalar(op, out))
+      return false;
+    break;
+  }
+  env_[op.result()] = std::move(out);
+  return true;
+}
+
+bool Evaluator::evalConstant(const Op &op, Buffer &out) {
+  const Type &t = op.result()->type;
+  if (!t.hasStaticShape() || !allocate(op, t.dims, out))
+    return fail(op, "constant needs a static shape, found " + t.str());
+  size_t size = dtypeSize(t.elem);
+  const ConstantData &c = op.constant;
+  if (c.splat ? c.bytes.size() != size : c.bytes.size() != out.data.size())
+    return fail(op, "constant payload has " + std::to_string(c.bytes.size()) +
+                        " bytes, expected " +
+                        std::to_string(c.splat ? size : out.data.size()));
+  for (size_t i = 0; i < out.data.size(); i += size)
+    std::memcpy(out.data.data() + i, c.bytes.data() + (c.splat ? 0 : i), size);
+  return true;
+}
+
+// acc + sum_k lhs*rhs, accumulated into acc in order k = 0..K-1.
+bool Evaluator::evalMatmul(const Op &op, Buffer &out) {
+  const Buffer &a = in(op, 0), &b = in(op, 1), &c = in(op, 2);
+  bool batched = op.kind == OpKind::BatchMatmul;
+  size_t o = batched ? 1 : 0;
+  int64_t B = batched ? a.dims[0] : 1, M = a.dims[o], K = a.dims[o + 1],
+          N = b.dims[o + 1];
+  if (b.dims[o] != K)
+    return fail(op, "inner dimensions differ: lhs has K = " + std::to_string(K) +
+                        ", rhs has K = " + std::to_string(b.dims[o]));
+  if (batched && (b.dims[0] != B || c.dims[0] != B))
+    return fail(op, "batch dimensions differ: lhs " + shapeStr(a.dims) + ", rhs " +
+                        shapeStr(b.dims) + ", accumulator " + shapeStr(c.dims));
+  if (c.dims[o] != M || c.dims[o + 1] != N)
+    return fail(op, "accumulator has shape " + shapeStr(c.dims) + ", expected " +
+                        std::to_string(M) + "x" + std::to_string(N));
+  if (!allocate(op, c.dims, out))
+    return false;
+  out.data = c.data;
+  DType t = out.elem;
+  for (int64_t bi = 0; bi < B; ++bi)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        size_t oi = static_cast<size_t>((bi * M + m) * N + n);
+        Scalar acc = out.at(oi);
+        for (int64_t k = 0; k < K; ++k)
+          acc = multiplyAdd(t, acc, a.at(static_cast<size_t>((bi * M + m) * K + k)),
+                            b.at(static_cast<size_t>((bi * K + k) * N + n)));
+        out.set(oi, acc);
+      }
+  return true;
+}
+
+bool Evaluator::evalMap(const Op &op, Buffer &out) {
+  const Buffer &first = in(op, 0);
+  for (size_t i = 1; i < op.operands.size(); ++i)
+    if (in(op, i).dims != first.dims)
+      return fail(op, "operands have different shapes: " + shapeStr(first.dims) +
+                          " and " + shapeStr(in(op, i).dims));
+  if (!allocate(op, first.dims, out))
+    return false;
+  const Region &r = *op.region;
+  std::map<const Value *, Scalar> locals;
+  std::vector<DType> types;
+  std::vector<Scalar> args;
+  auto operand = [&](const Value *v) {
+    auto it = locals.find(v);
+    return it != locals.end() ? it->second : env_.at(v).at(0); // capture
+  };
+  for (size_t e = 0; e < out.count(); ++e) {
+    locals.clear();
+    for (size_t i = 0; i < r.args.size(); ++i)
+      locals[r.args[i]] = in(op, i).at(e);
+    for (const Op *inner : r.ops) {
+      Scalar result;
+      if (inner->kind == OpKind::Constant) {
+        Buffer c;
+        if (!evalConstant(*inner, c))
+          return false;
+        result = c.at(0);
+      } else {
+        types.clear();
+        args.clear();
+        for (const Value *v : inner->operands) {
+          types.push_back(v->type.elem);
+          args.push_back(operand(v));
+        }
+        if (!applyScalarOp(*inner, types.data(), args.data(),
+                           inner->result()->type.elem, result, error_))
+          return false;
+      }
+      locals[inner->result()] = result;
+    }
+    out.set(e, operand(r.yield));
+  }
+  return true;
+}
+
+// Result index j takes input index i where dims[i] == j.
+bool Evaluator::evalBroadcast(const Op &op, Buffer &out) {
+  const Buffer &src = in(op, 0);
+  std::vector<int64_t> map = op.listAttr("dims");
+  const Type &t = op.result()->type;
+  std::vector<int64_t> dims(t.rank(), 0);
+  size_t next = 1;
+  for (size_t j = 0; j < t.rank(); ++j) {
+    auto it = std::find(map.begin(), map.end(), static_cast<int64_t>(j));
+    if (it != map.end())
+      dims[j] = src.dims[static_cast<size_t>(it - map.begin())];
+    else if (t.dims[j] != kDynamic)
+      dims[j] = t.dims[j];
+    else
+      dims[j] = sizeOperand(op, next++);
+  }
+  if (!allocate(op, dims, out))
+    return false;
+  if (out.count() == 0)
+    return true;
+  std::vector<int64_t> idx(dims.size(), 0), srcIdx(src.dims.size(), 0);
+  size_t size = dtypeSize(out.elem);
+  do {
+    for (size_t i = 0; i < map.size(); ++i)
+      srcIdx[i] = idx[static_cast<size_t>(map[i])];
+    std::memcpy(out.data.data() + flatten(idx, dims) * size,
+                src.data.data() + flatten(srcIdx, src.dims) * size, size);
+  } while (nextIndex(idx, dims));
+  return true;
+}
+
+// Result dim i is input dim perm[i].
+bool Evaluator::evalTranspose(const Op &op, Buffer &out) {
+  const Buffer &src = in(op, 0);
+  std::vector<int64_t> perm = op.listAttr("perm");
+  std::vector<int64_t> dims;
+  for (int64_t p : perm)
+    dims.push_back(src.dims[static_cast<size_t>(p)]);
+  if (!allocate(op, dims, out))
+    return false;
+  if (out.count() == 0)
+    return true;
+  std::vector<int64_t> idx(dims.size(), 0), srcIdx(dims.size(), 0);
+  size_t size = dtypeSize(out.elem);
+  do {
+    for (size_t i = 0; i < perm.size(); ++i)
+      srcIdx[static_cast<size_t>(perm[i])] = idx[i];
+    std::memcpy(out.data.data() + flatten(idx, dims) * size,
+                src.data.data() + flatten(srcIdx, src.dims) * size, size);
+  } while (nextIndex(idx, dims));
+  return true;
+}
+
+// Starts every result element at the kind's identity and folds the input in
+// row-major (index) order.
+bool Evaluator::evalReduce(const Op &op, Buffer &out) {
+  const Buffer &src = in(op, 0);
+  std::vector<int64_t> reduced = op.listAttr("dims");
+  std::string kind = op.identAttr("kind");
+  std::vector<int64_t> dims;
+  for (size_t d = 0; d < src.dims.size(); ++d)
+    if (std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) ==
+        reduced.end())
+      dims.push_back(src.dims[d]);
+  if (!allocate(op, dims, out))
+    return false;
+  for (size_t i = 0; i < out.count(); ++i)
+    out.set(i, reduceInit(kind, out.elem));
+  if (src.count() == 0)
+    return true;
+  std::vector<int64_t> idx(src.dims.size(), 0), outIdx;
+  do {
+    outIdx.clear();
+    for (size_t d = 0; d < src.dims.size(); ++d)
+      if (std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) ==
+          reduced.end())
+        outIdx.push_back(idx[d]);
+    size_t o = flatten(outIdx, dims);
+    out.set(o, reduceStep(kind, out.elem, out.at(o), src.at(flatten(idx, src.dims))));
+  } while (nextIndex(idx, src.dims));
+  return true;
+}
+
+// Function-level scalar ops (shape arithmetic on index values).
+bool Evaluator::evalScalar(const Op &op, Buffer &out) {
+  std::vector<DType> types;
+  std::vector<Scalar> args;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    types.push_back(op.operands[i]->type.elem);
+    args.push_back(in(op, i).at(0));
+  }
+  Scalar result;
+  if (!allocate(op, {}, out))
+    return false;
+  if (!applyScalarOp(op, types.data(), args.data(), out.elem, result, error_))
+    return false;
+  out.set(0, result);
+  return true;
+}
+
+bool Evaluator::takeOutputs(std::vector<graft_tensor_t> &outputs) {
+  for (const Value *v : fn_.results) {
+    const Buffer &b = env_.at(v);
+    graft_tensor_t t;
+    std::memset(&t, 0, sizeof t);
+    t.dtype = static_cast<uint32_t>(b.elem);
+    t.rank = static_cast<uint32_t>(b.dims.size());
+    for (size_t d = 0; d < b.dims.size(); ++d)
+      t.dims[d] = b.dims[d];
+    t.size = b.data.size();
+    // malloc'd so that graft_tensor_release (free) can release it; never
+    // zero bytes so that an empty tensor still has a valid pointer.
+    t.data = std::malloc(b.data.empty() ? 1 : b.data.size());
+    if (!t.data) {
+      error_ = "out of memory for the outputs";
+      for (graft_tensor_t &o : outputs)
+        std::free(o.data);
+      outputs.clear();
+      return false;
+    }
+    if (!b.data.empty())
+      std::memcpy(t.data, b.data.data(), b.data.size());
+    t.owned = 1;
+    outputs.push_back(t);
+  }
+  return true;
+}
+
+} // namespace
+
+bool evaluate(const Function &fn, const std::vector<graft_tensor_t> &inputs,
+              std::vector<graft_tensor_t> &outputs, std::string &error) {
+  outputs.clear();
+  error.clear();
+  Evaluator ev(fn, error);
+  return ev.bindInputs(inputs) && ev.run() && ev.takeOutputs(outputs);
+}
+
+} // namespace graft

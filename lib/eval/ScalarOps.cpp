@@ -1,0 +1,322 @@
+// Element-wise semantics of the reference evaluator. Every rule here is the
+// plain C one where C defines it; where C does not, the choice is written
+// next to the code and in docs/graph-format.md:
+//  - float math of f32 (and of f16/bf16, computed in float and rounded back)
+//    happens in float, f64 in double; no fma contraction.
+//  - integers wrap in their width (two's complement); INT_MIN / -1 wraps to
+//    INT_MIN and INT_MIN % -1 is 0; division by zero is an error.
+//  - max / min on floats return NaN if either operand is NaN, and order
+//    -0 below +0 (like llvm.maximum / llvm.minimum).
+//  - float -> integer casts truncate toward zero and saturate; NaN gives 0.
+//    Casts to i1 give (x != 0).
+#include "eval/ScalarOps.h"
+
+#include "ir/FloatBits.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace graft {
+
+namespace {
+
+unsigned bitsOf(DType t) { return t == DType::I1 ? 1 : dtypeSize(t) * 8; }
+
+// Truncates to the width of |t| and sign-extends back (i1: 0 or 1).
+int64_t wrap(DType t, uint64_t v) {
+  unsigned bits = bitsOf(t);
+  if (t == DType::I1)
+    return static_cast<int64_t>(v & 1);
+  if (bits >= 64)
+    return static_cast<int64_t>(v);
+  uint64_t mask = (uint64_t(1) << bits) - 1, sign = uint64_t(1) << (bits - 1);
+  v &= mask;
+  return static_cast<int64_t>((v ^ sign) - sign);
+}
+
+int64_t minOf(DType t) {
+  return t == DType::I1 ? 0 : bitsOf(t) >= 64 ? std::numeric_limits<int64_t>::min()
+                                               : -(int64_t(1) << (bitsOf(t) - 1));
+}
+int64_t maxOf(DType t) {
+  return t == DType::I1 ? 1 : bitsOf(t) >= 64 ? std::numeric_limits<int64_t>::max()
+                                               : (int64_t(1) << (bitsOf(t) - 1)) - 1;
+}
+
+template <typename T> T fmaximum(T a, T b) {
+  if (a != a || b != b)
+    return std::numeric_limits<T>::quiet_NaN();
+  if (a == b) // +0 vs -0: +0 is larger
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+template <typename T> T fminimum(T a, T b) {
+  if (a != a || b != b)
+    return std::numeric_limits<T>::quiet_NaN();
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+// Runs |fn| in float for f32/f16/bf16 and in double for f64, then rounds.
+template <typename Fn> double inType(DType t, double a, double b, Fn fn) {
+  if (t == DType::F64)
+    return fn(a, b);
+  return roundToType(t, fn(static_cast<float>(a), static_cast<float>(b)));
+}
+
+Scalar floatResult(double f) {
+  Scalar s;
+  s.f = f;
+  return s;
+}
+Scalar intResult(int64_t i) {
+  Scalar s;
+  s.i = i;
+  return s;
+}
+
+bool compare(const std::string &pred, DType t, Scalar a, Scalar b) {
+  if (isFloat(t)) {
+    // Ordered comparisons as in C: anything with NaN is false except ne.
+    if (pred == "eq") return a.f == b.f;
+    if (pred == "ne") return a.f != b.f;
+    if (pred == "lt") return a.f < b.f;
+    if (pred == "le") return a.f <= b.f;
+    if (pred == "gt") return a.f > b.f;
+    return a.f >= b.f;
+  }
+  if (pred == "eq") return a.i == b.i;
+  if (pred == "ne") return a.i != b.i;
+  if (pred == "lt") return a.i < b.i;
+  if (pred == "le") return a.i <= b.i;
+  if (pred == "gt") return a.i > b.i;
+  return a.i >= b.i;
+}
+
+} // namespace
+
+Scalar loadScalar(DType t, const uint8_t *p) {
+  Scalar s;
+  switch (t) {
+  case DType::F16:
+  case DType::BF16: {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    s.f = t == DType::F16 ? halfBitsToFloat(h) : bf16BitsToFloat(h);
+    return s;
+  }
+  case DType::F32: {
+    float f;
+    std::memcpy(&f, p, 4);
+    s.f = f;
+    return s;
+  }
+  case DType::F64:
+    std::memcpy(&s.f, p, 8);
+    return s;
+  default: {
+    uint64_t v = 0;
+    std::memcpy(&v, p, dtypeSize(t)); // little-endian host
+    s.i = wrap(t, v);
+    return s;
+  }
+  }
+}
+
+void storeScalar(DType t, uint8_t *p, Scalar s) {
+  switch (t) {
+  case DType::F16:
+  case DType::BF16: {
+    float f = static_cast<float>(roundToType(t, s.f));
+    uint16_t h = t == DType::F16 ? floatToHalfBits(f) : floatToBF16Bits(f);
+    std::memcpy(p, &h, 2);
+    return;
+  }
+  case DType::F32: {
+    float f = static_cast<float>(s.f);
+    std::memcpy(p, &f, 4);
+    return;
+  }
+  case DType::F64:
+    std::memcpy(p, &s.f, 8);
+    return;
+  default:
+    std::memcpy(p, &s.i, dtypeSize(t));
+    return;
+  }
+}
+
+double roundToType(DType t, double v) {
+  if (t == DType::F64 || v != v || std::isinf(v))
+    return v;
+  float f = static_cast<float>(v);
+  if (t == DType::F32)
+    return f;
+  // To f16/bf16 through float: make the float round-to-odd so that the
+  // second rounding is correct (float has more than 2x the needed bits).
+  if (static_cast<double>(f) != v && std::isfinite(f)) {
+    if (std::fabs(static_cast<double>(f)) > std::fabs(v))
+      f = std::nextafter(f, 0.0f);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    bits |= 1;
+    std::memcpy(&f, &bits, 4);
+  }
+  return t == DType::F16 ? halfBitsToFloat(floatToHalfBits(f))
+                         : bf16BitsToFloat(floatToBF16Bits(f));
+}
+
+Scalar castScalar(Scalar v, DType from, DType to) {
+  if (isFloat(from) && isFloat(to))
+    return floatResult(roundToType(to, v.f));
+  if (isFloat(from)) {
+    if (to == DType::I1)
+      return intResult(v.f != 0 ? 1 : 0);
+    if (v.f != v.f)
+      return intResult(0);
+    double t = std::trunc(v.f);
+    // Compare in double: the bounds of i64 are not exact doubles, so test
+    // against 2^63 rather than INT64_MAX.
+    if (t <= static_cast<double>(minOf(to)))
+      return intResult(minOf(to));
+    if (t >= std::ldexp(1.0, static_cast<int>(bitsOf(to)) - 1))
+      return intResult(maxOf(to));
+    return intResult(static_cast<int64_t>(t));
+  }
+  if (isFloat(to)) {
+    // C's int -> float conversion (round to nearest) in the target type.
+    if (to == DType::F32)
+      return floatResult(static_cast<float>(v.i));
+    return floatResult(roundToType(to, static_cast<double>(v.i)));
+  }
+  if (to == DType::I1)
+    return intResult(v.i != 0 ? 1 : 0);
+  return intResult(wrap(to, static_cast<uint64_t>(v.i)));
+}
+
+bool applyScalarOp(const Op &op, const DType *argTypes, const Scalar *args,
+                   DType resultType, Scalar &out, std::string &error) {
+  DType t = argTypes[0];
+  Scalar a = args[0];
+  Scalar b = op.operands.size() > 1 ? args[1] : Scalar();
+  uint64_t ua = static_cast<uint64_t>(a.i), ub = static_cast<uint64_t>(b.i);
+  bool fl = isFloat(t);
+  switch (op.kind) {
+  case OpKind::Add:
+    out = fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return x + y; }))
+             : intResult(wrap(t, ua + ub));
+    return true;
+  case OpKind::Sub:
+    out = fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return x - y; }))
+             : intResult(wrap(t, ua - ub));
+    return true;
+  case OpKind::Mul:
+    out = fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return x * y; }))
+             : intResult(wrap(t, ua * ub));
+    return true;
+  case OpKind::Div:
+  case OpKind::Rem:
+    if (fl) {
+      out = op.kind == OpKind::Div
+                ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return x / y; }))
+                : floatResult(inType(t, a.f, b.f,
+                                     [](auto x, auto y) { return std::fmod(x, y); }));
+      return true;
+    }
+    if (b.i == 0) {
+      error = std::string("integer division by zero in '") + opName(op.kind) +
+              "' at line " + std::to_string(op.loc.line) + ":" +
+              std::to_string(op.loc.col);
+      return false;
+    }
+    if (b.i == -1) // avoids the INT64_MIN / -1 trap; wraps like the hardware
+      out = intResult(op.kind == OpKind::Div ? wrap(t, 0 - ua) : 0);
+    else
+      out = intResult(op.kind == OpKind::Div ? a.i / b.i : a.i % b.i);
+    return true;
+  case OpKind::Max:
+    out = fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return fmaximum(x, y); }))
+             : intResult(a.i > b.i ? a.i : b.i);
+    return true;
+  case OpKind::Min:
+    out = fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return fminimum(x, y); }))
+             : intResult(a.i < b.i ? a.i : b.i);
+    return true;
+  case OpKind::Neg:
+    out = fl ? floatResult(-a.f) : intResult(wrap(t, 0 - ua));
+    return true;
+  case OpKind::Abs:
+    out = fl ? floatResult(std::fabs(a.f)) : intResult(a.i < 0 ? wrap(t, 0 - ua) : a.i);
+    return true;
+  case OpKind::Exp:
+    out = floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::exp(x); }));
+    return true;
+  case OpKind::Log:
+    out = floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::log(x); }));
+    return true;
+  case OpKind::Tanh:
+    out = floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::tanh(x); }));
+    return true;
+  case OpKind::Sqrt:
+    out = floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::sqrt(x); }));
+    return true;
+  case OpKind::Rsqrt:
+    out = floatResult(inType(t, a.f, 0, [](auto x, auto) {
+      return static_cast<decltype(x)>(1) / std::sqrt(x);
+    }));
+    return true;
+  case OpKind::Cmp:
+    out = intResult(compare(op.identAttr("pred"), t, a, b) ? 1 : 0);
+    return true;
+  case OpKind::Select:
+    out = a.i ? b : args[2];
+    return true;
+  case OpKind::Cast:
+    out = castScalar(a, t, resultType);
+    return true;
+  default:
+    error = std::string("'") + opName(op.kind) + "' is not a scalar op";
+    return false;
+  }
+}
+
+Scalar reduceInit(const std::string &kind, DType t) {
+  bool fl = isFloat(t);
+  double inf = std::numeric_limits<double>::infinity();
+  if (kind == "sum")
+    return fl ? floatResult(0.0) : intResult(0);
+  if (kind == "prod")
+    return fl ? floatResult(1.0) : intResult(1);
+  if (kind == "max")
+    return fl ? floatResult(-inf) : intResult(minOf(t));
+  return fl ? floatResult(inf) : intResult(maxOf(t)); // min
+}
+
+Scalar reduceStep(const std::string &kind, DType t, Scalar acc, Scalar x) {
+  bool fl = isFloat(t);
+  uint64_t ua = static_cast<uint64_t>(acc.i), ux = static_cast<uint64_t>(x.i);
+  if (kind == "sum")
+    return fl ? floatResult(inType(t, acc.f, x.f, [](auto p, auto q) { return p + q; }))
+              : intResult(wrap(t, ua + ux));
+  if (kind == "prod")
+    return fl ? floatResult(inType(t, acc.f, x.f, [](auto p, auto q) { return p * q; }))
+              : intResult(wrap(t, ua * ux));
+  if (kind == "max")
+    return fl ? floatResult(inType(t, acc.f, x.f, [](auto p, auto q) { return fmaximum(p, q); }))
+              : intResult(acc.i > x.i ? acc.i : x.i);
+  return fl ? floatResult(inType(t, acc.f, x.f, [](auto p, auto q) { return fminimum(p, q); }))
+            : intResult(acc.i < x.i ? acc.i : x.i);
+}
+
+Scalar multiplyAdd(DType t, Scalar acc, Scalar a, Scalar b) {
+  if (isFloat(t)) {
+    double prod = inType(t, a.f, b.f, [](auto x, auto y) { return x * y; });
+    return floatResult(inType(t, acc.f, prod, [](auto x, auto y) { return x + y; }));
+  }
+  uint64_t p = static_cast<uint64_t>(a.i) * static_cast<uint64_t>(b.i);
+  return intResult(wrap(t, static_cast<uint64_t>(acc.i) + static_cast<uint64_t>(wrap(t, p))));
+}
+
+} // namespace graft

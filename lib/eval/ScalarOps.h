@@ -1,0 +1,43 @@
+// Scalar semantics of the reference evaluator: one element at a time,
+// computed in the element type exactly as C would (f32 math in float, integer
+// math wrapping in its width). Internal to lib/eval; the rules are listed in
+// docs/graph-format.md ("Semantics").
+#pragma once
+
+#include "ir/IR.h"
+
+#include <string>
+
+namespace graft {
+
+// One element in a wide, exact form: integers sign-extended to 64 bits (i1 is
+// 0 or 1), floats as a double holding a value representable in the type.
+struct Scalar {
+  int64_t i = 0;
+  double f = 0;
+};
+
+Scalar loadScalar(DType t, const uint8_t *p);
+void storeScalar(DType t, uint8_t *p, Scalar s);
+
+// Rounds |v| to the nearest value of float type |t| (once: no double
+// rounding on the way to f16 / bf16).
+double roundToType(DType t, double v);
+
+// Applies scalar op |op| (Add..Cast) to |args| (operand types |argType|,
+// result type |resultType|). False with |error| set for integer division by
+// zero, the one case C leaves undefined that an input can trigger.
+bool applyScalarOp(const Op &op, const DType *argTypes, const Scalar *args,
+                   DType resultType, Scalar &out, std::string &error);
+
+// Converts between any two element types (see docs for the rules).
+Scalar castScalar(Scalar v, DType from, DType to);
+
+// reduce: identity of |kind| (sum, prod, max, min) and one step of it.
+Scalar reduceInit(const std::string &kind, DType t);
+Scalar reduceStep(const std::string &kind, DType t, Scalar acc, Scalar x);
+
+// Matmul's inner step acc + a * b (separate multiply and add, no fma).
+Scalar multiplyAdd(DType t, Scalar acc, Scalar a, Scalar b);
+
+} // namespace graft

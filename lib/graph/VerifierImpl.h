@@ -1,0 +1,35 @@
+// Shared helpers of the verifier (Verifier.cpp: functions, bodies, scalar
+// ops; VerifyTensorOps.cpp: tensor ops). Internal to lib/graph.
+#pragma once
+
+#include "ir/IR.h"
+#include "support/Diagnostics.h"
+
+#include <string>
+
+namespace graft {
+
+struct VerifyContext {
+  DiagEngine &diag;
+  bool ok = true;
+  void error(SourceLoc loc, const std::string &msg) {
+    diag.error(loc, msg);
+    ok = false;
+  }
+};
+
+// "'%lhs'" (or "operand N" for unnamed values).
+std::string valueRef(const Value *v);
+std::string dimStr(int64_t d); // "?" or the number
+bool dimsCompatible(int64_t a, int64_t b);
+// The more static of two compatible sizes.
+int64_t mergeDims(int64_t a, int64_t b);
+// Same tensor-ness, element type and rank, every dim compatible.
+bool typesCompatible(const Type &a, const Type &b);
+// Reports unknown attribute names; |allowed| is null-terminated.
+bool checkAttrNames(const Op &op, const char *const *allowed, VerifyContext &cx);
+
+// Per-op rules for tensor ops (Constant..Reduce). False if reported.
+bool verifyTensorOp(const Op &op, VerifyContext &cx);
+
+} // namespace graft

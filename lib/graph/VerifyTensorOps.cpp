@@ -1,0 +1,393 @@
+// Verifier rules of the tensor ops: operand kinds and ranks, static shape
+// agreement, attributes, and that the declared result type matches what the
+// operands imply ('?' in the result is always allowed; a static result size
+// must agree with any static size the operands give).
+#include "graph/VerifierImpl.h"
+
+#include <algorithm>
+
+namespace graft {
+
+namespace {
+
+class TensorOpVerifier {
+public:
+  TensorOpVerifier(const Op &op, VerifyContext &cx)
+      : op_(op), cx_(cx), name_(opName(op.kind)) {}
+
+  bool run();
+
+private:
+  bool fail(const std::string &msg) {
+    cx_.error(op_.loc, msg);
+    return false;
+  }
+  const Type &operandType(size_t i) const { return op_.operands[i]->type; }
+  const Type &resultType() const { return op_.result()->type; }
+
+  bool operandCount(size_t n) {
+    if (op_.operands.size() == n)
+      return true;
+    return fail("'" + name_ + "' expects " + std::to_string(n) + " operands, found " +
+                std::to_string(op_.operands.size()));
+  }
+  // Operand |i| must be a tensor (of rank |rank| unless -1).
+  bool tensorOperand(size_t i, const char *role, int rank = -1) {
+    const Type &t = operandType(i);
+    if (!t.tensor)
+      return fail("'" + name_ + "' " + role + " " + valueRef(op_.operands[i]) +
+                  " must be a tensor, found " + t.str());
+    if (rank >= 0 && t.rank() != static_cast<unsigned>(rank))
+      return fail("'" + name_ + "' " + role + " " + valueRef(op_.operands[i]) +
+                  " must have rank " + std::to_string(rank) + ", found " + t.str());
+    return true;
+  }
+  bool indexOperands(size_t from) {
+    for (size_t i = from; i < op_.operands.size(); ++i)
+      if (operandType(i) != Type::scalar(DType::Index))
+        return fail("'" + name_ + "' size operand " + valueRef(op_.operands[i]) +
+                    " must be index, found " + operandType(i).str());
+    return true;
+  }
+  bool sameElem(size_t i, DType elem, const char *role) {
+    if (operandType(i).elem == elem)
+      return true;
+    return fail("'" + name_ + "' " + role + " " + valueRef(op_.operands[i]) +
+                " has element type " + dtypeName(operandType(i).elem) +
+                ", expected " + dtypeName(elem));
+  }
+  // The declared result must be compatible with |expected|.
+  bool result(const Type &expected) {
+    if (typesCompatible(resultType(), expected))
+      return true;
+    return fail("'" + name_ + "' result type " + resultType().str() +
+                " does not match its operands: expected " + expected.str());
+  }
+  bool resultIsTensor() {
+    if (resultType().tensor)
+      return true;
+    return fail("'" + name_ + "' result must be a tensor, found " +
+                resultType().str());
+  }
+  // Number of '?' in |t|'s dims.
+  static size_t dynamicCount(const Type &t) {
+    return static_cast<size_t>(std::count(t.dims.begin(), t.dims.end(), kDynamic));
+  }
+  bool sizeOperandCount(size_t expected, size_t from, const std::string &why) {
+    size_t found = op_.operands.size() - from;
+    if (found == expected)
+      return true;
+    return fail("'" + name_ + "' to " + resultType().str() + " needs " +
+                std::to_string(expected) + " index operands (" + why + "), found " +
+                std::to_string(found));
+  }
+  const Attr *requireAttr(const char *name, Attr::Kind kind, const char *what) {
+    const Attr *a = op_.attr(name);
+    if (!a) {
+      fail("'" + name_ + "' needs attribute '" + name + "' (" + what + ")");
+      return nullptr;
+    }
+    if (a->kind != kind) {
+      cx_.error(a->loc, "attribute '" + std::string(name) + "' of '" + name_ +
+                            "' must be " + what + ", found " + a->str());
+      cx_.ok = false;
+      return nullptr;
+    }
+    return a;
+  }
+
+  bool constant();
+  bool empty();
+  bool fill();
+  bool dim();
+  bool matmul(bool batched);
+  bool map();
+  bool broadcast();
+  bool transpose();
+  bool reshape();
+  bool reduce();
+
+  const Op &op_;
+  VerifyContext &cx_;
+  std::string name_;
+};
+
+bool TensorOpVerifier::run() {
+  switch (op_.kind) {
+  case OpKind::Constant: return constant();
+  case OpKind::Empty: return empty();
+  case OpKind::Fill: return fill();
+  case OpKind::Dim: return dim();
+  case OpKind::Matmul: return matmul(false);
+  case OpKind::BatchMatmul: return matmul(true);
+  case OpKind::Map: return map();
+  case OpKind::Broadcast: return broadcast();
+  case OpKind::Transpose: return transpose();
+  case OpKind::Reshape: return reshape();
+  case OpKind::Reduce: return reduce();
+  default: return true; // KernelCall: checked by the spec rewriter
+  }
+}
+
+bool TensorOpVerifier::constant() {
+  static const char *const kNone[] = {nullptr};
+  if (!checkAttrNames(op_, kNone, cx_) || !operandCount(0))
+    return false;
+  if (resultType().tensor && !resultType().hasStaticShape())
+    return fail("constant type must have a static shape, found " +
+                resultType().str());
+  return true;
+}
+
+bool TensorOpVerifier::empty() {
+  static const char *const kNone[] = {nullptr};
+  if (!checkAttrNames(op_, kNone, cx_) || !resultIsTensor())
+    return false;
+  return sizeOperandCount(dynamicCount(resultType()), 0, "one per '?'") &&
+         indexOperands(0);
+}
+
+bool TensorOpVerifier::fill() {
+  static const char *const kNone[] = {nullptr};
+  if (!checkAttrNames(op_, kNone, cx_) || !operandCount(2))
+    return false;
+  const Type &value = operandType(0);
+  if (value.tensor)
+    return fail("'fill' value " + valueRef(op_.operands[0]) +
+                " must be a scalar, found " + value.str());
+  if (!tensorOperand(1, "shape source") || !sameElem(1, value.elem, "shape source"))
+    return false;
+  return result(Type::tensorOf(value.elem, operandType(1).dims));
+}
+
+bool TensorOpVerifier::dim() {
+  static const char *const kAllowed[] = {"axis", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || !operandCount(1) ||
+      !tensorOperand(0, "operand"))
+    return false;
+  const Attr *axis = requireAttr("axis", Attr::Kind::Int, "an integer");
+  if (!axis)
+    return false;
+  unsigned rank = operandType(0).rank();
+  if (axis->i < 0 || axis->i >= static_cast<int64_t>(rank)) {
+    cx_.error(axis->loc, "axis " + std::to_string(axis->i) + " is out of range for " +
+                             operandType(0).str() + " (rank " +
+                             std::to_string(rank) + ")");
+    return false;
+  }
+  if (resultType() != Type::scalar(DType::Index))
+    return fail("'dim' result must be index, found " + resultType().str());
+  return true;
+}
+
+// lhs [B]xMxK, rhs [B]xKxN, acc [B]xMxN.
+bool TensorOpVerifier::matmul(bool batched) {
+  static const char *const kNone[] = {nullptr};
+  int rank = batched ? 3 : 2;
+  if (!checkAttrNames(op_, kNone, cx_) || !operandCount(3) ||
+      !tensorOperand(0, "lhs", rank) || !tensorOperand(1, "rhs", rank) ||
+      !tensorOperand(2, "accumulator", rank))
+    return false;
+  DType elem = operandType(0).elem;
+  if (!sameElem(1, elem, "rhs") || !sameElem(2, elem, "accumulator"))
+    return false;
+  if (elem == DType::I1)
+    return fail("'" + name_ + "' does not support i1 elements");
+  const std::vector<int64_t> &a = operandType(0).dims, &b = operandType(1).dims,
+                             &c = operandType(2).dims;
+  size_t o = batched ? 1 : 0;
+  // "matmul inner dimensions differ: lhs has K = 3, rhs has K = 4"
+  auto check = [&](const char *what, const char *letter, const char *x,
+                   int64_t xv, const char *y, int64_t yv) {
+    if (dimsCompatible(xv, yv))
+      return true;
+    return fail(name_ + " " + what + " differ: " + x + " has " + letter + " = " +
+                std::to_string(xv) + ", " + y + " has " + letter + " = " +
+                std::to_string(yv));
+  };
+  if (batched && (!check("batch dimensions", "B", "lhs", a[0], "rhs", b[0]) ||
+                  !check("batch dimensions", "B", "lhs", a[0], "accumulator", c[0]) ||
+                  !check("batch dimensions", "B", "rhs", b[0], "accumulator", c[0])))
+    return false;
+  if (!check("inner dimensions", "K", "lhs", a[o + 1], "rhs", b[o]) ||
+      !check("row counts", "M", "lhs", a[o], "accumulator", c[o]) ||
+      !check("column counts", "N", "rhs", b[o + 1], "accumulator", c[o + 1]))
+    return false;
+  std::vector<int64_t> expected;
+  if (batched)
+    expected.push_back(mergeDims(mergeDims(a[0], b[0]), c[0]));
+  expected.push_back(mergeDims(a[o], c[o]));
+  expected.push_back(mergeDims(b[o + 1], c[o + 1]));
+  return result(Type::tensorOf(elem, expected));
+}
+
+// Operand shapes and the result; the body is checked by verifyRegion.
+bool TensorOpVerifier::map() {
+  static const char *const kNone[] = {nullptr};
+  if (!checkAttrNames(op_, kNone, cx_))
+    return false;
+  if (op_.operands.empty())
+    return fail("'map' needs at least one tensor operand");
+  for (size_t i = 0; i < op_.operands.size(); ++i)
+    if (!tensorOperand(i, "operand"))
+      return false;
+  std::vector<int64_t> shape = operandType(0).dims;
+  for (size_t i = 1; i < op_.operands.size(); ++i) {
+    const Type &t = operandType(i);
+    bool same = t.rank() == shape.size();
+    for (size_t d = 0; same && d < shape.size(); ++d)
+      same = dimsCompatible(shape[d], t.dims[d]);
+    if (!same)
+      return fail("'map' operands have different shapes: " +
+                  valueRef(op_.operands[0]) + " is " + operandType(0).str() + ", " +
+                  valueRef(op_.operands[i]) + " is " + t.str());
+    for (size_t d = 0; d < shape.size(); ++d)
+      shape[d] = mergeDims(shape[d], t.dims[d]);
+  }
+  // The element type comes from the body's yield, checked there.
+  return result(Type::tensorOf(resultType().elem, shape));
+}
+
+bool TensorOpVerifier::broadcast() {
+  static const char *const kAllowed[] = {"dims", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || op_.operands.empty() ||
+      !tensorOperand(0, "input") || !resultIsTensor())
+    return op_.operands.empty() ? fail("'broadcast' needs an input tensor") : false;
+  const Attr *dims = requireAttr("dims", Attr::Kind::IntList, "an integer list");
+  if (!dims)
+    return false;
+  const Type &in = operandType(0), &out = resultType();
+  if (dims->list.size() != in.rank()) {
+    cx_.error(dims->loc, "'broadcast' dims has " + std::to_string(dims->list.size()) +
+                             " entries, expected " + std::to_string(in.rank()) +
+                             " (one per input dimension)");
+    return false;
+  }
+  for (size_t i = 0; i < dims->list.size(); ++i) {
+    int64_t d = dims->list[i];
+    if (d < 0 || d >= static_cast<int64_t>(out.rank()) ||
+        (i > 0 && d <= dims->list[i - 1])) {
+      cx_.error(dims->loc, "'broadcast' dims must be increasing and less than the "
+                           "result rank " + std::to_string(out.rank()) + ", found " +
+                               dims->str());
+      return false;
+    }
+  }
+  if (out.elem != in.elem)
+    return fail("'broadcast' result element type " + std::string(dtypeName(out.elem)) +
+                " differs from the input's " + dtypeName(in.elem));
+  size_t unmappedDynamic = 0;
+  for (size_t j = 0; j < out.rank(); ++j) {
+    auto it = std::find(dims->list.begin(), dims->list.end(), static_cast<int64_t>(j));
+    if (it == dims->list.end()) {
+      unmappedDynamic += out.dims[j] == kDynamic;
+      continue;
+    }
+    size_t i = static_cast<size_t>(it - dims->list.begin());
+    if (!dimsCompatible(in.dims[i], out.dims[j]))
+      return fail("'broadcast' input dimension " + std::to_string(i) + " has size " +
+                  dimStr(in.dims[i]) + ", result dimension " + std::to_string(j) +
+                  " has size " + dimStr(out.dims[j]));
+  }
+  return sizeOperandCount(unmappedDynamic, 1,
+                          "one per '?' result dimension not in dims") &&
+         indexOperands(1);
+}
+
+bool TensorOpVerifier::transpose() {
+  static const char *const kAllowed[] = {"perm", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || !operandCount(1) ||
+      !tensorOperand(0, "input") || !resultIsTensor())
+    return false;
+  const Attr *perm = requireAttr("perm", Attr::Kind::IntList, "an integer list");
+  if (!perm)
+    return false;
+  const Type &in = operandType(0);
+  std::vector<int64_t> sorted = perm->list;
+  std::sort(sorted.begin(), sorted.end());
+  bool isPerm = sorted.size() == in.rank();
+  for (size_t i = 0; isPerm && i < sorted.size(); ++i)
+    isPerm = sorted[i] == static_cast<int64_t>(i);
+  if (!isPerm) {
+    cx_.error(perm->loc, "'transpose' perm " + perm->str() +
+                             " is not a permutation of 0.." +
+                             std::to_string(static_cast<int64_t>(in.rank()) - 1) +
+                             " (input " + in.str() + ")");
+    return false;
+  }
+  std::vector<int64_t> expected;
+  for (int64_t p : perm->list)
+    expected.push_back(in.dims[static_cast<size_t>(p)]);
+  return result(Type::tensorOf(in.elem, expected));
+}
+
+bool TensorOpVerifier::reshape() {
+  static const char *const kNone[] = {nullptr};
+  if (!checkAttrNames(op_, kNone, cx_) || op_.operands.empty())
+    return op_.operands.empty() ? fail("'reshape' needs an input tensor") : false;
+  if (!tensorOperand(0, "input") || !resultIsTensor())
+    return false;
+  const Type &in = operandType(0), &out = resultType();
+  if (out.elem != in.elem)
+    return fail("'reshape' result element type " + std::string(dtypeName(out.elem)) +
+                " differs from the input's " + dtypeName(in.elem));
+  if (in.hasStaticShape() && out.hasStaticShape()) {
+    // Dims are < 2^32 and rank <= 8, but products can still overflow:
+    // compare in long double, exact enough to tell unequal counts apart
+    // for any realistic size, and never UB.
+    long double a = 1, b = 1;
+    for (int64_t d : in.dims)
+      a *= static_cast<long double>(d);
+    for (int64_t d : out.dims)
+      b *= static_cast<long double>(d);
+    if (a != b)
+      return fail("'reshape' changes the element count: " + in.str() + " has " +
+                  std::to_string(static_cast<unsigned long long>(a)) + " elements, " +
+                  out.str() + " has " +
+                  std::to_string(static_cast<unsigned long long>(b)));
+  }
+  return sizeOperandCount(dynamicCount(out), 1, "one per '?'") && indexOperands(1);
+}
+
+bool TensorOpVerifier::reduce() {
+  static const char *const kAllowed[] = {"dims", "kind", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || !operandCount(1) ||
+      !tensorOperand(0, "input") || !resultIsTensor())
+    return false;
+  const Attr *dims = requireAttr("dims", Attr::Kind::IntList, "an integer list");
+  const Attr *kind = requireAttr("kind", Attr::Kind::Ident, "sum, max, min or prod");
+  if (!dims || !kind)
+    return false;
+  const Type &in = operandType(0);
+  if (kind->s != "sum" && kind->s != "max" && kind->s != "min" && kind->s != "prod") {
+    cx_.error(kind->loc, "unknown reduce kind '" + kind->s +
+                             "', expected sum, max, min or prod");
+    return false;
+  }
+  if (in.elem == DType::I1)
+    return fail("'reduce' does not support i1 elements");
+  bool valid = !dims->list.empty();
+  for (size_t i = 0; valid && i < dims->list.size(); ++i)
+    valid = dims->list[i] >= 0 && dims->list[i] < static_cast<int64_t>(in.rank()) &&
+            (i == 0 || dims->list[i] > dims->list[i - 1]);
+  if (!valid) {
+    cx_.error(dims->loc, "'reduce' dims must be non-empty, increasing and less than "
+                         "the input rank " + std::to_string(in.rank()) + ", found " +
+                             dims->str());
+    return false;
+  }
+  std::vector<int64_t> expected;
+  for (size_t d = 0; d < in.rank(); ++d)
+    if (std::find(dims->list.begin(), dims->list.end(), static_cast<int64_t>(d)) ==
+        dims->list.end())
+      expected.push_back(in.dims[d]);
+  return result(Type::tensorOf(in.elem, expected));
+}
+
+} // namespace
+
+bool verifyTensorOp(const Op &op, VerifyContext &cx) {
+  return TensorOpVerifier(op, cx).run();
+}
+
+} // namespace graft

@@ -1,0 +1,239 @@
+// Builds the builtins object (memcpy & co., see Builtins.h) from LLVM IR.
+//
+// The IR is written by hand rather than compiled from C so that no compiler
+// or libc headers are needed at graft's run time. Every function carries
+// "no-builtins": without it LLVM may recognise the copy loop as a memcpy
+// idiom and turn memcpy into a call to itself.
+#include "link/Builtins.h"
+
+#include <cassert>
+
+#include "link/TargetMachine.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace graft {
+
+// All three targets are 64-bit, so size_t is i64. Copies move 8 bytes at a
+// time with align-1 accesses (legal everywhere; the backend splits them where
+// unaligned access is slow) and finish byte by byte.
+static const char kBuiltinsIR[] = R"IR(
+define weak hidden ptr @memcpy(ptr %d, ptr %s, i64 %n) #0 {
+entry:
+  br label %wide
+wide:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %wide.body ]
+  %rem = sub i64 %n, %i
+  %big = icmp uge i64 %rem, 8
+  br i1 %big, label %wide.body, label %tail
+wide.body:
+  %sp = getelementptr i8, ptr %s, i64 %i
+  %dp = getelementptr i8, ptr %d, i64 %i
+  %v = load i64, ptr %sp, align 1
+  store i64 %v, ptr %dp, align 1
+  %i.next = add i64 %i, 8
+  br label %wide
+tail:
+  %j = phi i64 [ %i, %wide ], [ %j.next, %tail.body ]
+  %more = icmp ult i64 %j, %n
+  br i1 %more, label %tail.body, label %done
+tail.body:
+  %sb = getelementptr i8, ptr %s, i64 %j
+  %db = getelementptr i8, ptr %d, i64 %j
+  %b = load i8, ptr %sb, align 1
+  store i8 %b, ptr %db, align 1
+  %j.next = add i64 %j, 1
+  br label %tail
+done:
+  ret ptr %d
+}
+
+; Forward when the destination starts before the source or past its end
+; (each 8-byte chunk is loaded before it is stored, so a forward copy into a
+; lower address never overwrites bytes it has yet to read); backward
+; otherwise.
+define weak hidden ptr @memmove(ptr %d, ptr %s, i64 %n) #0 {
+entry:
+  %di = ptrtoint ptr %d to i64
+  %si = ptrtoint ptr %s to i64
+  %dist = sub i64 %di, %si
+  %fwd = icmp uge i64 %dist, %n
+  br i1 %fwd, label %wide, label %back.wide
+wide:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %wide.body ]
+  %rem = sub i64 %n, %i
+  %big = icmp uge i64 %rem, 8
+  br i1 %big, label %wide.body, label %tail
+wide.body:
+  %sp = getelementptr i8, ptr %s, i64 %i
+  %dp = getelementptr i8, ptr %d, i64 %i
+  %v = load i64, ptr %sp, align 1
+  store i64 %v, ptr %dp, align 1
+  %i.next = add i64 %i, 8
+  br label %wide
+tail:
+  %j = phi i64 [ %i, %wide ], [ %j.next, %tail.body ]
+  %more = icmp ult i64 %j, %n
+  br i1 %more, label %tail.body, label %done
+tail.body:
+  %sb = getelementptr i8, ptr %s, i64 %j
+  %db = getelementptr i8, ptr %d, i64 %j
+  %b = load i8, ptr %sb, align 1
+  store i8 %b, ptr %db, align 1
+  %j.next = add i64 %j, 1
+  br label %tail
+back.wide:
+  %k = phi i64 [ %n, %entry ], [ %k.next, %back.wide.body ]
+  %kbig = icmp uge i64 %k, 8
+  br i1 %kbig, label %back.wide.body, label %back.tail
+back.wide.body:
+  %k.next = sub i64 %k, 8
+  %bsp = getelementptr i8, ptr %s, i64 %k.next
+  %bdp = getelementptr i8, ptr %d, i64 %k.next
+  %bv = load i64, ptr %bsp, align 1
+  store i64 %bv, ptr %bdp, align 1
+  br label %back.wide
+back.tail:
+  %m = phi i64 [ %k, %back.wide ], [ %m.next, %back.tail.body ]
+  %mmore = icmp ne i64 %m, 0
+  br i1 %mmore, label %back.tail.body, label %done
+back.tail.body:
+  %m.next = sub i64 %m, 1
+  %bsb = getelementptr i8, ptr %s, i64 %m.next
+  %bdb = getelementptr i8, ptr %d, i64 %m.next
+  %bb = load i8, ptr %bsb, align 1
+  store i8 %bb, ptr %bdb, align 1
+  br label %back.tail
+done:
+  ret ptr %d
+}
+
+define weak hidden ptr @memset(ptr %d, i32 %c, i64 %n) #0 {
+entry:
+  %c8 = trunc i32 %c to i8
+  %c64 = zext i8 %c8 to i64
+  %splat = mul i64 %c64, 72340172838076673
+  br label %wide
+wide:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %wide.body ]
+  %rem = sub i64 %n, %i
+  %big = icmp uge i64 %rem, 8
+  br i1 %big, label %wide.body, label %tail
+wide.body:
+  %dp = getelementptr i8, ptr %d, i64 %i
+  store i64 %splat, ptr %dp, align 1
+  %i.next = add i64 %i, 8
+  br label %wide
+tail:
+  %j = phi i64 [ %i, %wide ], [ %j.next, %tail.body ]
+  %more = icmp ult i64 %j, %n
+  br i1 %more, label %tail.body, label %done
+tail.body:
+  %db = getelementptr i8, ptr %d, i64 %j
+  store i8 %c8, ptr %db, align 1
+  %j.next = add i64 %j, 1
+  br label %tail
+done:
+  ret ptr %d
+}
+
+; Bytes compare as unsigned char, as C requires.
+define weak hidden i32 @memcmp(ptr %a, ptr %b, i64 %n) #0 {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %same ]
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %body, label %equal
+body:
+  %ap = getelementptr i8, ptr %a, i64 %i
+  %bp = getelementptr i8, ptr %b, i64 %i
+  %av = load i8, ptr %ap, align 1
+  %bv = load i8, ptr %bp, align 1
+  %eq = icmp eq i8 %av, %bv
+  br i1 %eq, label %same, label %differ
+same:
+  %i.next = add i64 %i, 1
+  br label %loop
+differ:
+  %a32 = zext i8 %av to i32
+  %b32 = zext i8 %bv to i32
+  %diff = sub i32 %a32, %b32
+  ret i32 %diff
+equal:
+  ret i32 0
+}
+
+define weak hidden i32 @bcmp(ptr %a, ptr %b, i64 %n) #0 {
+entry:
+  %r = call i32 @memcmp(ptr %a, ptr %b, i64 %n)
+  ret i32 %r
+}
+
+attributes #0 = { nounwind "no-builtins" }
+)IR";
+
+const char *builtinsIR() { return kBuiltinsIR; }
+
+bool emitBuiltinsObject(const TargetInfo &target, const std::string &path,
+                        DiagEngine &diag) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(target, error);
+  if (!tm) {
+    diag.error(path, error);
+    return false;
+  }
+
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic parseError;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(kBuiltinsIR, parseError, context);
+  // The IR is part of graft: failing to parse or verify it is a graft bug.
+  assert(module && "builtins IR does not parse");
+  if (!module) {
+    diag.error(path, "internal error: builtins IR does not parse: " +
+                         parseError.getMessage().str());
+    return false;
+  }
+  module->setModuleIdentifier("graft-builtins");
+  module->setSourceFileName("graft-builtins");
+  module->setTargetTriple(target.triple);
+  module->setDataLayout(tm->createDataLayout());
+  std::string verifyText;
+  llvm::raw_string_ostream verifyOS(verifyText);
+  if (llvm::verifyModule(*module, &verifyOS)) {
+    diag.error(path, "internal error: builtins IR is invalid: " + verifyText);
+    return false;
+  }
+
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    diag.error(path, "cannot open for writing: " + ec.message());
+    return false;
+  }
+  llvm::legacy::PassManager passes;
+  if (tm->addPassesToEmitFile(passes, out, nullptr,
+                              llvm::CodeGenFileType::ObjectFile)) {
+    diag.error(path,
+               std::string("internal error: LLVM cannot emit objects for ") +
+                   target.name);
+    return false;
+  }
+  passes.run(*module);
+  out.close();
+  if (out.has_error()) {
+    diag.error(path, "cannot write: " + out.error().message());
+    out.clear_error();
+    return false;
+  }
+  return true;
+}
+
+} // namespace graft

@@ -1,0 +1,290 @@
+// See KernelCompiler.h. Clang runs as a separate process (the clang driver is
+// not a library we can call safely in-process); everything else uses LLVM's
+// bitcode reader and object file library.
+#include "spec/KernelCompiler.h"
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/Program.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <cstdlib>
+
+#ifndef GRAFT_CLANG_PATH
+#define GRAFT_CLANG_PATH "clang-19"
+#endif
+#ifndef GRAFT_SOURCE_INCLUDE_DIR
+#define GRAFT_SOURCE_INCLUDE_DIR ""
+#endif
+
+namespace graft {
+
+namespace {
+
+std::string clangPath() {
+  if (const char *env = std::getenv("GRAFT_CLANG"); env && *env)
+    return env;
+  return GRAFT_CLANG_PATH;
+}
+
+std::string archName(uint16_t machine) {
+  for (const TargetInfo *t : allTargets())
+    if (t->elfMachine == machine)
+      return t->name;
+  return "e_machine " + std::to_string(machine);
+}
+
+std::string describeKind(KernelSource::Kind k) {
+  switch (k) {
+  case KernelSource::Kind::CSource: return "source";
+  case KernelSource::Kind::Object: return "object";
+  case KernelSource::Kind::Bitcode: return "bitcode";
+  }
+  return "kernel";
+}
+
+bool readFile(const std::string &path, std::vector<char> &out, std::string &err) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf) {
+    err = buf.getError().message();
+    return false;
+  }
+  out.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
+  return true;
+}
+
+// Parameters a `call` kernel receives for |rule|'s arguments (memrefs expand
+// to base, aligned base, offset, sizes and strides).
+unsigned expectedParamCount(const Rule &rule) {
+  unsigned n = 0;
+  for (const KernelArg &a : rule.args) {
+    if (a.kind != KernelArg::Kind::Memref) {
+      ++n;
+      continue;
+    }
+    const Type &t = a.input >= 0 ? rule.pattern->args[a.input]->type
+                                 : rule.pattern->resultTypes[a.output];
+    n += 3 + 2 * t.rank();
+  }
+  return n;
+}
+
+bool checkBitcode(const CompiledKernel &k, const std::string &symbol,
+                  const TargetInfo &target, const std::string &display,
+                  DiagEngine &diag, const Rule *rule) {
+  llvm::LLVMContext ctx;
+  llvm::MemoryBufferRef ref(llvm::StringRef(k.bytes.data(), k.bytes.size()), display);
+  auto mod = llvm::parseBitcodeFile(ref, ctx);
+  if (!mod) {
+    diag.error(display, "not a valid LLVM bitcode file: " +
+                            llvm::toString(mod.takeError()));
+    return false;
+  }
+  llvm::Triple have((*mod)->getTargetTriple());
+  llvm::Triple want(target.triple);
+  if (have.getArch() != want.getArch()) {
+    diag.error(display, "bitcode is for " + std::string(have.getArchName()) +
+                            " (triple '" + have.str() + "'), expected target " +
+                            target.name);
+    return false;
+  }
+  bool ok = true;
+  for (const llvm::GlobalVariable &g : (*mod)->globals()) {
+    if (g.isThreadLocal()) {
+      diag.error(display, "thread-local variable '" + g.getName().str() +
+                              "' is not supported in kernels (graft slices have no "
+                              "TLS)");
+      ok = false;
+    }
+  }
+  const llvm::Function *fn = (*mod)->getFunction(symbol);
+  if (!fn || fn->isDeclaration()) {
+    diag.error(display, "does not define kernel symbol '" + symbol + "' (target " +
+                            target.name + ")");
+    return false;
+  }
+  if (!rule)
+    return ok;
+  // The C signature is all scalars and pointers, so parameters map 1:1 to
+  // what graft passes; a wrong count is a spec/kernel disagreement.
+  unsigned want_params = rule->form == Rule::Form::Call ? expectedParamCount(*rule) : 2;
+  if (fn->arg_size() != want_params) {
+    diag.error(display, "kernel '" + symbol + "' takes " + std::to_string(fn->arg_size()) +
+                            " parameter(s), but rule '" + rule->name + "' passes " +
+                            std::to_string(want_params) +
+                            (rule->form == Rule::Form::Call
+                                 ? " (memref arguments expand to 3 + 2*rank)"
+                                 : " (dispatch state, workgroup state)"));
+    ok = false;
+  }
+  bool wantsInt = rule->form == Rule::Form::Dispatch || rule->returnsStatus;
+  llvm::Type *ret = fn->getReturnType();
+  if (wantsInt ? !ret->isIntegerTy(32) : !ret->isVoidTy()) {
+    diag.error(display, "kernel '" + symbol + "' must return " +
+                            std::string(wantsInt ? "int" : "void") + " (rule '" +
+                            rule->name + "' says returns: " +
+                            (rule->returnsStatus ? "status" : "void") + ")");
+    ok = false;
+  }
+  return ok;
+}
+
+bool checkObject(const CompiledKernel &k, const std::string &symbol,
+                 const TargetInfo &target, const std::string &display, DiagEngine &diag) {
+  llvm::MemoryBufferRef ref(llvm::StringRef(k.bytes.data(), k.bytes.size()), display);
+  auto obj = llvm::object::ObjectFile::createObjectFile(ref);
+  if (!obj) {
+    diag.error(display, "not an object file: " + llvm::toString(obj.takeError()));
+    return false;
+  }
+  auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(obj->get());
+  if (!elf) {
+    diag.error(display, "not an ELF object file; kernels must be ELF relocatable "
+                        "objects");
+    return false;
+  }
+  uint16_t machine = elf->getEMachine();
+  if (machine != target.elfMachine || !elf->is64Bit()) {
+    diag.error(display, "object is for " + archName(machine) + ", expected target " +
+                            target.name);
+    return false;
+  }
+  bool ok = true, found = false;
+  for (const llvm::object::ELFSymbolRef &sym : elf->symbols()) {
+    auto name = sym.getName();
+    auto flags = sym.getFlags();
+    if (!name || !flags) {
+      llvm::consumeError(name.takeError());
+      llvm::consumeError(flags.takeError());
+      continue;
+    }
+    if (sym.getELFType() == llvm::ELF::STT_TLS) {
+      diag.error(display, "thread-local symbol '" + name->str() +
+                              "' is not supported in kernels (graft slices have no TLS)");
+      ok = false;
+    }
+    if (*name == symbol && !(*flags & llvm::object::SymbolRef::SF_Undefined))
+      found = true;
+  }
+  if (!found) {
+    diag.error(display, "does not define kernel symbol '" + symbol + "' (target " +
+                            target.name + ")");
+    return false;
+  }
+  return ok;
+}
+
+} // namespace
+
+std::string graftIncludeDir() {
+  if (const char *env = std::getenv("GRAFT_INCLUDE_DIR"); env && *env)
+    return env;
+  static int anchor;
+  std::string exe = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
+  if (!exe.empty()) {
+    llvm::SmallString<256> dir(llvm::sys::path::parent_path(exe));
+    llvm::sys::path::append(dir, "..", "include");
+    llvm::SmallString<256> probe(dir);
+    llvm::sys::path::append(probe, "graft", "kernel.h");
+    if (llvm::sys::fs::exists(probe))
+      return std::string(dir);
+  }
+  return GRAFT_SOURCE_INCLUDE_DIR;
+}
+
+std::vector<std::string> kernelCompileCommand(const KernelSource &src,
+                                              const TargetInfo &target,
+                                              const std::string &outPath) {
+  std::vector<std::string> cmd = {clangPath(), std::string("--target=") + target.clangTriple};
+  cmd.insert(cmd.end(), target.clangFlags.begin(), target.clangFlags.end());
+  // Freestanding: no libc, no stack protector runtime, no unwinding; PIC for
+  // the ET_DYN slice; hidden so only graft's query symbol is exported.
+  for (const char *f : {"-ffreestanding", "-nostdlib", "-fno-stack-protector",
+                        "-fno-exceptions", "-fno-asynchronous-unwind-tables", "-fno-math-errno",
+                        "-fPIC",
+                        "-fvisibility=hidden", "-O2", "-emit-llvm", "-c"})
+    cmd.push_back(f);
+  cmd.push_back("-I" + graftIncludeDir());
+  cmd.insert(cmd.end(), src.flags.begin(), src.flags.end());
+  cmd.push_back(src.path);
+  cmd.push_back("-o");
+  cmd.push_back(outPath);
+  return cmd;
+}
+
+bool checkKernel(const CompiledKernel &kernel, const std::string &symbol,
+                 const TargetInfo &target, const std::string &display, DiagEngine &diag) {
+  if (kernel.kind == CompiledKernel::Bitcode)
+    return checkBitcode(kernel, symbol, target, display, diag, nullptr);
+  return checkObject(kernel, symbol, target, display, diag);
+}
+
+bool compileKernel(const Rule &rule, const KernelSource &src, const TargetInfo &target,
+                   const std::string &workDir, DiagEngine &diag, CompiledKernel &out) {
+  out = CompiledKernel();
+  std::string err;
+  auto context = [&] {
+    diag.note(src.loc, std::string("kernel ") + describeKind(src.kind) + " for target " +
+                           target.name + " of rule '" + rule.name + "'");
+  };
+  if (src.kind == KernelSource::Kind::CSource) {
+    if (auto ec = llvm::sys::fs::create_directories(workDir)) {
+      diag.error(workDir, "cannot create work directory: " + ec.message());
+      return false;
+    }
+    llvm::SmallString<256> bc(workDir);
+    llvm::sys::path::append(bc, rule.name + "." + target.name + ".bc");
+    llvm::SmallString<256> log(workDir);
+    llvm::sys::path::append(log, rule.name + "." + target.name + ".log");
+    std::vector<std::string> cmd = kernelCompileCommand(src, target, std::string(bc));
+    std::vector<llvm::StringRef> argv(cmd.begin(), cmd.end());
+    std::optional<llvm::StringRef> redirects[3] = {std::nullopt, std::nullopt,
+                                                   llvm::StringRef(log)};
+    std::string execErr;
+    int rc = llvm::sys::ExecuteAndWait(cmd[0], argv, std::nullopt, redirects, 0, 0,
+                                       &execErr);
+    std::vector<char> logText;
+    std::string ignored;
+    readFile(std::string(log), logText, ignored);
+    if (rc != 0) {
+      std::string msg = rc < 0 ? "cannot run " + cmd[0] + ": " + execErr
+                               : "clang failed to compile the kernel for target " +
+                                     std::string(target.name) + " (exit code " +
+                                     std::to_string(rc) + ")";
+      if (!logText.empty())
+        msg += "\n" + std::string(logText.begin(), logText.end());
+      while (!msg.empty() && msg.back() == '\n')
+        msg.pop_back();
+      diag.error(src.path, msg);
+      context();
+      return false;
+    }
+    out.kind = CompiledKernel::Bitcode;
+    out.path = std::string(bc);
+  } else {
+    out.kind = src.kind == KernelSource::Kind::Object ? CompiledKernel::Object
+                                                      : CompiledKernel::Bitcode;
+    out.path = src.path;
+  }
+  if (!readFile(out.path, out.bytes, err)) {
+    diag.error(out.path, "cannot read kernel: " + err);
+    context();
+    return false;
+  }
+  bool ok = out.kind == CompiledKernel::Bitcode
+                ? checkBitcode(out, rule.symbol, target, src.path, diag, &rule)
+                : checkObject(out, rule.symbol, target, src.path, diag);
+  if (!ok)
+    context();
+  return ok;
+}
+
+} // namespace graft

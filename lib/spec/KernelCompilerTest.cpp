@@ -1,0 +1,189 @@
+// Kernel compilation tests: C kernels for two architectures, and the checks
+// on objects and bitcode (architecture, symbol, TLS, signature).
+#include "spec/KernelCompiler.h"
+#include "spec/SpecExpr.h"
+
+#include "graph/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <llvm/Support/Program.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace graft;
+
+namespace {
+
+const char *kPattern = R"(pattern @neg(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %r = map %x : tensor<?xf32> {
+  ^bb0(%v: f32):
+    %0 = neg %v : f32
+    yield %0
+  }
+  return %r
+}
+)";
+
+const char *kKernel = R"(#include "graft/kernel.h"
+GRAFT_KERNEL_EXPORT void neg_kernel(const float *GRAFT_RESTRICT x,
+                                    float *GRAFT_RESTRICT r, int32_t n) {
+  for (int32_t i = 0; i < n; ++i)
+    r[i] = -x[i];
+}
+)";
+
+class KernelCompilerTest : public ::testing::Test {
+protected:
+  KernelCompilerTest() {
+    diag.setEcho(false);
+    dir = std::filesystem::temp_directory_path() /
+          ("graft_kernel_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    uint32_t f = sm.add("spec.yaml", kPattern);
+    rule.name = "neg";
+    rule.symbol = "neg_kernel";
+    rule.patternModule = parseModuleText(kPattern, f, diag, ParseOptions());
+    EXPECT_TRUE(rule.patternModule && !diag.hasErrors()) << diag.text();
+    rule.pattern = rule.patternModule->functions[0].get();
+    rule.outputNames = {"result"};
+    SpecScope scope{rule.pattern, rule.outputNames};
+    for (const char *a : {"x", "result", "dim(x, 0) : i32"}) {
+      KernelArg arg;
+      EXPECT_TRUE(parseKernelArg(a, SourceLoc(), scope, diag, arg)) << diag.text();
+      rule.args.push_back(arg);
+    }
+  }
+  ~KernelCompilerTest() override { std::filesystem::remove_all(dir); }
+
+  KernelSource write(const std::string &name, const std::string &text) {
+    std::ofstream(dir / name) << text;
+    return KernelSource{KernelSource::Kind::CSource, (dir / name).string(), {}, {}};
+  }
+  // Builds an object file with clang directly (what a user would hand us).
+  KernelSource object(const std::string &name, const std::string &src,
+                      const std::string &triple) {
+    KernelSource c = write(name + ".c", src);
+    std::string out = (dir / (name + ".o")).string();
+    std::string clang = GRAFT_CLANG_PATH;
+    std::string targetFlag = "--target=" + triple;
+    std::string inc = "-I" + graftIncludeDir();
+    std::vector<llvm::StringRef> argv = {clang, targetFlag, inc, "-ffreestanding", "-O1", "-c", c.path, "-o", out};
+    EXPECT_EQ(llvm::sys::ExecuteAndWait(clang, argv), 0);
+    return KernelSource{KernelSource::Kind::Object, out, {}, {}};
+  }
+  // Everything reported, with the temp dir stripped.
+  std::string errors() const {
+    std::string t = diag.text(), prefix = (dir / "").string();
+    for (size_t p; (p = t.find(prefix)) != std::string::npos;)
+      t.erase(p, prefix.size());
+    return t;
+  }
+
+  std::filesystem::path dir;
+  SourceManager sm;
+  DiagEngine diag{sm};
+  Rule rule;
+};
+
+TEST_F(KernelCompilerTest, CompilesCForTwoArchitectures) {
+  KernelSource src = write("neg.c", kKernel);
+  for (const char *t : {"x86_64", "aarch64"}) {
+    CompiledKernel k;
+    ASSERT_TRUE(compileKernel(rule, src, *lookupTarget(t), (dir / "work").string(), diag, k))
+        << t << "\n" << diag.text();
+    EXPECT_EQ(k.kind, CompiledKernel::Bitcode);
+    EXPECT_TRUE(std::filesystem::exists(k.path));
+    ASSERT_GE(k.bytes.size(), 4u);
+    EXPECT_EQ(std::string(k.bytes.data(), 2), "BC");
+    // The other architecture's check rejects it.
+    const char *other = std::string(t) == "x86_64" ? "aarch64" : "x86_64";
+    EXPECT_FALSE(checkKernel(k, "neg_kernel", *lookupTarget(other), "neg.bc", diag));
+  }
+  EXPECT_NE(errors().find("neg.bc: error: bitcode is for x86_64"), std::string::npos)
+      << errors();
+}
+
+TEST_F(KernelCompilerTest, CommandLineIsFreestandingForTheTarget) {
+  KernelSource src = write("neg.c", kKernel);
+  src.flags = {"-O3"};
+  std::vector<std::string> cmd = kernelCompileCommand(src, *lookupTarget("aarch64"), "o.bc");
+  auto has = [&](const std::string &f) {
+    return std::find(cmd.begin(), cmd.end(), f) != cmd.end();
+  };
+  EXPECT_TRUE(has("--target=aarch64-unknown-linux-gnu"));
+  EXPECT_TRUE(has("-ffixed-x18"));
+  EXPECT_TRUE(has("-ffreestanding"));
+  EXPECT_TRUE(has("-emit-llvm"));
+  EXPECT_TRUE(has("-fPIC"));
+  EXPECT_EQ(cmd[cmd.size() - 4], "-O3"); // user flags come last, so they win
+}
+
+TEST_F(KernelCompilerTest, ObjectForTheWrongArchitecture) {
+  KernelSource obj = object("neg_arm", kKernel, "aarch64-unknown-linux-gnu");
+  CompiledKernel k;
+  EXPECT_FALSE(compileKernel(rule, obj, *lookupTarget("x86_64"), dir.string(), diag, k));
+  EXPECT_NE(errors().find("neg_arm.o: error: object is for aarch64, expected target x86_64"),
+            std::string::npos)
+      << errors();
+  diag.setEcho(false);
+  CompiledKernel k2;
+  EXPECT_TRUE(compileKernel(rule, obj, *lookupTarget("aarch64"), dir.string(), diag, k2));
+  EXPECT_EQ(k2.kind, CompiledKernel::Object);
+}
+
+TEST_F(KernelCompilerTest, ObjectWithoutTheSymbol) {
+  KernelSource obj = object("other", "void something_else(void) {}\n",
+                            "x86_64-unknown-linux-gnu");
+  CompiledKernel k;
+  EXPECT_FALSE(compileKernel(rule, obj, *lookupTarget("x86_64"), dir.string(), diag, k));
+  EXPECT_NE(errors().find("other.o: error: does not define kernel symbol 'neg_kernel' "
+                          "(target x86_64)"),
+            std::string::npos)
+      << errors();
+}
+
+TEST_F(KernelCompilerTest, SourceWithoutTheSymbol) {
+  KernelSource src = write("typo.c", "void neg_kernal(void) {}\n");
+  CompiledKernel k;
+  EXPECT_FALSE(compileKernel(rule, src, *lookupTarget("x86_64"), dir.string(), diag, k));
+  EXPECT_NE(errors().find("typo.c: error: does not define kernel symbol 'neg_kernel'"),
+            std::string::npos)
+      << errors();
+}
+
+TEST_F(KernelCompilerTest, ThreadLocalIsRejected) {
+  std::string src = std::string(kKernel) + "_Thread_local int counter;\n"
+                                           "void bump(void) { ++counter; }\n";
+  CompiledKernel k;
+  EXPECT_FALSE(compileKernel(rule, write("tls.c", src), *lookupTarget("x86_64"),
+                             dir.string(), diag, k));
+  EXPECT_NE(errors().find("tls.c: error: thread-local variable 'counter' is not supported"),
+            std::string::npos)
+      << errors();
+}
+
+TEST_F(KernelCompilerTest, SignatureMustMatchTheArgs) {
+  KernelSource src = write("short.c", "void neg_kernel(const float *x, float *r) {}\n");
+  CompiledKernel k;
+  EXPECT_FALSE(compileKernel(rule, src, *lookupTarget("x86_64"), dir.string(), diag, k));
+  EXPECT_NE(errors().find("short.c: error: kernel 'neg_kernel' takes 2 parameter(s), but "
+                          "rule 'neg' passes 3"),
+            std::string::npos)
+      << errors();
+}
+
+TEST_F(KernelCompilerTest, ClangErrorsAreReported) {
+  KernelSource src = write("broken.c", "void neg_kernel(const float *x {}\n");
+  CompiledKernel k;
+  EXPECT_FALSE(compileKernel(rule, src, *lookupTarget("x86_64"), dir.string(), diag, k));
+  std::string e = errors();
+  EXPECT_NE(e.find("broken.c: error: clang failed to compile the kernel for target x86_64"),
+            std::string::npos)
+      << e;
+  // clang's own diagnostic, with its line:col, is part of the message.
+  EXPECT_NE(e.find("broken.c:1:"), std::string::npos) << e;
+}
+
+} // namespace

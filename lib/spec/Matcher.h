@@ -1,0 +1,48 @@
+// Matching one spec rule's pattern against the payload graph, the way IREE's
+// cast_compatible_dag_from_root does: walk from a root op through producers
+// in lockstep with the pattern, then compare map bodies with the captured
+// outer values resolved through the mapping built by the walk, then check the
+// rule's constraints on static shapes. docs/spec-format.md, "Matching".
+#pragma once
+
+#include "spec/Spec.h"
+
+#include <string>
+#include <vector>
+
+namespace graft {
+
+// One match of a rule at a root.
+struct Match {
+  const Rule *rule = nullptr;
+  unsigned ruleIndex = 0;     // set by the caller (applySpecs)
+  Function *fn = nullptr;     // set by the caller (applySpecs)
+  std::vector<Value *> inputs;  // payload value per pattern argument
+  std::vector<Value *> outputs; // payload value per pattern result
+  std::vector<Op *> ops;        // payload ops covered (applySpecs sorts them
+                                // in program order)
+};
+
+// Why a match failed: a message plus the payload location where the walk
+// found the difference and the pattern location it was comparing against.
+struct MatchFailure {
+  std::string why;
+  SourceLoc payloadLoc;
+  SourceLoc patternLoc;
+};
+
+// True when payload type |payload| may stand where the pattern says
+// |pattern|: same scalar/tensor kind, element type and rank; a '?' in the
+// pattern accepts any size, a static pattern size needs the same static size.
+bool castCompatible(const Type &pattern, const Type &payload);
+
+// Tries |rule| with its pattern root (the op defining pattern result 0) at
+// payload op |root|. On success fills |out| (except ruleIndex and fn).
+bool matchRule(const Rule &rule, Op *root, Match &out, MatchFailure &failure);
+
+// The same, with the failure reduced to a message and payload location, e.g.
+// "op kind mismatch at %x: expected matmul, found map".
+bool matchRule(const Rule &rule, Op *root, Match &out, std::string &why,
+               SourceLoc &whereLoc);
+
+} // namespace graft

@@ -1,0 +1,265 @@
+// See ReplaceLoader.h. The two replacement forms share everything but the
+// argument list: `call` lists kernel arguments (`args`), `dispatch` lists the
+// constants handed to a whole-dispatch kernel (`constants`).
+#include "spec/ReplaceLoader.h"
+
+#include "targets/Target.h"
+
+#include <cctype>
+#include <filesystem>
+#include <set>
+
+namespace graft {
+
+namespace {
+
+bool loadGrid(const YamlSource &ys, const YAML::Node &n, const SpecScope &scope,
+              Rule &rule) {
+  for (SpecExpr &g : rule.grid) {
+    g = SpecExpr();
+    g.value = 1;
+  }
+  if (!n)
+    return true;
+  if (!ys.expectSequence(n, "'grid'"))
+    return false;
+  if (n.size() < 1 || n.size() > 3)
+    return ys.error(n, "expected 1 to 3 workgroup counts in 'grid', found " +
+                           std::to_string(n.size()));
+  bool ok = true;
+  for (size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node &e = n[i];
+    if (!ys.expectScalar(e, "a workgroup count")) {
+      ok = false;
+      continue;
+    }
+    ok &= parseSpecExpr(e.Scalar(), ys.contentLoc(e), scope, ys.diag(), rule.grid[i]);
+  }
+  return ok;
+}
+
+bool loadKernelSource(const YamlSource &ys, const YAML::Node &key, const YAML::Node &n,
+                      const std::string &baseDir, Rule &rule) {
+  if (!ys.expectScalar(key, "a target name"))
+    return false;
+  const std::string target = key.Scalar();
+  if (!lookupTarget(target))
+    return ys.error(key, "unknown target '" + target + "'; expected one of: " +
+                             targetNames());
+  if (!ys.checkKeys(n, {"source", "object", "bitcode", "flags"}, "kernel for " + target))
+    return false;
+  KernelSource src;
+  src.loc = ys.loc(key);
+  const char *kindKey = nullptr;
+  for (const char *k : {"source", "object", "bitcode"}) {
+    if (!n[k])
+      continue;
+    if (kindKey)
+      return ys.error(n[k], std::string("kernel for ") + target + " has both '" +
+                                kindKey + "' and '" + k + "'; expected one");
+    kindKey = k;
+  }
+  if (!kindKey)
+    return ys.error(n, "kernel for " + target +
+                           " needs one of 'source', 'object' or 'bitcode'");
+  std::string kind = kindKey;
+  src.kind = kind == "source"   ? KernelSource::Kind::CSource
+             : kind == "object" ? KernelSource::Kind::Object
+                                : KernelSource::Kind::Bitcode;
+  const YAML::Node &pathNode = n[kindKey];
+  if (!ys.expectScalar(pathNode, "'" + kind + "'"))
+    return false;
+  std::filesystem::path p(pathNode.Scalar());
+  if (p.is_relative())
+    p = std::filesystem::path(baseDir) / p;
+  src.path = p.lexically_normal().string();
+  src.loc = ys.contentLoc(pathNode);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(src.path, ec))
+    return ys.error(pathNode, "kernel " + kind + " '" + pathNode.Scalar() +
+                                  "' not found (looked for " + src.path + ")");
+  if (n["flags"]) {
+    if (src.kind != KernelSource::Kind::CSource)
+      return ys.error(n["flags"], "'flags' apply only to 'source' kernels");
+    if (!ys.expectSequence(n["flags"], "'flags'"))
+      return false;
+    for (const YAML::Node &f : n["flags"]) {
+      if (!ys.expectScalar(f, "a compiler flag"))
+        return false;
+      src.flags.push_back(f.Scalar());
+    }
+  }
+  rule.kernels[target] = std::move(src);
+  return true;
+}
+
+bool loadArgs(const YamlSource &ys, const YAML::Node &n, const SpecScope &scope,
+              Rule &rule) {
+  if (!ys.expectSequence(n, "'args'"))
+    return false;
+  bool ok = true;
+  for (const YAML::Node &a : n) {
+    if (!ys.expectScalar(a, "a kernel argument")) {
+      ok = false;
+      continue;
+    }
+    KernelArg arg;
+    if (!parseKernelArg(a.Scalar(), ys.contentLoc(a), scope, ys.diag(), arg)) {
+      ok = false;
+      continue;
+    }
+    rule.args.push_back(std::move(arg));
+  }
+  return ok;
+}
+
+bool loadConstants(const YamlSource &ys, const YAML::Node &n, const SpecScope &scope,
+                   Rule &rule) {
+  if (!ys.expectSequence(n, "'constants'"))
+    return false;
+  bool ok = true;
+  for (const YAML::Node &c : n) {
+    SpecExpr e;
+    if (!ys.expectScalar(c, "a dispatch constant") ||
+        !parseSpecExpr(c.Scalar(), ys.contentLoc(c), scope, ys.diag(), e)) {
+      ok = false;
+      continue;
+    }
+    rule.constants.push_back(std::move(e));
+  }
+  return ok;
+}
+
+bool isSymbol(const std::string &s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$'))
+      return false;
+  return true;
+}
+
+} // namespace
+
+bool loadOutputNames(const YamlSource &ys, const YAML::Node &replace, Rule &rule,
+                     SpecScope &scope) {
+  size_t count = rule.pattern->results.size();
+  rule.outputNames.clear();
+  const YAML::Node outputs = replace.IsMap() ? replace["outputs"] : YAML::Node();
+  if (!outputs) {
+    for (size_t i = 0; i < count; ++i)
+      rule.outputNames.push_back(count == 1 ? "result" : "result" + std::to_string(i));
+  } else {
+    if (!ys.expectSequence(outputs, "'outputs'"))
+      return false;
+    if (outputs.size() != count)
+      return ys.error(outputs, "expected " + std::to_string(count) +
+                                   " output name(s), one per pattern result, found " +
+                                   std::to_string(outputs.size()));
+    std::set<std::string> seen;
+    for (const YAML::Node &o : outputs) {
+      if (!ys.expectScalar(o, "an output name"))
+        return false;
+      std::string name = o.Scalar();
+      if (!name.empty() && name[0] == '%')
+        name.erase(0, 1);
+      if (!isSymbol(name))
+        return ys.error(o, "output name '" + name + "' is not an identifier");
+      if (scope.inputIndex(name) >= 0)
+        return ys.error(o, "output name '" + name +
+                               "' is already a pattern argument name");
+      if (!seen.insert(name).second)
+        return ys.error(o, "duplicate output name '" + name + "'");
+      rule.outputNames.push_back(name);
+    }
+  }
+  scope.outputNames = rule.outputNames;
+  return true;
+}
+
+bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
+                 const std::string &baseDir, const SpecScope &scope, Rule &rule) {
+  // Unknown keys are reported, then the known ones are still checked so one
+  // run shows every problem.
+  bool ok = ys.checkKeys(replace,
+                         {"call", "dispatch", "link", "returns", "outputs", "args",
+                          "constants", "grid", "kernels"},
+                         "replace");
+  if (!replace.IsMap())
+    return false;
+  if (replace["call"] && replace["dispatch"])
+    return ys.error(replace["dispatch"], "'replace' has both 'call' and 'dispatch'; "
+                                         "expected one");
+  const YAML::Node sym = replace["call"] ? replace["call"] : replace["dispatch"];
+  if (!sym)
+    return ys.error(replace, "'replace' needs 'call: <symbol>' or "
+                             "'dispatch: <symbol>'");
+  rule.form = replace["call"] ? Rule::Form::Call : Rule::Form::Dispatch;
+  if (!ys.expectScalar(sym, "the kernel symbol"))
+    return false;
+  rule.symbol = sym.Scalar();
+  if (!isSymbol(rule.symbol))
+    ok = ys.error(sym, "kernel symbol '" + rule.symbol + "' is not a C identifier");
+
+  if (replace["link"]) {
+    const YAML::Node &l = replace["link"];
+    if (!ys.expectScalar(l, "'link'"))
+      return false;
+    if (l.Scalar() == "static")
+      rule.link = Rule::Link::Static;
+    else if (l.Scalar() == "import" || l.Scalar() == "optional")
+      ok = ys.error(l, "link: " + l.Scalar() + " is not supported yet; only "
+                       "'static' kernels can be linked");
+    else
+      ok = ys.error(l, "expected 'link' to be static, import or optional, found '" +
+                           l.Scalar() + "'");
+  }
+  if (replace["returns"]) {
+    const YAML::Node &r = replace["returns"];
+    if (!ys.expectScalar(r, "'returns'"))
+      return false;
+    if (r.Scalar() == "void" || r.Scalar() == "status")
+      rule.returnsStatus = r.Scalar() == "status";
+    else
+      ok = ys.error(r, "expected 'returns' to be void or status, found '" +
+                           r.Scalar() + "'");
+  }
+
+  if (rule.form == Rule::Form::Call) {
+    if (replace["constants"])
+      ok = ys.error(replace["constants"], "'constants' is for 'dispatch' kernels; "
+                                          "a 'call' kernel takes 'args'");
+    if (!replace["args"])
+      ok = ys.error(replace, "'call' needs 'args' (the kernel's parameters, in "
+                             "order)");
+    else
+      ok &= loadArgs(ys, replace["args"], scope, rule);
+  } else {
+    if (replace["args"])
+      ok = ys.error(replace["args"], "'args' is for 'call' kernels; a 'dispatch' "
+                                     "kernel takes 'constants'");
+    if (replace["constants"])
+      ok &= loadConstants(ys, replace["constants"], scope, rule);
+  }
+  ok &= loadGrid(ys, replace["grid"], scope, rule);
+
+  const YAML::Node &kernels = replace["kernels"];
+  if (!kernels)
+    return ys.error(replace, "'replace' has no 'kernels' (a source, object or "
+                             "bitcode file per target)");
+  if (!ys.expectMap(kernels, "'kernels'"))
+    return false;
+  if (kernels.size() == 0)
+    return ys.error(kernels, "'kernels' is empty; expected at least one target");
+  std::set<std::string> seen;
+  for (auto it = kernels.begin(); it != kernels.end(); ++it) {
+    if (it->first.IsScalar() && !seen.insert(it->first.Scalar()).second) {
+      ok = ys.error(it->first, "duplicate kernel for target '" + it->first.Scalar() + "'");
+      continue;
+    }
+    ok &= loadKernelSource(ys, it->first, it->second, baseDir, rule);
+  }
+  return ok;
+}
+
+} // namespace graft

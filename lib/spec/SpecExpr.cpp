@@ -1,0 +1,459 @@
+// Recursive-descent parser for spec expressions and kernel arguments, plus
+// their printer and static evaluator. Grammar (docs/spec-format.md):
+//
+//   arg   := 'memref' '(' name ')' | name
+//          | ('workgroup_id' | 'workgroup_count') '(' int ')' [':' type]
+//          | expr [':' type]
+//   expr  := term (('+' | '-') term)*
+//   term  := atom (('*' | '/') atom)*
+//   atom  := int | '-' int | '(' expr ')' | 'dim' '(' name ',' int ')'
+//          | ('ceildiv' | 'min' | 'max') '(' expr ',' expr ')'
+//   type  := 'i32' | 'i64' | 'index'
+#include "spec/SpecExpr.h"
+
+#include <cctype>
+#include <climits>
+
+namespace graft {
+
+int SpecScope::inputIndex(std::string_view name) const {
+  if (!pattern)
+    return -1;
+  for (size_t i = 0; i < pattern->args.size(); ++i)
+    if (pattern->args[i]->name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+int SpecScope::outputIndex(std::string_view name) const {
+  for (size_t i = 0; i < outputNames.size(); ++i)
+    if (outputNames[i] == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+const Type &SpecScope::typeOf(int input, int output) const {
+  if (input >= 0)
+    return pattern->args[input]->type;
+  return pattern->resultTypes[output];
+}
+
+std::string SpecScope::nameOf(int input, int output) const {
+  if (input >= 0)
+    return pattern->args[input]->name;
+  if (output >= 0 && output < static_cast<int>(outputNames.size()))
+    return outputNames[output];
+  return "?";
+}
+
+namespace {
+
+struct Token {
+  enum Kind { Ident, Int, Punct, End, Bad } kind;
+  std::string text;
+  int64_t value = 0;
+  size_t pos = 0;
+};
+
+class ExprParser {
+public:
+  ExprParser(std::string_view text, SourceLoc loc, const SpecScope &scope,
+             DiagEngine &diag)
+      : text_(text), loc_(loc), scope_(scope), diag_(diag) {
+    advance();
+  }
+
+  bool parseArg(KernelArg &out);
+  bool parseExprOnly(SpecExpr &out) {
+    if (!parseExpr(out))
+      return false;
+    return expectEnd();
+  }
+
+private:
+  SourceLoc at(size_t pos) const {
+    SourceLoc l = loc_;
+    if (l.valid())
+      l.col += static_cast<uint32_t>(pos);
+    return l;
+  }
+  bool fail(const Token &t, const std::string &msg) {
+    if (!failed_)
+      diag_.error(at(t.pos), msg);
+    failed_ = true;
+    return false;
+  }
+  std::string describe(const Token &t) const {
+    if (t.kind == Token::End)
+      return "end of expression";
+    return "'" + t.text + "'";
+  }
+
+  void advance();
+  // True when the character after the current token is '(' (a call).
+  bool nextIsParen() const {
+    size_t p = pos_;
+    while (p < text_.size() && std::isspace(static_cast<unsigned char>(text_[p])))
+      ++p;
+    return p < text_.size() && text_[p] == '(';
+  }
+  bool isPunct(char c) const { return tok_.kind == Token::Punct && tok_.text[0] == c; }
+  bool expectPunct(char c) {
+    if (!isPunct(c))
+      return fail(tok_, std::string("expected '") + c + "', found " + describe(tok_));
+    advance();
+    return true;
+  }
+  bool expectEnd() {
+    if (tok_.kind != Token::End)
+      return fail(tok_, "expected end of expression, found " + describe(tok_));
+    return true;
+  }
+  bool parseInt(int64_t &v) {
+    bool neg = false;
+    Token start = tok_;
+    if (isPunct('-')) {
+      neg = true;
+      advance();
+    }
+    if (tok_.kind != Token::Int)
+      return fail(start, "expected an integer, found " + describe(start));
+    v = neg ? -tok_.value : tok_.value;
+    advance();
+    return true;
+  }
+  bool parseExpr(SpecExpr &out);
+  bool parseTerm(SpecExpr &out);
+  bool parseAtom(SpecExpr &out);
+  bool parseTypeSuffix(DType &type);
+  bool parseTensorName(int &input, int &output, Token &nameTok);
+
+  std::string_view text_;
+  SourceLoc loc_;
+  const SpecScope &scope_;
+  DiagEngine &diag_;
+  size_t pos_ = 0;
+  Token tok_;
+  bool failed_ = false;
+};
+
+void ExprParser::advance() {
+  while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
+    ++pos_;
+  tok_ = Token{Token::End, "", 0, pos_};
+  if (pos_ >= text_.size())
+    return;
+  char c = text_[pos_];
+  size_t start = pos_;
+  if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '%') {
+    ++pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
+    tok_.kind = Token::Ident;
+    // A leading '%' is accepted so pattern names can be written as in the
+    // pattern; it is not part of the name.
+    tok_.text = std::string(text_.substr(start, pos_ - start));
+    if (tok_.text[0] == '%')
+      tok_.text.erase(0, 1);
+    if (tok_.text.empty())
+      tok_.kind = Token::Bad, tok_.text = "%";
+    return;
+  }
+  if (std::isdigit(static_cast<unsigned char>(c))) {
+    int64_t v = 0;
+    bool overflow = false;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+      int d = text_[pos_] - '0';
+      if (v > (INT64_MAX - d) / 10)
+        overflow = true;
+      else
+        v = v * 10 + d;
+      ++pos_;
+    }
+    tok_.kind = overflow ? Token::Bad : Token::Int;
+    tok_.text = std::string(text_.substr(start, pos_ - start));
+    tok_.value = v;
+    return;
+  }
+  ++pos_;
+  tok_.text = std::string(1, c);
+  tok_.kind = std::string_view("(),+-*/:").find(c) != std::string_view::npos
+                  ? Token::Punct
+                  : Token::Bad;
+}
+
+bool ExprParser::parseTensorName(int &input, int &output, Token &nameTok) {
+  nameTok = tok_;
+  if (tok_.kind != Token::Ident)
+    return fail(tok_, "expected a tensor name, found " + describe(tok_));
+  input = scope_.inputIndex(tok_.text);
+  output = input < 0 ? scope_.outputIndex(tok_.text) : -1;
+  if (input < 0 && output < 0)
+    return fail(tok_, "unknown name '" + tok_.text +
+                          "'; expected a pattern argument or output name");
+  if (!scope_.typeOf(input, output).tensor)
+    return fail(tok_, "'" + tok_.text + "' is a scalar, expected a tensor");
+  advance();
+  return true;
+}
+
+bool ExprParser::parseAtom(SpecExpr &out) {
+  out.loc = at(tok_.pos);
+  if (tok_.kind == Token::Int || isPunct('-')) {
+    out.kind = SpecExpr::Kind::Const;
+    return parseInt(out.value);
+  }
+  if (isPunct('(')) {
+    advance();
+    if (!parseExpr(out))
+      return false;
+    return expectPunct(')');
+  }
+  if (tok_.kind != Token::Ident)
+    return fail(tok_, "expected an integer, a name or '(', found " + describe(tok_));
+  Token fn = tok_;
+  if (fn.text == "dim") {
+    advance();
+    if (!expectPunct('('))
+      return false;
+    Token nameTok;
+    if (!parseTensorName(out.input, out.output, nameTok) || !expectPunct(','))
+      return false;
+    Token axisTok = tok_;
+    int64_t axis;
+    if (!parseInt(axis))
+      return false;
+    unsigned rank = scope_.typeOf(out.input, out.output).rank();
+    if (axis < 0 || axis >= static_cast<int64_t>(rank))
+      return fail(axisTok, "axis " + std::to_string(axis) + " out of range for '" +
+                               nameTok.text + "' of rank " + std::to_string(rank));
+    out.kind = SpecExpr::Kind::Dim;
+    out.axis = static_cast<int>(axis);
+    return expectPunct(')');
+  }
+  SpecExpr::Kind k;
+  if (fn.text == "ceildiv")
+    k = SpecExpr::Kind::CeilDiv;
+  else if (fn.text == "min")
+    k = SpecExpr::Kind::Min;
+  else if (fn.text == "max")
+    k = SpecExpr::Kind::Max;
+  else if (scope_.inputIndex(fn.text) >= 0 || scope_.outputIndex(fn.text) >= 0)
+    return fail(fn, "'" + fn.text + "' is not an integer; use dim(" + fn.text +
+                        ", axis) for its sizes");
+  else if (nextIsParen())
+    return fail(fn, "unknown function '" + fn.text +
+                        "'; expected dim, ceildiv, min or max");
+  else
+    return fail(fn, "unknown name '" + fn.text +
+                        "'; expected a pattern argument or output name");
+  advance();
+  out.kind = k;
+  out.operands.resize(2);
+  if (!expectPunct('(') || !parseExpr(out.operands[0]) || !expectPunct(',') ||
+      !parseExpr(out.operands[1]))
+    return false;
+  return expectPunct(')');
+}
+
+bool ExprParser::parseTerm(SpecExpr &out) {
+  if (!parseAtom(out))
+    return false;
+  while (isPunct('*') || isPunct('/')) {
+    SpecExpr lhs = std::move(out);
+    out = SpecExpr();
+    out.kind = isPunct('*') ? SpecExpr::Kind::Mul : SpecExpr::Kind::Div;
+    out.loc = at(tok_.pos);
+    advance();
+    out.operands.push_back(std::move(lhs));
+    out.operands.emplace_back();
+    if (!parseAtom(out.operands[1]))
+      return false;
+  }
+  return true;
+}
+
+bool ExprParser::parseExpr(SpecExpr &out) {
+  if (!parseTerm(out))
+    return false;
+  while (isPunct('+') || isPunct('-')) {
+    SpecExpr lhs = std::move(out);
+    out = SpecExpr();
+    out.kind = isPunct('+') ? SpecExpr::Kind::Add : SpecExpr::Kind::Sub;
+    out.loc = at(tok_.pos);
+    advance();
+    out.operands.push_back(std::move(lhs));
+    out.operands.emplace_back();
+    if (!parseTerm(out.operands[1]))
+      return false;
+  }
+  return true;
+}
+
+bool ExprParser::parseTypeSuffix(DType &type) {
+  type = DType::Index;
+  if (tok_.kind == Token::End)
+    return true;
+  if (!expectPunct(':'))
+    return false;
+  if (tok_.text == "i32" && tok_.kind == Token::Ident)
+    type = DType::I32;
+  else if (tok_.text == "i64" && tok_.kind == Token::Ident)
+    type = DType::I64;
+  else if (tok_.text == "index" && tok_.kind == Token::Ident)
+    type = DType::Index;
+  else
+    return fail(tok_, "expected an integer type (i32, i64 or index), found " +
+                          describe(tok_));
+  advance();
+  return expectEnd();
+}
+
+bool ExprParser::parseArg(KernelArg &out) {
+  out.loc = at(tok_.pos);
+  out.text = std::string(text_);
+  if (tok_.kind == Token::Ident &&
+      (tok_.text == "workgroup_id" || tok_.text == "workgroup_count")) {
+    out.kind = tok_.text == "workgroup_id" ? KernelArg::Kind::WorkgroupId
+                                           : KernelArg::Kind::WorkgroupCount;
+    advance();
+    Token axisTok = tok_;
+    int64_t axis;
+    if (!expectPunct('(') || !parseInt(axis))
+      return false;
+    if (axis < 0 || axis > 2)
+      return fail(axisTok, "workgroup axis must be 0, 1 or 2, found " +
+                               std::to_string(axis));
+    out.axis = static_cast<int>(axis);
+    return expectPunct(')') && parseTypeSuffix(out.type);
+  }
+  if (tok_.kind == Token::Ident && tok_.text == "memref") {
+    out.kind = KernelArg::Kind::Memref;
+    advance();
+    Token nameTok;
+    return expectPunct('(') && parseTensorName(out.input, out.output, nameTok) &&
+           expectPunct(')') && expectEnd();
+  }
+  if (tok_.kind == Token::Ident) {
+    int input = scope_.inputIndex(tok_.text);
+    int output = input < 0 ? scope_.outputIndex(tok_.text) : -1;
+    if (input >= 0 || output >= 0) {
+      Token nameTok = tok_;
+      advance();
+      if (tok_.kind != Token::End)
+        return fail(tok_, "expected end of argument after '" + nameTok.text +
+                              "', found " + describe(tok_));
+      const Type &t = scope_.typeOf(input, output);
+      out.kind = t.tensor ? KernelArg::Kind::Tensor : KernelArg::Kind::Scalar;
+      out.input = input;
+      out.output = output;
+      return true;
+    }
+  }
+  out.kind = KernelArg::Kind::Expr;
+  if (!parseExpr(out.expr))
+    return false;
+  return parseTypeSuffix(out.type);
+}
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+
+} // namespace
+
+bool parseSpecExpr(std::string_view text, SourceLoc loc, const SpecScope &scope,
+                   DiagEngine &diag, SpecExpr &out) {
+  out = SpecExpr();
+  ExprParser p(text, loc, scope, diag);
+  return p.parseExprOnly(out);
+}
+
+bool parseKernelArg(std::string_view text, SourceLoc loc, const SpecScope &scope,
+                    DiagEngine &diag, KernelArg &out) {
+  out = KernelArg();
+  ExprParser p(text, loc, scope, diag);
+  return p.parseArg(out);
+}
+
+std::string formatSpecExpr(const SpecExpr &e, const SpecScope &scope) {
+  auto bin = [&](const char *op) {
+    return "(" + formatSpecExpr(e.operands[0], scope) + " " + op + " " +
+           formatSpecExpr(e.operands[1], scope) + ")";
+  };
+  auto call = [&](const char *fn) {
+    return std::string(fn) + "(" + formatSpecExpr(e.operands[0], scope) + ", " +
+           formatSpecExpr(e.operands[1], scope) + ")";
+  };
+  switch (e.kind) {
+  case SpecExpr::Kind::Const: return std::to_string(e.value);
+  case SpecExpr::Kind::Dim:
+    return "dim(" + scope.nameOf(e.input, e.output) + ", " + std::to_string(e.axis) + ")";
+  case SpecExpr::Kind::Add: return bin("+");
+  case SpecExpr::Kind::Sub: return bin("-");
+  case SpecExpr::Kind::Mul: return bin("*");
+  case SpecExpr::Kind::Div: return bin("/");
+  case SpecExpr::Kind::CeilDiv: return call("ceildiv");
+  case SpecExpr::Kind::Min: return call("min");
+  case SpecExpr::Kind::Max: return call("max");
+  }
+  return "?";
+}
+
+std::optional<int64_t> evalSpecExprStatic(const SpecExpr &e,
+                                          const std::vector<Type> &inputs,
+                                          const std::vector<Type> &outputs,
+                                          const SpecScope &scope,
+                                          std::string &why) {
+  if (e.kind == SpecExpr::Kind::Const)
+    return e.value;
+  if (e.kind == SpecExpr::Kind::Dim) {
+    const std::vector<Type> &types = e.input >= 0 ? inputs : outputs;
+    int index = e.input >= 0 ? e.input : e.output;
+    if (index < 0 || index >= static_cast<int>(types.size()) ||
+        e.axis >= static_cast<int>(types[index].rank())) {
+      why = "dim(" + scope.nameOf(e.input, e.output) + ", " + std::to_string(e.axis) +
+            ") is not available";
+      return std::nullopt;
+    }
+    int64_t d = types[index].dims[e.axis];
+    if (d == kDynamic) {
+      why = "dim(" + scope.nameOf(e.input, e.output) + ", " + std::to_string(e.axis) +
+            ") is dynamic (" + types[index].str() + ")";
+      return std::nullopt;
+    }
+    return d;
+  }
+  std::optional<int64_t> a = evalSpecExprStatic(e.operands[0], inputs, outputs, scope, why);
+  if (!a)
+    return std::nullopt;
+  std::optional<int64_t> b = evalSpecExprStatic(e.operands[1], inputs, outputs, scope, why);
+  if (!b)
+    return std::nullopt;
+  switch (e.kind) {
+  case SpecExpr::Kind::Add: return *a + *b;
+  case SpecExpr::Kind::Sub: return *a - *b;
+  case SpecExpr::Kind::Mul: return *a * *b;
+  case SpecExpr::Kind::Min: return *a < *b ? *a : *b;
+  case SpecExpr::Kind::Max: return *a > *b ? *a : *b;
+  case SpecExpr::Kind::Div:
+  case SpecExpr::Kind::CeilDiv:
+    if (*b == 0) {
+      why = "division by zero in " + formatSpecExpr(e, scope);
+      return std::nullopt;
+    }
+    // Floor division and its ceiling twin, as the runtime's host program
+    // computes them (graft_expr_op_t in graft/abi.h).
+    if (e.kind == SpecExpr::Kind::Div)
+      return floorDiv(*a, *b);
+    return -floorDiv(-*a, *b);
+  default: break;
+  }
+  return std::nullopt;
+}
+
+} // namespace graft

@@ -1,0 +1,58 @@
+// Parsing, printing and static evaluation of the small integer expressions in
+// specs (docs/spec-format.md, "Expressions"): kernel arguments such as
+// "dim(lhs, 0) : i32" or "memref(result)", workgroup counts such as
+// "ceildiv(dim(result, 0), 64)" and constraint quantities.
+//
+// Names refer to the pattern's arguments (without '%') and to the output
+// names of the rule; the parser resolves them to indices so later stages
+// never look at strings again.
+#pragma once
+
+#include "spec/Spec.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace graft {
+
+// What names an expression may use: the pattern's arguments and results.
+struct SpecScope {
+  const Function *pattern = nullptr;
+  std::vector<std::string> outputNames; // one per pattern result
+
+  // Argument index of |name| or -1.
+  int inputIndex(std::string_view name) const;
+  // Output index of |name| or -1.
+  int outputIndex(std::string_view name) const;
+  // Type of input |input| or output |output| (one of them >= 0).
+  const Type &typeOf(int input, int output) const;
+  std::string nameOf(int input, int output) const;
+};
+
+// Parses an integer expression starting at |loc| (|text| must lie on one
+// line of the source; errors point at the offending character).
+bool parseSpecExpr(std::string_view text, SourceLoc loc, const SpecScope &scope,
+                   DiagEngine &diag, SpecExpr &out);
+
+// Parses one kernel argument: a tensor name ("lhs", "result"), "memref(x)",
+// a scalar pattern argument, "workgroup_id(i)", "workgroup_count(i)" or an
+// integer expression; the last three take an optional ": i32|i64|index".
+bool parseKernelArg(std::string_view text, SourceLoc loc, const SpecScope &scope,
+                    DiagEngine &diag, KernelArg &out);
+
+// "ceildiv(dim(result, 0), 64)" with the scope's names.
+std::string formatSpecExpr(const SpecExpr &e, const SpecScope &scope);
+
+// Evaluates |e| on static shapes: |inputs| are the types bound to the pattern
+// arguments, |outputs| those of the results. Returns nullopt and says why
+// when a dimension it needs is dynamic or an operation is undefined
+// (division by zero).
+std::optional<int64_t> evalSpecExprStatic(const SpecExpr &e,
+                                          const std::vector<Type> &inputs,
+                                          const std::vector<Type> &outputs,
+                                          const SpecScope &scope,
+                                          std::string &why);
+
+} // namespace graft

@@ -1,0 +1,109 @@
+# graft-run error paths: wrong argument count, dtype and shape (the message
+# names the argument), a shape check failing at run time (the message names
+# the graph location, natively and under qemu), broken bundles, a bundle
+# without a slice for this CPU, and malformed --input text.
+cp "$TEST_DIR/inputs/mlp.graph" mlp.graph
+"$GRAFT" build mlp.graph --target x86_64,aarch64 -o mlp.graft
+A="2x2xf32=[[2 2][-2 -2]]"
+B="2x2xf32=[[3 -3][3 -3]]"
+C=$TEST_DIR/run_errors.sh
+
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "$A"
+check --check-prefix=COUNT "$C" <out
+# COUNT: graft-run: function 'mlp' takes 2 arguments, got 1
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "$A" --input "$B" --input "$B"
+check --check-prefix=COUNT3 "$C" <out
+# COUNT3: graft-run: function 'mlp' takes 2 arguments, got 3
+
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "2x2xi32=[[1 2][3 4]]" --input "$B"
+check --check-prefix=DTYPE "$C" <out
+# DTYPE: graft-run: argument 1 (%lhs): expected tensor<?x?xf32>, got 2x2xi32
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "$A" --input "2x2x1xf32=0"
+check --check-prefix=RANK "$C" <out
+# RANK: graft-run: argument 2 (%rhs): expected tensor<?x?xf32>, got 2x2x1xf32
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "f32=1" --input "$B"
+check --check-prefix=SCALAR "$C" <out
+# SCALAR: graft-run: argument 1 (%lhs): expected tensor<?x?xf32>, got f32
+
+# Static shapes and scalar arguments are checked before running.
+cat >scale.graph <<'GRAPH'
+func @scale(%x: tensor<3xf32>, %s: f32) -> tensor<3xf32> {
+  %r = map %x : tensor<3xf32> {
+  ^bb0(%v: f32):
+    %0 = mul %v, %s : f32
+    yield %0
+  }
+  return %r
+}
+GRAPH
+"$GRAFT" build scale.graph -o scale.graft
+"$GRAFT_RUN" scale.graft --function scale --input "3xf32=[1 2 3]" --input f32=2.5 \
+  --expected_output "3xf32=[2.5 5 7.5]"
+expect_fail "$GRAFT_RUN" scale.graft --function scale --input "4xf32=0" --input f32=2
+check --check-prefix=STATIC "$C" <out
+# STATIC: graft-run: argument 1 (%x): expected tensor<3xf32>, got 4xf32
+expect_fail "$GRAFT_RUN" scale.graft --function scale --input "3xf32=0" --input 1xf32=2
+check --check-prefix=SCALARARG "$C" <out
+# SCALARARG: graft-run: argument 2 (%s): expected f32, got 1xf32
+
+# Dynamic K mismatch: found by the host program's shape check, which names
+# the matmul in the graph (as given to graft build: a relative path).
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "2x3xf32=0" --input "$B"
+check --check-prefix=KCHECK "$C" <out
+# KCHECK: graft-run: mlp.graph:10:9: matmul: inner dimensions (K) of lhs and rhs differ: 3 != 2
+require_aarch64
+expect_fail run_aarch64 mlp.graft --function mlp --input "2x3xf32=0" --input "$B"
+check --check-prefix=KCHECK "$C" <out
+
+expect_fail "$GRAFT_RUN" mlp.graft --function nope --input "$A" --input "$B"
+check --check-prefix=FUNC "$C" <out
+# FUNC: graft-run: no function 'nope' in module 'mlp' (available: mlp)
+expect_fail "$GRAFT_RUN" mlp.graft --input "$A"
+check --check-prefix=NOFUNC "$C" <out
+# NOFUNC: graft-run: no --function given
+
+# Malformed --input text: the message quotes the input and says where.
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "2x2xf32=[[2 2][-2 -2]" --input "$B"
+check --check-prefix=BRACKET "$C" <out
+# BRACKET: graft-run: --input '2x2xf32={{\[\[}}2 2][-2 -2]': missing ']' for the '[' at column 9
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "2x2xf32=[1 2 3]" --input "$B"
+check --check-prefix=ELEMS "$C" <out
+# ELEMS: graft-run: --input '2x2xf32=[1 2 3]': expected 4 elements, found 3
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "2x2xf32=[[1 x][3 4]]" --input "$B"
+check --check-prefix=VALUE "$C" <out
+# VALUE: graft-run: --input '2x2xf32={{\[\[}}1 x][3 4]]': invalid f32 value 'x' at column 13
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "2x2xq32=0" --input "$B"
+check --check-prefix=ELEM "$C" <out
+# ELEM: graft-run: --input '2x2xq32=0': unknown element type 'q32' at column 5
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input @missing.npy --input "$B"
+check --check-prefix=NPY "$C" <out
+# NPY: graft-run: --input '@missing.npy': cannot open 'missing.npy': No such file or directory
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --threads abc --input "$A" --input "$B"
+check --check-prefix=THREADS "$C" <out
+# THREADS: graft-run: --threads 'abc': expected a whole number
+
+# Broken bundles.
+expect_fail "$GRAFT_RUN" missing.graft --function mlp
+check --check-prefix=NOFILE "$C" <out
+# NOFILE: graft-run: cannot open 'missing.graft': No such file or directory
+echo "not a bundle" >text.graft
+expect_fail "$GRAFT_RUN" text.graft --function mlp
+check --check-prefix=MAGIC "$C" <out
+# MAGIC: graft-run: text.graft: not a graft bundle: expected FatELF magic {{.*}}, found
+size=$(stat -c %s mlp.graft)
+for cut in 16 100 $((size / 2)) $((size - 1)); do
+  head -c "$cut" mlp.graft >trunc.graft
+  expect_fail "$GRAFT_RUN" trunc.graft --function mlp --input "$A" --input "$B"
+  check --check-prefix=TRUNC "$C" <out
+done
+# TRUNC: graft-run: trunc.graft: {{.*(truncated|extends past the end)}}
+
+# A bundle without a slice for this CPU lists the slices it has.
+"$GRAFT" build mlp.graph --target aarch64 -o a64.graft
+expect_fail "$GRAFT_RUN" a64.graft --function mlp --input "$A" --input "$B"
+check --check-prefix=NOSLICE "$C" <out
+# NOSLICE: graft-run: a64.graft: no slice for this CPU (x86_64); the bundle has: aarch64
+"$GRAFT" build mlp.graph --target x86_64 -o x64.graft
+expect_fail run_aarch64 x64.graft --function mlp --input "$A" --input "$B"
+check --check-prefix=NOSLICE64 "$C" <out
+# NOSLICE64: graft-run: x64.graft: no slice for this CPU (aarch64); the bundle has: x86_64
