@@ -10,6 +10,46 @@ if(GRAFT_SANITIZE)
   add_link_options(-fsanitize=${_san})
 endif()
 
+# libFuzzer builds (cmake/fuzz.sh): every target is compiled with coverage
+# instrumentation and ASan+UBSan so that the libraries a fuzzer links are
+# instrumented too; only the fuzzers themselves link libFuzzer's main.
+option(GRAFT_FUZZ "Build the libFuzzer targets (clang only; see cmake/fuzz.sh)" OFF)
+if(GRAFT_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang" OR NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "GRAFT_FUZZ=ON needs clang for C and C++ (libFuzzer): "
+      "configure with CC=clang-19 CXX=clang++-19, found ${CMAKE_C_COMPILER_ID} "
+      "and ${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  # UBSan findings must abort, or libFuzzer would not stop on them.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined
+    -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+  # `ninja fuzzers` builds every graft_fuzzer(), once all directories have
+  # added theirs.
+  function(_graft_add_fuzzers_target)
+    get_property(fuzzers GLOBAL PROPERTY GRAFT_FUZZERS)
+    add_custom_target(fuzzers DEPENDS ${fuzzers})
+  endfunction()
+  cmake_language(DEFER CALL _graft_add_fuzzers_target)
+endif()
+
+# graft_fuzzer(<name> SOURCES ... LIBS ... [INCLUDES ...]): a libFuzzer
+# binary (LLVMFuzzerTestOneInput), built only with GRAFT_FUZZ=ON. Fuzzers sit
+# next to the code they exercise; their seed corpus is
+# tests/fuzz/corpus/<name>/ and cmake/fuzz.sh runs them all.
+function(graft_fuzzer name)
+  if(NOT GRAFT_FUZZ)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS})
+  target_include_directories(${name} PRIVATE ${ARG_INCLUDES})
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  graft_target_defaults(${name})
+  set_property(GLOBAL APPEND PROPERTY GRAFT_FUZZERS ${name})
+endfunction()
+
 # graft_target_defaults(<target>): warnings for graft's own code.
 function(graft_target_defaults target)
   target_compile_options(${target} PRIVATE ${GRAFT_WARNING_FLAGS})

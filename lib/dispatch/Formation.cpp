@@ -611,6 +611,23 @@ struct Former {
     addDispatchStep(std::move(d));
   }
 
+  void scalarResult(const Value *v) {
+    Dispatch d;
+    d.name = fn.name + "_dispatch_" + std::to_string(out.dispatches.size()) + "_result";
+    d.loc = v->loc;
+    d.source = sm.format(d.loc);
+    KB kb{d, {}, {}, {}, {}};
+    KernelOutput o;
+    o.buffer = addBuffer(GRAFT_BUFFER_TEMP, 0, v->type.elem, {});
+    o.node = outerScalar(kb, v);
+    o.elem = v->type.elem;
+    d.loop.outputs.push_back(o);
+    bufferOf[v] = o.buffer;
+    finishLoop(kb);
+    d.bindings.push_back(o.buffer);
+    addDispatchStep(std::move(d));
+  }
+
   // ---- Driver -------------------------------------------------------------
 
   void run() {
@@ -621,6 +638,11 @@ struct Former {
       else
         loopGroup(static_cast<int>(g));
     }
+    // Scalar results (a dim, a scalar argument, a constant) are written to a
+    // rank-0 buffer by a one-workgroup dispatch.
+    for (const Value *v : fn.results)
+      if (!v->type.tensor && !bufferOf.count(v))
+        scalarResult(v);
     // Results: returned dispatch outputs become RESULT buffers; a value
     // returned twice, or an argument/constant/alias, is copied by a step or
     // by the runtime.

@@ -57,8 +57,9 @@ DEFAULT_RANGES = {
 # Default float tolerances: |got - ref| <= atol + rtol * |ref|.
 DEFAULT_TOL = {"f16": (1e-2, 1e-2), "f32": (1e-5, 1e-5), "f64": (1e-12, 1e-12)}
 
-# Sizes that catch vector-width and tail bugs: 1, primes, around powers of 2.
-INTERESTING_SIZES = [1, 2, 3, 4, 5, 7, 8, 9, 13, 15, 16, 17, 23, 31, 32, 33,
+# Sizes that catch vector-width and tail bugs: 1, primes, around powers of 2;
+# 0 only where a graph allows it (diff-size: M=0..N).
+INTERESTING_SIZES = [0, 1, 2, 3, 4, 5, 7, 8, 9, 13, 15, 16, 17, 23, 31, 32, 33,
                      47, 63, 64, 65, 67, 70]
 PRIMES = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67]
 # Largest element count of one argument; sizes are redrawn above it so that

@@ -27,4 +27,10 @@ uint16_t graft_io_f32_to_bf16(float f);
 graft_status_t graft_io_read_file(const char* path, uint8_t** out_data,
                                   size_t* out_size);
 
+/* Decodes the bytes of a whole .npy file (graft_tensor_read_npy without the
+ * file read; the fuzzer's entry point). |path| only names the input in
+ * errors. On success |out| owns its data; on failure it is left zeroed. */
+graft_status_t graft_io_npy_decode(const char* path, const uint8_t* bytes,
+                                   size_t size, graft_tensor_t* out);
+
 #endif /* GRAFT_RUNTIME_IO_INTERNAL_H_ */

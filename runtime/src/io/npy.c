@@ -164,8 +164,9 @@ static graft_status_t parse_header(header_parser_t* hp, uint32_t* out_dtype,
   return NULL;
 }
 
-static graft_status_t decode(const char* path, const uint8_t* bytes,
-                             size_t size, graft_tensor_t* out) {
+graft_status_t graft_io_npy_decode(const char* path, const uint8_t* bytes,
+                                   size_t size, graft_tensor_t* out) {
+  memset(out, 0, sizeof(*out));
   if (size < 10 || memcmp(bytes, kMagic, 6) != 0)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
                              "'%s' is not a .npy file (bad magic)", path);
@@ -225,7 +226,7 @@ graft_status_t graft_tensor_read_npy(const char* path, graft_tensor_t* out) {
   size_t size = 0;
   graft_status_t status = graft_io_read_file(path, &bytes, &size);
   if (status) return status;
-  status = decode(path, bytes, size, out);
+  status = graft_io_npy_decode(path, bytes, size, out);
   free(bytes);
   return status;
 }

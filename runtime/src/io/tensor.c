@@ -33,7 +33,6 @@ const char* graft_dtype_name(uint32_t dtype) {
 
 uint32_t graft_io_dtype_from_name(const char* name, size_t len) {
   for (uint32_t d = GRAFT_DTYPE_I1; d < GRAFT_DTYPE_COUNT_; ++d) {
-    if (d == GRAFT_DTYPE_INDEX) continue;
     if (strlen(kDtypes[d].name) == len && memcmp(kDtypes[d].name, name, len) == 0)
       return d;
   }

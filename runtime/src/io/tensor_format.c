@@ -105,7 +105,7 @@ static void append_level(strbuf_t* sb, const graft_tensor_t* t, uint32_t level,
 
 graft_status_t graft_tensor_format(const graft_tensor_t* t, char** out_text) {
   *out_text = NULL;
-  if (graft_dtype_size(t->dtype) == 0 || t->dtype == GRAFT_DTYPE_INDEX)
+  if (graft_dtype_size(t->dtype) == 0)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
                              "cannot print element type %u", t->dtype);
   if (t->rank > GRAFT_MAX_RANK)
