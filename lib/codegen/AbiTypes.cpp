@@ -3,10 +3,6 @@
 namespace graft::codegen {
 
 using namespace llvm;
-using llvm::Function;
-using llvm::Module;
-using llvm::Type;
-using llvm::Value;
 
 namespace {
 Type *i32(LLVMContext &c) { return Type::getInt32Ty(c); }

@@ -9,6 +9,13 @@
 
 namespace graft::codegen {
 
+// graft's IR and LLVM both name Function, Module, Type and Value; inside
+// codegen the unqualified names are LLVM's (graft's are written graft::X).
+using llvm::Function;
+using llvm::Module;
+using llvm::Type;
+using llvm::Value;
+
 // What a dispatch function reads from its two state arguments.
 struct DispatchArgs {
   llvm::Function *fn;

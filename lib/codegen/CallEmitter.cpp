@@ -12,10 +12,6 @@
 namespace graft::codegen {
 
 using namespace llvm;
-using llvm::Function;
-using llvm::Module;
-using llvm::Type;
-using llvm::Value;
 
 namespace {
 
@@ -32,6 +28,11 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
   const CallKernel &k = d.call;
   const Rule &rule = *k.rule;
   Type *ptr = b.getPtrTy(), *i64 = b.getInt64Ty(), *i32 = b.getInt32Ty();
+  // Kernels are compiled -ffreestanding, which marks them "no-builtins"; the
+  // inliner refuses to inline such a function into one without the
+  // attribute, and the kernel would stay an out-of-line call. This wrapper
+  // only forwards arguments, so giving it the kernel's setting costs nothing.
+  a.fn->addFnAttr("no-builtins");
 
   if (rule.form == Rule::Form::Dispatch) {
     FunctionCallee fn = m.getOrInsertFunction(rule.symbol, FunctionType::get(i32, {ptr, ptr}, false));

@@ -17,10 +17,6 @@
 namespace graft::codegen {
 
 using namespace llvm;
-using llvm::Function;
-using llvm::Module;
-using llvm::Type;
-using llvm::Value;
 
 namespace {
 

@@ -46,6 +46,23 @@ expect_fail "$GRAFT_RUN" scale.graft --function scale --input "3xf32=0" --input 
 check --check-prefix=SCALARARG "$C" <out
 # SCALARARG: graft-run: argument 2 (%s): expected f32, got 1xf32
 
+# Sizes given as index arguments are checked before anything is allocated.
+cat >bcast.graph <<'GRAPH'
+func @col(%u: tensor<?xi32>, %n: index) -> tensor<?x?xi32> {
+  %b = broadcast %u, %n {dims = [0]} : tensor<?x?xi32>
+  return %b
+}
+GRAPH
+"$GRAFT" build bcast.graph -o bcast.graft
+"$GRAFT_RUN" bcast.graft --function col --input "2xi32=[1 2]" --input index=3 \
+  --expected_output "2x3xi32=[[1 1 1][2 2 2]]"
+expect_fail "$GRAFT_RUN" bcast.graft --function col --input "2xi32=[1 2]" --input index=-1
+check --check-prefix=NEGATIVE "$C" <out
+# NEGATIVE: graft-run: function 'col': {{.*}}negative dimension -1
+expect_fail "$GRAFT_RUN" bcast.graft --function col --input "2xi32=[1 2]" --input index=4000000000000
+check --check-prefix=HUGE "$C" <out
+# HUGE: graft-run: function 'col': {{.*}}cannot allocate 32000000000000 bytes
+
 # Dynamic K mismatch: found by the host program's shape check, which names
 # the matmul in the graph (as given to graft build: a relative path).
 expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "2x3xf32=0" --input "$B"

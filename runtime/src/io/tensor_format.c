@@ -103,6 +103,24 @@ static void append_level(strbuf_t* sb, const graft_tensor_t* t, uint32_t level,
   }
 }
 
+/* A zero-element tensor prints one "[]" per row of its non-empty outer
+ * levels. Unlike elements, rows of an empty tensor cost no memory, so
+ * "1000000000000x0xf32" would print terabytes of brackets: past this many
+ * rows the brackets are left out ("1000000000000x0xf32="), which parses
+ * back to the same tensor. */
+static const uint64_t kMaxEmptyRows = 1u << 16;
+
+/* Rows printed for a zero-element |t|: the product of the dims before the
+ * first zero one, saturating just above kMaxEmptyRows. */
+static uint64_t empty_rows(const graft_tensor_t* t) {
+  uint64_t rows = 1;
+  for (uint32_t i = 0; i + 1 < t->rank && t->dims[i] != 0; ++i)
+    if (__builtin_mul_overflow(rows, (uint64_t)t->dims[i], &rows) ||
+        rows > kMaxEmptyRows)
+      return kMaxEmptyRows + 1;
+  return rows;
+}
+
 graft_status_t graft_tensor_format(const graft_tensor_t* t, char** out_text) {
   *out_text = NULL;
   if (graft_dtype_size(t->dtype) == 0)
@@ -138,7 +156,7 @@ graft_status_t graft_tensor_format(const graft_tensor_t* t, char** out_text) {
     /* Elements per step of the outermost dimension. */
     uint64_t stride = count / (uint64_t)t->dims[0];
     append_level(&sb, t, 0, 0, stride);
-  } else {
+  } else if (empty_rows(t) <= kMaxEmptyRows) {
     /* Still print the brackets of the non-empty outer levels, as IREE does. */
     uint64_t stride = 0;
     append_level(&sb, t, 0, 0, stride);

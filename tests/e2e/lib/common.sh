@@ -34,3 +34,20 @@ if [[ -z "${PYTHON:-}" ]]; then
   done
   : "${PYTHON:=python3}"
 fi
+
+# read_run_args <file>: fills the array RUN_ARGS from a run.args file of the
+# worked examples in specs/: one "--flag value" per line (the value is the
+# rest of the line, spaces included), or a lone "--flag"; blank lines and
+# lines starting with '#' are skipped.
+read_run_args() {
+  RUN_ARGS=()
+  local line
+  while IFS= read -r line || [[ -n $line ]]; do
+    [[ -z $line || $line == \#* ]] && continue
+    if [[ $line == *" "* ]]; then
+      RUN_ARGS+=("${line%% *}" "${line#* }")
+    else
+      RUN_ARGS+=("$line")
+    fi
+  done < "$1"
+}

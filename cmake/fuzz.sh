@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Builds every libFuzzer target (graft_fuzzer() in the CMake files: parsers,
+# tensor I/O, the loader) with ASan+UBSan and runs each for N seconds on a
+# copy of its seed corpus tests/fuzz/corpus/<fuzzer>/. Fails on any crash,
+# sanitizer report, leak or hang and prints how to reproduce it.
+#
+#   cmake/fuzz.sh [seconds-per-target]     (default 30)
+#
+# Build dir: $GRAFT_FUZZ_BUILD_DIR or build-fuzz/. Compilers: $CC / $CXX or
+# clang-19 / clang++-19 (libFuzzer is clang's). Runs are sequential: CI has
+# two cores and the fuzzers are single-threaded. The corpora grown by a run
+# stay in <build>/fuzz-run/<fuzzer>/corpus; the checked-in seeds are not
+# modified.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${GRAFT_FUZZ_BUILD_DIR:-$root/build-fuzz}
+seconds=${1:-30}
+seeds=$root/tests/fuzz/corpus
+
+if ! [[ $seconds =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
+  echo "fuzz.sh: expected a positive number of seconds per target, found '$seconds'" >&2
+  exit 2
+fi
+
+cmake -S "$root" -B "$build" -G Ninja \
+  -DCMAKE_C_COMPILER="${CC:-clang-19}" -DCMAKE_CXX_COMPILER="${CXX:-clang++-19}" \
+  -DGRAFT_FUZZ=ON -DGRAFT_CROSS_RUNTIMES=OFF -DGRAFT_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" --target fuzzers -j"$(nproc)"
+
+# Big allocations fail (NULL) instead of aborting, so that the code's own
+# out-of-memory errors are exercised rather than reported as crashes; leaks
+# and UBSan findings are failures.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:max_allocation_size_mb=1024:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+fuzz_flags=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
+            -print_final_stats=1)
+
+failed=()
+for dir in "$seeds"/*/; do
+  name=$(basename "$dir")
+  bin=$(find "$build" -name "$name" -type f -perm -u+x -print -quit)
+  if [ -z "$bin" ]; then
+    echo "fuzz.sh: no fuzzer binary '$name' for corpus $dir (is graft_fuzzer($name) in a CMakeLists.txt?)" >&2
+    failed+=("$name")
+    continue
+  fi
+  work=$build/fuzz-run/$name
+  rm -rf "$work"
+  mkdir -p "$work/corpus"
+  cp "$dir"/* "$work/corpus/"
+  start=$(date +%s)
+  rc=0
+  "$bin" "${fuzz_flags[@]}" -artifact_prefix="$work/" "$work/corpus" \
+    >"$work/log" 2>&1 || rc=$?
+  took=$(( $(date +%s) - start ))
+  execs=$(grep -E '^stat::number_of_executed_units' "$work/log" | awk '{print $2}' || true)
+  if [ "$rc" -ne 0 ]; then
+    failed+=("$name")
+    echo "fuzz.sh: $name FAILED (exit $rc after ${took}s); log: $work/log" >&2
+    grep -E 'ERROR|SUMMARY|runtime error|fuzz_[a-z]+:' "$work/log" | head -5 >&2 || true
+    for artifact in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* "$work"/slow-unit-*; do
+      [ -e "$artifact" ] || continue
+      echo "fuzz.sh: reproducer $artifact" >&2
+      echo "fuzz.sh:   rerun: ASAN_OPTIONS=$ASAN_OPTIONS $bin $artifact" >&2
+    done
+  else
+    echo "fuzz.sh: $name ok (${took}s, ${execs:-?} runs, corpus $(ls "$work/corpus" | wc -l) inputs)"
+  fi
+done
+
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "fuzz.sh: failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "fuzz.sh: all fuzzers ran ${seconds}s without findings"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Sanitizer runs of the runtime (what CI runs after the main tests): two
+# runtime-only builds, one with ASan+UBSan and one with TSan (the thread pool
+# and the executor's dispatches), each running the runtime's CTest tests
+# (loader, tensor I/O, thread pool, executor, module, graft-run CLI).
+#
+#   cmake/sanitize.sh [address|thread]...     (default: both)
+#
+# Build dirs: $GRAFT_ASAN_BUILD_DIR or build-asan/, $GRAFT_TSAN_BUILD_DIR or
+# build-tsan/. Compiler: $CC or clang-19 (falls back to cc). Every sanitizer
+# finding aborts the test that hit it (-fno-sanitize-recover, halt_on_error),
+# so a finding is a failed test.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cc=${CC:-$(command -v clang-19 || command -v cc)}
+runs=("$@")
+[ ${#runs[@]} -ne 0 ] || runs=(address thread)
+
+# run_one <name> <build dir> <GRAFT_SANITIZE value>
+run_one() {
+  local name=$1 build=$2 sanitize=$3
+  local start=$(date +%s)
+  echo "sanitize.sh: $name: configuring $build"
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_C_COMPILER="$cc" \
+    -DGRAFT_BUILD_COMPILER=OFF -DGRAFT_CROSS_RUNTIMES=OFF \
+    -DGRAFT_SANITIZE="$sanitize" >/dev/null
+  if ! cmake --build "$build" -j"$(nproc)" >"$build/build.log" 2>&1; then
+    tail -30 "$build/build.log" >&2
+    echo "sanitize.sh: $name: build failed; full log: $build/build.log" >&2
+    return 1
+  fi
+  local rc=0
+  ctest --test-dir "$build" --output-on-failure -j2 >"$build/ctest.log" 2>&1 || rc=$?
+  local summary
+  summary=$(grep -E "tests passed, [0-9]+ tests failed out of" "$build/ctest.log" | tail -1 || true)
+  echo "sanitize.sh: $name: ${summary:-no ctest summary} ($(( $(date +%s) - start ))s)"
+  if [ "$rc" -ne 0 ]; then
+    grep -E "Failed|Exception|\*\*\*" "$build/ctest.log" >&2 || true
+    echo "sanitize.sh: $name: failed; full log: $build/ctest.log" >&2
+    return 1
+  fi
+}
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+
+failed=()
+for run in "${runs[@]}"; do
+  case $run in
+    address)
+      run_one asan+ubsan "${GRAFT_ASAN_BUILD_DIR:-$root/build-asan}" "address;undefined" ||
+        failed+=(asan+ubsan) ;;
+    thread)
+      run_one tsan "${GRAFT_TSAN_BUILD_DIR:-$root/build-tsan}" thread || failed+=(tsan) ;;
+    *)
+      echo "sanitize.sh: unknown run '$run'; expected address or thread" >&2
+      exit 2 ;;
+  esac
+done
+
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "sanitize.sh: failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "sanitize.sh: all sanitizer runs passed"
