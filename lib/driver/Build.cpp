@@ -232,6 +232,40 @@ bool compileAndLink(BuildContext &ctx, TargetBuild &tb) {
   return true;
 }
 
+// Make syntax: spaces and '$' in paths escaped, one rule for the output.
+std::string makeEscape(const std::string &path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ' || c == '#')
+      out += '\\';
+    if (c == '$')
+      out += '$';
+    out += c;
+  }
+  return out;
+}
+
+// Everything the bundle depends on: the graph, the specs and every kernel
+// file they name, so build systems rebuild when any of them changes.
+bool writeDepfile(BuildContext &ctx) {
+  std::set<std::string> inputs = {ctx.opts.graph};
+  inputs.insert(ctx.opts.specs.begin(), ctx.opts.specs.end());
+  for (const auto &rule : ctx.specs.rules)
+    for (const auto &k : rule->kernels)
+      inputs.insert(k.second.path);
+  std::string text = makeEscape(ctx.opts.output) + ":";
+  for (const std::string &in : inputs)
+    text += " \\\n  " + makeEscape(in);
+  text += "\n";
+  std::ofstream out(ctx.opts.depfile, std::ios::binary);
+  out << text;
+  if (!out) {
+    ctx.diag.error(ctx.opts.depfile, "cannot write: " + std::string(std::strerror(errno)));
+    return false;
+  }
+  return true;
+}
+
 bool writeBundle(BuildContext &ctx) {
   std::vector<uint8_t> bundle;
   std::string err;
@@ -280,6 +314,8 @@ int runBuild(const BuildOptions &opts) {
       return 1;
   }
   if (!writeBundle(ctx))
+    return 1;
+  if (!opts.depfile.empty() && !writeDepfile(ctx))
     return 1;
   ctx.log("wrote " + opts.output);
   return 0;

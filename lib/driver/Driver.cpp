@@ -41,6 +41,7 @@ const OptionDesc kBuildOptions[] = {
     {"--target", "LIST", "comma-separated targets (default: the host)"},
     {"--emit", "KINDS", "also write llvm,asm,obj,elf per target into --emit-dir"},
     {"--emit-dir", "DIR", "directory for --emit (default: .)"},
+    {"--depfile", "FILE", "write the bundle's inputs (graph, specs, kernels) as a Make rule"},
     {"--explain", nullptr, "report every spec match and why candidates did not match"},
     {"-v", nullptr, "print what each pass did"},
 };
@@ -121,6 +122,7 @@ int parseBuild(int argc, char **argv) {
         o.emit.push_back(k);
       }
     } else if (n == "--emit-dir") o.emitDir = value;
+    else if (n == "--depfile") o.depfile = value;
     else if (n == "--explain") o.explain = true;
     else if (n == "-v") o.verbose = true;
   }

@@ -17,6 +17,7 @@ struct BuildOptions {
   std::string output;                // -o
   std::vector<std::string> emit;     // --emit kinds: llvm, asm, obj, elf
   std::string emitDir;               // --emit-dir
+  std::string depfile;               // --depfile: Make-style dependencies
   bool explain = false;              // --explain
   bool verbose = false;              // -v
 };
