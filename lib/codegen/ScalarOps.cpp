@@ -68,8 +68,14 @@ Value *emitLog(IRBuilder<> &b, Value *x) {
   int64_t bias = d ? 1023 : 127;
   uint64_t mantMask = d ? 0x000FFFFFFFFFFFFFull : 0x7FFFFFull;
   uint64_t oneBits = d ? 0x3FF0000000000000ull : 0x3F800000ull;
-  Value *bits = b.CreateBitCast(x, it);
+  // Denormals: scale into the normal range first (x * 2^mant), and take the
+  // scale back out of the exponent.
+  Value *denormal = b.CreateFCmpOLT(b.CreateUnaryIntrinsic(Intrinsic::fabs, x),
+                                    fconst(b, t, d ? 2.2250738585072014e-308 : 1.1754943508222875e-38));
+  Value *xs = b.CreateSelect(denormal, b.CreateFMul(x, fconst(b, t, d ? 0x1p52 : 0x1p23)), x);
+  Value *bits = b.CreateBitCast(xs, it);
   Value *e = b.CreateSub(b.CreateLShr(bits, mant), ConstantInt::get(it, bias));
+  e = b.CreateSelect(denormal, b.CreateSub(e, ConstantInt::get(it, mant)), e);
   Value *m = b.CreateBitCast(b.CreateOr(b.CreateAnd(bits, ConstantInt::get(it, mantMask)),
                                         ConstantInt::get(it, oneBits)),
                              t);

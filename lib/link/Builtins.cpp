@@ -14,11 +14,45 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace graft {
+
+// libm.c compiled to LLVM IR when graft was built (see CMakeLists.txt).
+static const char kLibmIR[] =
+#include "LibmIR.inc"
+    ;
+
+// Adds the libm routines. Their IR was produced for x86_64; the functions are
+// plain integer and float code, so dropping the target attributes (the
+// module's triple and data layout are set by the caller) retargets them.
+static bool linkLibm(llvm::Module &dst, llvm::LLVMContext &context, const std::string &path,
+                     DiagEngine &diag) {
+  llvm::SMDiagnostic parseError;
+  std::unique_ptr<llvm::Module> libm = llvm::parseAssemblyString(kLibmIR, parseError, context);
+  if (!libm) {
+    diag.error(path, "internal error: libm IR does not parse: " + parseError.getMessage().str());
+    return false;
+  }
+  libm->setSourceFileName("graft-builtins");
+  libm->setTargetTriple(dst.getTargetTriple());
+  libm->setDataLayout(dst.getDataLayout());
+  for (llvm::Function &f : *libm) {
+    f.removeFnAttr("target-cpu");
+    f.removeFnAttr("target-features");
+    f.removeFnAttr("tune-cpu");
+    f.addFnAttr("no-builtins");
+  }
+  libm->setModuleFlag(llvm::Module::Warning, "wchar_size", 4u);
+  if (llvm::Linker::linkModules(dst, std::move(libm))) {
+    diag.error(path, "internal error: cannot link the libm builtins");
+    return false;
+  }
+  return true;
+}
 
 // All three targets are 64-bit, so size_t is i64. Copies move 8 bytes at a
 // time with align-1 accesses (legal everywhere; the backend splits them where
@@ -201,6 +235,8 @@ bool emitBuiltinsObject(const TargetInfo &target, const std::string &path,
                          parseError.getMessage().str());
     return false;
   }
+  if (!linkLibm(*module, context, path, diag))
+    return false;
   module->setModuleIdentifier("graft-builtins");
   module->setSourceFileName("graft-builtins");
   module->setTargetTriple(target.triple);

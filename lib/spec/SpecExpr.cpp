@@ -127,6 +127,18 @@ private:
   bool parseAtom(SpecExpr &out);
   bool parseTypeSuffix(DType &type);
   bool parseTensorName(int &input, int &output, Token &nameTok);
+  // Counts one operator, call or parenthesised group at |t|. The parser and
+  // every walk over a SpecExpr recurse once per level, so a bound on these
+  // keeps hostile input (100000 nested parentheses) from overflowing the
+  // stack; real expressions use a handful.
+  bool countOperation(const Token &t) {
+    if (++operations_ <= kMaxOperations)
+      return true;
+    return fail(t, "expression is too complex: more than " +
+                       std::to_string(kMaxOperations) +
+                       " operators, calls and parentheses");
+  }
+  static constexpr unsigned kMaxOperations = 1000;
 
   std::string_view text_;
   SourceLoc loc_;
@@ -135,6 +147,7 @@ private:
   size_t pos_ = 0;
   Token tok_;
   bool failed_ = false;
+  unsigned operations_ = 0;
 };
 
 void ExprParser::advance() {
@@ -205,6 +218,8 @@ bool ExprParser::parseAtom(SpecExpr &out) {
     return parseInt(out.value);
   }
   if (isPunct('(')) {
+    if (!countOperation(tok_))
+      return false;
     advance();
     if (!parseExpr(out))
       return false;
@@ -248,6 +263,8 @@ bool ExprParser::parseAtom(SpecExpr &out) {
   else
     return fail(fn, "unknown name '" + fn.text +
                         "'; expected a pattern argument or output name");
+  if (!countOperation(fn))
+    return false;
   advance();
   out.kind = k;
   out.operands.resize(2);
@@ -265,6 +282,8 @@ bool ExprParser::parseTerm(SpecExpr &out) {
     out = SpecExpr();
     out.kind = isPunct('*') ? SpecExpr::Kind::Mul : SpecExpr::Kind::Div;
     out.loc = at(tok_.pos);
+    if (!countOperation(tok_))
+      return false;
     advance();
     out.operands.push_back(std::move(lhs));
     out.operands.emplace_back();
@@ -282,6 +301,8 @@ bool ExprParser::parseExpr(SpecExpr &out) {
     out = SpecExpr();
     out.kind = isPunct('+') ? SpecExpr::Kind::Add : SpecExpr::Kind::Sub;
     out.loc = at(tok_.pos);
+    if (!countOperation(tok_))
+      return false;
     advance();
     out.operands.push_back(std::move(lhs));
     out.operands.emplace_back();

@@ -179,6 +179,31 @@ TEST_F(SpecLoaderTest, BadExpression) {
                               "expression");
 }
 
+// Found by fuzz_spec: 50000 nested parentheses overflowed the stack of the
+// recursive-descent parser. Deep or long expressions are now an error.
+TEST_F(SpecLoaderTest, DeeplyNestedExpression) {
+  std::string replace = goodReplace();
+  replace.replace(replace.find("ceildiv(dim(result, 0), 64)"), 27,
+                  std::string(50000, '(') + "1" + std::string(50000, ')'));
+  EXPECT_FALSE(load(spec(replace)));
+  EXPECT_NE(firstError().find(": error: expression is too complex: more than 1000 "
+                              "operators, calls and parentheses"),
+            std::string::npos)
+      << firstError();
+}
+
+// A flat chain "1+1+...+1" builds a tree as deep as it is long.
+TEST_F(SpecLoaderTest, LongExpressionChain) {
+  std::string expr = "1";
+  for (int i = 0; i < 25000; ++i)
+    expr += "+1";
+  std::string replace = goodReplace();
+  replace.replace(replace.find("ceildiv(dim(result, 0), 64)"), 27, expr);
+  EXPECT_FALSE(load(spec(replace)));
+  EXPECT_NE(firstError().find(": error: expression is too complex"), std::string::npos)
+      << firstError();
+}
+
 TEST_F(SpecLoaderTest, DimAxisOutOfRange) {
   std::string replace = goodReplace();
   replace.replace(replace.find("dim(lhs, 0) : i32"), 11, "dim(lhs, 2)");
