@@ -1,5 +1,7 @@
 #include "codegen/AbiTypes.h"
 
+#include "codegen/ScalarOps.h"
+
 namespace graft::codegen {
 
 using namespace llvm;
@@ -108,8 +110,8 @@ Type *registerType(LLVMContext &c, DType t) {
   case DType::I16: return Type::getInt16Ty(c);
   case DType::I32: return Type::getInt32Ty(c);
   case DType::I64: case DType::Index: return Type::getInt64Ty(c);
-  case DType::F16: return Type::getHalfTy(c);
-  case DType::BF16: return Type::getBFloatTy(c);
+  // f16/bf16 are storage types: computed in float (see ScalarOps.h).
+  case DType::F16: case DType::BF16: return Type::getFloatTy(c);
   case DType::F32: return Type::getFloatTy(c);
   case DType::F64: return Type::getDoubleTy(c);
   default: return Type::getInt8Ty(c);
@@ -117,6 +119,8 @@ Type *registerType(LLVMContext &c, DType t) {
 }
 
 Type *memoryType(LLVMContext &c, DType t) {
+  if (t == DType::F16 || t == DType::BF16)
+    return Type::getInt16Ty(c);
   return t == DType::I1 ? Type::getInt8Ty(c) : registerType(c, t);
 }
 
@@ -128,9 +132,8 @@ Value *wordToScalar(IRBuilder<> &b, Value *word, DType t) {
   case DType::F64:
     return b.CreateBitCast(word, Type::getDoubleTy(c));
   case DType::F16:
-    return b.CreateBitCast(b.CreateTrunc(word, b.getInt16Ty()), Type::getHalfTy(c));
   case DType::BF16:
-    return b.CreateBitCast(b.CreateTrunc(word, b.getInt16Ty()), Type::getBFloatTy(c));
+    return storageToFloat(b, b.CreateTrunc(word, b.getInt16Ty()), t);
   case DType::I1:
     return b.CreateICmpNE(word, b.getInt64(0));
   default:

@@ -50,7 +50,8 @@ DispatchArgs beginDispatchFunction(llvm::Module &m, llvm::IRBuilder<> &b,
 llvm::Value *loadParam(llvm::IRBuilder<> &b, const DispatchArgs &a, unsigned i);
 llvm::Value *loadBinding(llvm::IRBuilder<> &b, const DispatchArgs &a, unsigned i);
 
-// Register type of an element type (i1 for I1) and its memory type (i8).
+// Register type of an element type (i1 for I1, float for f16/bf16) and its
+// memory type (i8 for I1, i16 for f16/bf16).
 llvm::Type *registerType(llvm::LLVMContext &c, DType t);
 llvm::Type *memoryType(llvm::LLVMContext &c, DType t);
 

@@ -187,12 +187,16 @@ private:
 
   Value *load(DType t, Value *ptr) {
     Value *v = b_.CreateLoad(memoryType(c_, t), ptr);
+    if (isStorageFloat(t))
+      return storageToFloat(b_, v, t);
     return t == DType::I1 ? b_.CreateTrunc(v, b_.getInt1Ty()) : v;
   }
 
   void store(DType t, Value *ptr, Value *v) {
     if (t == DType::I1)
       v = b_.CreateZExt(v, b_.getInt8Ty());
+    if (isStorageFloat(t))
+      v = floatToStorage(b_, v, t);
     b_.CreateStore(v, ptr);
   }
 

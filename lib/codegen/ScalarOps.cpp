@@ -123,10 +123,33 @@ Value *intDivRem(IRBuilder<> &b, Value *x, Value *y, bool rem) {
   return b.CreateSelect(isZero, zero, b.CreateSelect(isM1, m1, q));
 }
 
+// f64 -> f32 rounding to odd: truncate toward zero and set the lowest bit
+// when inexact, so that a second rounding (to f16/bf16) is correct.
+Value *truncRoundToOdd(IRBuilder<> &b, Value *d) {
+  Value *f = b.CreateFPTrunc(d, b.getFloatTy());
+  Value *back = b.CreateFPExt(f, b.getDoubleTy());
+  Value *bits = b.CreateBitCast(f, b.getInt32Ty());
+  Value *tooBig = b.CreateFCmpOGT(b.CreateUnaryIntrinsic(Intrinsic::fabs, back),
+                                  b.CreateUnaryIntrinsic(Intrinsic::fabs, d));
+  bits = b.CreateSelect(tooBig, b.CreateSub(bits, b.getInt32(1)), bits);
+  Value *inexact = b.CreateFCmpONE(back, d);
+  bits = b.CreateSelect(inexact, b.CreateOr(bits, b.getInt32(1)), bits);
+  return b.CreateSelect(b.CreateFCmpUNO(d, d), f, b.CreateBitCast(bits, b.getFloatTy()));
+}
+
 Value *emitCast(IRBuilder<> &b, Value *v, DType from, DType to) {
   Type *dst = registerType(b.getContext(), to);
   if (from == to)
     return v;
+  if (isStorageFloat(to)) {
+    // Through float; from f64 with round-to-odd so the result is rounded once.
+    Value *f = from == DType::F64 ? truncRoundToOdd(b, v)
+                                  : emitCast(b, v, isStorageFloat(from) ? DType::F32 : from,
+                                             DType::F32);
+    return roundToStorage(b, f, to);
+  }
+  if (isStorageFloat(from))
+    return emitCast(b, v, DType::F32, to);
   bool ff = isFloat(from), tf = isFloat(to);
   if (ff && tf)
     return b.CreateFPCast(v, dst);
@@ -144,8 +167,88 @@ Value *emitCast(IRBuilder<> &b, Value *v, DType from, DType to) {
 
 } // namespace
 
+bool isStorageFloat(DType t) { return t == DType::F16 || t == DType::BF16; }
+
+Value *storageToFloat(IRBuilder<> &b, Value *h, DType t) {
+  Type *i32 = b.getInt32Ty();
+  Value *w = b.CreateZExt(h, i32);
+  if (t == DType::BF16)
+    return b.CreateBitCast(b.CreateShl(w, 16), b.getFloatTy());
+  // Binary16 -> binary32: move exponent and mantissa into place and rebias;
+  // infinities/NaNs get the maximal exponent, subnormals are renormalised by
+  // a float subtraction.
+  Value *em = b.CreateShl(b.CreateAnd(w, 0x7fff), 13);
+  Value *exp = b.CreateAnd(em, 0x0f800000);
+  Value *o = b.CreateAdd(em, b.getInt32((127 - 15) << 23));
+  Value *isSpecial = b.CreateICmpEQ(exp, b.getInt32(0x0f800000));
+  Value *isSmall = b.CreateICmpEQ(exp, b.getInt32(0));
+  Value *special = b.CreateAdd(o, b.getInt32((128 - 16) << 23));
+  Value *small = b.CreateBitCast(
+      b.CreateFSub(b.CreateBitCast(b.CreateAdd(o, b.getInt32(1 << 23)), b.getFloatTy()),
+                   ConstantFP::get(b.getFloatTy(), 0x1p-14)),
+      i32);
+  o = b.CreateSelect(isSpecial, special, b.CreateSelect(isSmall, small, o));
+  o = b.CreateOr(o, b.CreateShl(b.CreateAnd(w, 0x8000), 16));
+  return b.CreateBitCast(o, b.getFloatTy());
+}
+
+Value *floatToStorage(IRBuilder<> &b, Value *f, DType t) {
+  Type *i32 = b.getInt32Ty();
+  Value *u = b.CreateBitCast(f, i32);
+  if (t == DType::BF16) {
+    // Round to nearest even on the upper half; NaNs stay (quiet) NaNs.
+    Value *lsb = b.CreateAnd(b.CreateLShr(u, 16), 1);
+    Value *r = b.CreateLShr(b.CreateAdd(u, b.CreateAdd(b.getInt32(0x7fff), lsb)), 16);
+    Value *nan = b.CreateOr(b.CreateLShr(u, 16), b.getInt32(0x40));
+    return b.CreateTrunc(b.CreateSelect(b.CreateFCmpUNO(f, f), nan, r), b.getInt16Ty());
+  }
+  // Binary32 -> binary16, round to nearest even.
+  Value *sign = b.CreateAnd(u, 0x80000000u);
+  Value *a = b.CreateXor(u, sign);
+  // Inf or NaN (and everything that rounds to inf goes through the normal
+  // path below, whose exponent overflows into 0x7c00).
+  Value *big = b.CreateICmpUGE(a, b.getInt32((127 + 16) << 23));
+  Value *special = b.CreateSelect(b.CreateICmpUGT(a, b.getInt32(0x7f800000)), b.getInt32(0x7e00),
+                                  b.getInt32(0x7c00));
+  // Results that are subnormal or zero: adding 0.5f aligns the 10 mantissa
+  // bits at the bottom with a round-to-nearest-even float addition.
+  Value *sub = b.CreateSub(
+      b.CreateBitCast(b.CreateFAdd(b.CreateBitCast(a, b.getFloatTy()),
+                                   ConstantFP::get(b.getFloatTy(), 0.5)),
+                      i32),
+      b.getInt32(126 << 23));
+  // Normal results: rebias and round with the odd bit as tie breaker.
+  Value *odd = b.CreateAnd(b.CreateLShr(a, 13), 1);
+  Value *norm = b.CreateLShr(
+      b.CreateAdd(b.CreateAdd(a, b.getInt32(0xc8000000u + 0xfff) /* (15 - 127) << 23, wrapped */), odd),
+      13);
+  Value *r = b.CreateSelect(big, special,
+                            b.CreateSelect(b.CreateICmpULT(a, b.getInt32(113 << 23)), sub, norm));
+  r = b.CreateOr(r, b.CreateLShr(sign, 16));
+  return b.CreateTrunc(r, b.getInt16Ty());
+}
+
+Value *roundToStorage(IRBuilder<> &b, Value *f, DType t) {
+  return storageToFloat(b, floatToStorage(b, f, t), t);
+}
+
+static Value *emitScalarOpImpl(IRBuilder<> &b, OpKind op, const std::string &pred,
+                               DType resultType, DType operandType,
+                               const std::vector<Value *> &o);
+
 Value *emitScalarOp(IRBuilder<> &b, OpKind op, const std::string &pred, DType resultType,
                     DType operandType, const std::vector<Value *> &o) {
+  Value *v = emitScalarOpImpl(b, op, pred, resultType, operandType, o);
+  // f16/bf16 arithmetic happened in float: round like the evaluator. Casts
+  // round themselves; select and comparisons produce no new value.
+  if (isStorageFloat(resultType) && op != OpKind::Cast && op != OpKind::Select)
+    v = roundToStorage(b, v, resultType);
+  return v;
+}
+
+static Value *emitScalarOpImpl(IRBuilder<> &b, OpKind op, const std::string &pred,
+                               DType resultType, DType operandType,
+                               const std::vector<Value *> &o) {
   bool fl = isFloat(operandType);
   switch (op) {
   case OpKind::Add: return fl ? b.CreateFAdd(o[0], o[1]) : b.CreateAdd(o[0], o[1]);

@@ -3,6 +3,12 @@
 // without contraction, NaN-propagating max/min, wrapping integer arithmetic,
 // integer division by zero = 0, saturating float-to-int casts.
 //
+// f16 and bf16 are storage types: values live in float registers, loads and
+// stores convert, and every op producing one rounds its result back to the
+// storage type, which is what the evaluator does. The conversions are inline
+// integer code: x86-64-v2 has no half instructions and a slice has no
+// compiler-rt to call.
+//
 // exp/log/tanh are emitted inline (range reduction + polynomial) because a
 // slice is freestanding: there is no libm to call, and inline code vectorizes.
 #pragma once
@@ -21,5 +27,12 @@ namespace graft::codegen {
 llvm::Value *emitScalarOp(llvm::IRBuilder<> &b, OpKind op, const std::string &pred,
                           DType resultType, DType operandType,
                           const std::vector<llvm::Value *> &operands);
+
+// i16 storage bits of |t| (F16 or BF16) <-> float.
+llvm::Value *storageToFloat(llvm::IRBuilder<> &b, llvm::Value *bits, DType t);
+llvm::Value *floatToStorage(llvm::IRBuilder<> &b, llvm::Value *f, DType t);
+// Rounds a float to the nearest value of |t| (F16 or BF16), as a float.
+llvm::Value *roundToStorage(llvm::IRBuilder<> &b, llvm::Value *f, DType t);
+bool isStorageFloat(DType t); // F16 or BF16
 
 } // namespace graft::codegen

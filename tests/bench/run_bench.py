@@ -104,12 +104,28 @@ def blas_info():
         with open("/proc/self/maps") as maps:
             for line in maps:
                 path = line.split()[-1]
-                name = os.path.basename(path)
-                if re.search(r"blas|blis|mkl|lapack", name):
+                if re.search(r"blas|blis|mkl", os.path.basename(path)):
                     libs.add(os.path.realpath(path))
     except OSError:
         pass
-    return ", ".join(sorted(libs)) or "unknown"
+    described = []
+    for path in sorted(libs):
+        text = path
+        if "openblas" in os.path.basename(path):
+            # OpenBLAS names the kernel it picked for this CPU (what
+            # OPENBLAS_CORETYPE would override) and its thread count.
+            try:
+                import ctypes
+                lib = ctypes.CDLL(path)
+                lib.openblas_get_corename.restype = ctypes.c_char_p
+                text += " (OpenBLAS kernel %s, %d threads)" % (
+                    lib.openblas_get_corename().decode(), lib.openblas_get_num_threads())
+            except (OSError, AttributeError):
+                pass
+        elif re.search(r"/blas/libblas\.so", path):
+            text += " (netlib reference BLAS: unoptimized, 1 thread)"
+        described.append(text)
+    return ", ".join(described) or "unknown"
 
 
 class Runner:
