@@ -478,7 +478,7 @@ struct Former {
     Dispatch d;
     d.name = dispatchName(ops.front());
     d.loc = ops.front()->loc;
-    d.source = sm.format(d.loc);
+    d.source = sm.formatShort(d.loc);
     KB kb{d, {}, {}, {}, {}};
     rootKernel(kb, ops.front());
     for (size_t i = 1; i < ops.size(); ++i)
@@ -542,7 +542,7 @@ struct Former {
     Dispatch d;
     d.name = dispatchName(op);
     d.loc = op->loc;
-    d.source = sm.format(d.loc);
+    d.source = sm.formatShort(d.loc);
     d.isCall = true;
     KB kb{d, {}, {}, {}, {}};
     CallKernel &c = d.call;
@@ -615,7 +615,7 @@ struct Former {
     Dispatch d;
     d.name = fn.name + "_dispatch_" + std::to_string(out.dispatches.size()) + "_result";
     d.loc = v->loc;
-    d.source = sm.format(d.loc);
+    d.source = sm.formatShort(d.loc);
     KB kb{d, {}, {}, {}, {}};
     KernelOutput o;
     o.buffer = addBuffer(GRAFT_BUFFER_TEMP, 0, v->type.elem, {});

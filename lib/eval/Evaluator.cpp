@@ -98,7 +98,7 @@ bool Evaluator::bindInputs(const std::vector<graft_tensor_t> &inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value *arg = fn_.args[i];
     const graft_tensor_t &t = inputs[i];
-    std::string what = "input " + std::to_string(i) + " ('%" + arg->name + "')";
+    std::string what = "argument " + std::to_string(i + 1) + " (%" + arg->name + ")";
     const Type &want = arg->type;
     if (t.dtype != static_cast<uint32_t>(want.elem)) {
       // dtypeName, not the runtime's table: the evaluator core needs only

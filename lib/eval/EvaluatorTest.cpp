@@ -141,26 +141,26 @@ TEST(Evaluator, InputChecks) {
     r.inputs.push_back(tensor<float>(DType::F32, {2, 2}, {1, 2, 3, 4}));
     r.inputs.push_back(tensor<int32_t>(DType::I32, {2, 2}, {1, 2, 3, 4}));
     run(kMlp, r);
-    EXPECT_EQ(r.error, "input 1 ('%rhs') has element type i32, expected f32");
+    EXPECT_EQ(r.error, "argument 2 (%rhs) has element type i32, expected f32");
   }
   {
     EvalRun r;
     r.inputs.push_back(tensor<float>(DType::F32, {4}, {1, 2, 3, 4}));
     r.inputs.push_back(tensor<float>(DType::F32, {2, 2}, {1, 2, 3, 4}));
     run(kMlp, r);
-    EXPECT_EQ(r.error, "input 0 ('%lhs') has rank 1, expected 2 (tensor<?x?xf32>)");
+    EXPECT_EQ(r.error, "argument 1 (%lhs) has rank 1, expected 2 (tensor<?x?xf32>)");
   }
   {
     EvalRun r;
     r.inputs.push_back(tensor<float>(DType::F32, {3}, {1, 2, 3}));
     run("func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %a\n}\n", r);
-    EXPECT_EQ(r.error, "input 0 ('%a') has dimension 0 of size 3, expected 4 (tensor<4xf32>)");
+    EXPECT_EQ(r.error, "argument 1 (%a) has dimension 0 of size 3, expected 4 (tensor<4xf32>)");
   }
   {
     EvalRun r;
     r.inputs.push_back(tensor<float>(DType::F32, {4}, {1, 2}));
     run("func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %a\n}\n", r);
-    EXPECT_EQ(r.error, "input 0 ('%a') holds 8 bytes, expected 16");
+    EXPECT_EQ(r.error, "argument 1 (%a) holds 8 bytes, expected 16");
   }
 }
 

@@ -5,6 +5,7 @@
 // diagnostics for bad input are the expected outcome.
 //
 // Build and run: cmake/fuzz.sh (seed corpus: tests/fuzz/corpus/fuzz_graph/).
+// GRAFT_FUZZ_ECHO=1 prints the diagnostics (to see why a seed is rejected).
 #include "graph/Parser.h"
 #include "graph/Verifier.h"
 
@@ -41,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string text(reinterpret_cast<const char *>(data), size);
   graft::SourceManager sm;
   graft::DiagEngine diag(sm);
-  diag.setEcho(false);
+  diag.setEcho(std::getenv("GRAFT_FUZZ_ECHO") != nullptr);
   std::unique_ptr<graft::Module> m = parseAndVerify(text, sm, diag);
   if (!m)
     return 0;

@@ -35,7 +35,7 @@ struct Analyzer {
     if (ca && cb && *ca == *cb)
       return;
     info.checks.push_back(
-        {a, b, sm.format(op.loc) + ": " + opName(op.kind) + ": " + what});
+        {a, b, sm.formatShort(op.loc) + ": " + opName(op.kind) + ": " + what});
   }
 
   uint32_t scalar(const Value *v) {

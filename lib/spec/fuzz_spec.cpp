@@ -6,6 +6,7 @@
 // named like the seed corpus's kernels, so that valid seeds load completely.
 //
 // Build and run: cmake/fuzz.sh (seed corpus: tests/fuzz/corpus/fuzz_spec/).
+// GRAFT_FUZZ_ECHO=1 prints the diagnostics (to see why a seed is rejected).
 #include "spec/SpecLoader.h"
 
 #include <cstdint>
@@ -22,7 +23,7 @@ namespace {
 // Kernel file names used by the seeds (specs/*/ and tests).
 const char *const kKernelFiles[] = {"k.c", "kernel.c", "kernel.o", "kernel.bc",
                                     "mlp_kernel.c", "mlp_external.c",
-                                    "rowsum_kernel.c", "scaled_add.c"};
+                                    "rowsum_kernel.c", "scaled_add.c", "fma_tile.c"};
 
 struct KernelDir {
   std::filesystem::path path;
@@ -45,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static KernelDir dir;
   graft::SourceManager sm;
   graft::DiagEngine diag(sm);
-  diag.setEcho(false);
+  diag.setEcho(std::getenv("GRAFT_FUZZ_ECHO") != nullptr);
   uint32_t file =
       sm.add((dir.path / "fuzz.yaml").string(),
              std::string(reinterpret_cast<const char *>(data), size));

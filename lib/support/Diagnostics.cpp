@@ -53,6 +53,15 @@ std::string SourceManager::format(SourceLoc loc) const {
   return s;
 }
 
+std::string SourceManager::formatShort(SourceLoc loc) const {
+  std::string s = format(loc);
+  if (loc.file < 1 || loc.file > files_.size())
+    return s;
+  const std::string &name = files_[loc.file - 1].name;
+  size_t slash = name.find_last_of('/');
+  return slash == std::string::npos ? s : s.substr(slash + 1);
+}
+
 void DiagEngine::emit(Severity sev, SourceLoc loc, const std::string &prefix,
                       const std::string &msg) {
   const char *kind = sev == Severity::Error     ? "error"

@@ -35,6 +35,9 @@ public:
   std::string_view line(uint32_t file, uint32_t line) const;
   // "file:line:col" (or "file" / "<unknown>" when parts are missing).
   std::string format(SourceLoc loc) const;
+  // The same with the file's base name only: what goes into bundles, so that
+  // they do not depend on where the sources are.
+  std::string formatShort(SourceLoc loc) const;
 
 private:
   struct File {

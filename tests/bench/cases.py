@@ -61,13 +61,13 @@ def all_cases(quick):
     if quick:
         mm = [("mlp_sq", 19, 23, 17), ("mlp_tall", 67, 9, 5)]
         n_elem, rows, cols, bmm = 1001, 37, 53, (3, 9, 7, 5)
-        t_rows, t_cols = 31, 47
+        t_rows, t_cols, npot = 31, 47, 45
     else:
         mm = [("mlp_64", 64, 64, 64), ("mlp_256", 256, 256, 256),
               ("mlp_512", 512, 512, 512), ("mlp_1024", 1024, 1024, 1024),
               ("mlp_tall", 8192, 512, 32)]
         n_elem, rows, cols, bmm = 4 << 20, 2048, 2048, (16, 128, 128, 128)
-        t_rows, t_cols = 2048, 2048
+        t_rows, t_cols, npot = 2048, 2048, 2000
     b, m, k, n = bmm
     cases = [mlp(*c) for c in mm]
     cases += [
@@ -81,6 +81,13 @@ def all_cases(quick):
              bytes=2 * rows * (cols // 2) * F32, tol=1e-5),
         Case("transpose", "transpose", "transpose", [(t_rows, t_cols)], transpose_ref,
              bytes=2 * t_rows * t_cols * F32, tol=0.0),
+        # Same work at a row length that is not a power of two: the strided
+        # access of these loops then spreads over the L1 sets instead of
+        # thrashing one (see README.md, "What the numbers say").
+        Case("sum_rows_npot", "reduce", "sum_rows", [(rows, npot)],
+             lambda x: x.sum(axis=1), bytes=rows * npot * F32, tol=1e-7 * npot),
+        Case("transpose_npot", "transpose", "transpose", [(npot, npot)], transpose_ref,
+             bytes=2 * npot * npot * F32, tol=0.0),
         Case("batch_matmul", "batch_matmul", "batch_matmul", [(b, m, k), (b, k, n)],
              np.matmul, flops=2 * b * m * n * k, tol=1e-6 * k, naive_matmul=True),
     ]

@@ -38,6 +38,7 @@ except ImportError:
     sys.exit("error: run_bench.py needs numpy; %s cannot import it (try /usr/bin/python3)"
              % sys.executable)
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from cases import all_cases  # noqa: E402  (after the environment is fixed)
 
 
@@ -71,6 +72,10 @@ def parse_args():
         args.reps = 2 if args.quick else 20
     if args.reps < 1:
         p.error("--reps must be at least 1, found %d" % args.reps)
+    try:
+        re.compile(args.filter)
+    except re.error as e:
+        p.error("--filter '%s' is not a regular expression: %s" % (args.filter, e))
     for flag, path in (("--graft", args.graft), ("--graft-bench", args.graft_bench)):
         if not os.access(path, os.X_OK):
             p.error("%s: '%s' is not an executable (build it first: "
@@ -151,8 +156,10 @@ class Runner:
             self.bundles[graph] = (out, seconds)
         return self.bundles[graph]
 
-    def graft_bench(self, argv):
-        cmd = [self.args.graft_bench] + argv + ["--reps", str(self.args.reps),
+    def graft_bench(self, argv, reps=None):
+        """Runs graft_bench; |reps| 0 only runs (and --saves) once, untimed."""
+        reps = self.args.reps if reps is None else reps
+        cmd = [self.args.graft_bench] + argv + ["--reps", str(reps),
                                                 "--budget-ms", str(self.args.budget_ms)]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
@@ -204,25 +211,33 @@ class Runner:
         want = case.reference(*inputs)
         want = list(want) if isinstance(want, tuple) else [want]
 
-        prefix = os.path.join(self.work, case.name + "_out")
-        one = self.graft_bench(["graft", bundle, case.function, "--threads", "1",
-                                "--save", prefix] + paths)
-        errors = [self.check("%s result %d" % (case.name, i), np.load("%s%d.npy" % (prefix, i)),
-                             w, case.tol) for i, w in enumerate(want)]
-        all_threads = self.graft_bench(["graft", bundle, case.function, "--threads",
-                                        str(self.args.threads)] + paths)
-        numpy_t = self.time_numpy(case.reference, inputs)
+        # Check first, with one thread and with all: nothing is timed until
+        # both agree with numpy.
+        errors = []
+        run = {}
+        for label, threads in (("1t", 1), ("nt", self.args.threads)):
+            prefix = os.path.join(self.work, "%s_out_%s_" % (case.name, label))
+            run[label] = ["graft", bundle, case.function, "--threads", str(threads)] + paths
+            self.graft_bench(run[label] + ["--save", prefix], reps=0)
+            errors += [self.check("%s result %d (%s threads)" % (case.name, i, threads or "all"),
+                                  np.load("%s%d.npy" % (prefix, i)), w, case.tol)
+                       for i, w in enumerate(want)]
+        if case.naive_matmul:
+            naive_out = os.path.join(self.work, case.name + "_naive.npy")
+            naive = ["naive-matmul", paths[0], paths[1]]
+            self.graft_bench(naive + ["--save", naive_out], reps=0)
+            self.check(case.name + " naive C", np.load(naive_out),
+                       np.matmul(inputs[0], inputs[1]), case.tol)
+
         row = {"case": case.name, "size": case.size, "graph": case.graph + ".graph",
                "function": case.function, "build_s": build_s,
                "max_rel_error": max(errors) if errors else 0.0,
-               "graft_1t": one, "graft_nt": all_threads, "numpy": numpy_t,
+               "graft_1t": self.graft_bench(run["1t"]),
+               "graft_nt": self.graft_bench(run["nt"]),
+               "numpy": self.time_numpy(case.reference, inputs),
                "flops": case.flops, "bytes": case.bytes}
         if case.naive_matmul:
-            naive_out = os.path.join(self.work, case.name + "_naive.npy")
-            row["naive_c"] = self.graft_bench(["naive-matmul", paths[0], paths[1],
-                                               "--save", naive_out])
-            self.check(case.name + " naive C", np.load(naive_out),
-                       np.matmul(inputs[0], inputs[1]), case.tol)
+            row["naive_c"] = self.graft_bench(naive)
         return row
 
 
@@ -283,8 +298,8 @@ def main():
     print_table(rows, threads)
     meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "host": platform.node(),
             "machine": platform.machine(), "cpus": os.cpu_count(),
-            "loadavg_start": load_start, "loadavg_end": os.getloadavg(), "quick": args.quick, "reps": args.reps,
-            "budget_ms": args.budget_ms, "numpy": np.__version__, "numpy_blas": blas_info(),
+            "loadavg_start": load_start, "loadavg_end": os.getloadavg(),
+            "quick": args.quick, "reps": args.reps, "budget_ms": args.budget_ms, "numpy": np.__version__, "numpy_blas": blas_info(),
             "dropped_env": DROPPED_ENV, "python": sys.executable,
             "bundles_build_s": {g: s for g, (_, s) in runner.bundles.items()},
             "note": "times are per call; min is the headline, median shows the spread"}

@@ -29,4 +29,4 @@ check "$TEST_DIR/eval_mlp.sh" --check-prefix=NOFN < "$T/out"
 
 expect_fail "$GRAFT" eval "$TEST_DIR/inputs/mlp.graph" --input "2x2xi32=[[1 2][3 4]]" --input "2x2xf32=1"
 check "$TEST_DIR/eval_mlp.sh" --check-prefix=DTYPE < "$T/out"
-# DTYPE: input 0 ('%lhs') has element type i32, expected f32
+# DTYPE: argument 1 (%lhs) has element type i32, expected f32

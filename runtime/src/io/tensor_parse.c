@@ -159,6 +159,8 @@ static graft_status_t parse_elements(const parse_ctx_t* ctx, const char* p,
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
                              "missing ']' for the '[' at column %d",
                              column(ctx, first_open));
+  /* A splat of an empty tensor ("0x3xf32=0") is empty. */
+  if (found == 1 && count == 0 && !first_open) return NULL;
   if (found == 1 && count > 1) {
     size_t element_size = graft_dtype_size(t->dtype);
     for (uint64_t i = 1; i < count; ++i)

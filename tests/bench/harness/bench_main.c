@@ -7,9 +7,10 @@
  *   graft_bench naive-matmul LHS.npy RHS.npy [options]
  *
  * options: --threads N (graft; 0 = all CPUs), --reps N (timed calls, after
- * one untimed warm-up), --budget-ms MS (stop timing early once the calls add
- * up to MS), --save PATH (graft: write result i to PATH<i>.npy; naive: write
- * the product to PATH) from the warm-up call, for checking. */
+ * one untimed warm-up; 0 = only the warm-up, to produce results to check
+ * before anything is timed), --budget-ms MS (stop timing early once the
+ * calls add up to MS), --save PATH (graft: write result i to PATH<i>.npy;
+ * naive: write the product to PATH) from the warm-up call. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,11 @@ static int parse_options(int argc, char** argv, bench_options_t* o) {
 
 static void print_timing(const char* name, uint32_t threads,
                          const bench_timing_t* t) {
+  if (t->reps == 0) { /* --reps 0: nothing was timed */
+    printf("{\"function\": \"%s\", \"threads\": %u, \"reps\": 0}\n", name,
+           threads);
+    return;
+  }
   printf("{\"function\": \"%s\", \"threads\": %u, \"reps\": %u, "
          "\"min_ms\": %.6f, \"median_ms\": %.6f, \"mean_ms\": %.6f}\n",
          name, threads, t->reps, t->min_ms, t->median_ms, t->mean_ms);
@@ -160,7 +166,7 @@ static graft_status_t run_graft(const bench_options_t* o) {
   for (uint32_t i = 0; i < MAX_VALUES; ++i) graft_tensor_release(&outputs[i]);
 
   bench_timing_t timing = {0};
-  if (!st) {
+  if (!st && o->reps) {
     call.inputs = inputs;
     call.input_count = input_count;
     call.outputs = outputs;
@@ -235,7 +241,8 @@ static graft_status_t run_naive(const bench_options_t* o) {
   if (!st) st = naive_call(&call); /* warm-up, and the result to check */
   if (!st && o->save) st = graft_tensor_write_npy(o->save, &out);
   bench_timing_t timing = {0};
-  if (!st) st = bench_time_calls(naive_call, &call, o->reps, o->budget_ms, &timing);
+  if (!st && o->reps)
+    st = bench_time_calls(naive_call, &call, o->reps, o->budget_ms, &timing);
   if (!st) print_timing("naive_matmul", 1, &timing);
   graft_tensor_release(&a);
   graft_tensor_release(&b);

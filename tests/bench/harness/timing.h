@@ -24,7 +24,7 @@ double bench_now_ms(void);
 
 /* Times up to |max_reps| calls of |call|, stopping early once the timed
  * calls add up to |budget_ms| and at least 3 were made (or |max_reps|, if
- * smaller; 0 counts as 1). Stops on the first failing call and returns its
+ * smaller; 0 counts as 1; callers skip timing entirely for 0). Stops on the first failing call and returns its
  * status. */
 graft_status_t bench_time_calls(bench_call_fn_t call, void* user,
                                 uint32_t max_reps, double budget_ms,
