@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds every libFuzzer target (graft_fuzzer() in the CMake files: parsers,
 # tensor I/O, the loader) with ASan+UBSan and runs each for N seconds on a
-# copy of its seed corpus tests/fuzz/corpus/<fuzzer>/. Fails on any crash,
+# copy of its seed corpus tests/fuzz/corpus/<fuzzer>/ (with the dictionary
+# tests/fuzz/dict/<fuzzer>.dict when there is one). Fails on any crash,
 # sanitizer report, leak or hang and prints how to reproduce it.
 #
 #   cmake/fuzz.sh [seconds-per-target]     (default 30)
@@ -48,10 +49,12 @@ for dir in "$seeds"/*/; do
   rm -rf "$work"
   mkdir -p "$work/corpus"
   cp "$dir"/* "$work/corpus/"
+  dict=()
+  [ ! -f "$root/tests/fuzz/dict/$name.dict" ] || dict=(-dict="$root/tests/fuzz/dict/$name.dict")
   start=$(date +%s)
   rc=0
-  "$bin" "${fuzz_flags[@]}" -artifact_prefix="$work/" "$work/corpus" \
-    >"$work/log" 2>&1 || rc=$?
+  "$bin" "${fuzz_flags[@]}" ${dict[@]+"${dict[@]}"} -artifact_prefix="$work/" \
+    "$work/corpus" >"$work/log" 2>&1 || rc=$?
   took=$(( $(date +%s) - start ))
   execs=$(grep -E '^stat::number_of_executed_units' "$work/log" | awk '{print $2}' || true)
   if [ "$rc" -ne 0 ]; then

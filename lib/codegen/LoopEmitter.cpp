@@ -47,7 +47,7 @@ public:
     idx_.assign(D, nullptr);
     reduction_ = D > P;
     if (reduction_) {
-      unsigned n = P >= 1 ? L_.tileX : 1;
+      unsigned n = P >= 1 && !L_.innerReduction ? L_.tileX : 1;
       acc_ = b_.CreateAlloca(memoryType(c_, L_.accType), b_.getInt32(n), "acc");
     }
     // Outer parallel dims from workgroup z.
@@ -75,6 +75,13 @@ public:
         loop(j0, j1, "j", [&](Value *j) {
           idx_[P - 1] = j;
           storeOutputs(evalScope());
+        });
+        return;
+      }
+      if (L_.innerReduction) {
+        loop(j0, j1, "j", [&](Value *j) {
+          idx_[P - 1] = j;
+          pointReduction(acc_);
         });
         return;
       }
@@ -121,21 +128,34 @@ private:
 
   Scope evalScope() { return Scope{}; }
 
-  // The single-point case (no parallel dims): one accumulator slot.
+  // The single-point case (no parallel dims).
   void tilePoint(Value *) {
     if (!reduction_) {
       storeOutputs(evalScope());
       return;
     }
-    Value *slot = acc_;
+    pointReduction(acc_);
+  }
+
+  // The whole reduction of one output point, innermost, with the accumulator
+  // in |slot| (promoted to a register). The update may be reassociated
+  // (docs/graph-format.md), which lets the loop vectorizer keep several
+  // partial sums when the reduced dim is contiguous.
+  void pointReduction(Value *slot) {
     {
       Scope s = evalScope();
       store(L_.accType, slot, eval(L_.accInit, s));
     }
-    reductionLoops(0, [&]() {
+    reductionLoops(L_.numParallel, [&]() {
       Scope s = evalScope();
       s.acc = load(L_.accType, slot);
-      store(L_.accType, slot, eval(L_.accUpdate, s));
+      FastMathFlags saved = b_.getFastMathFlags();
+      FastMathFlags fmf = saved;
+      fmf.setAllowReassoc();
+      b_.setFastMathFlags(fmf);
+      Value *v = eval(L_.accUpdate, s);
+      b_.setFastMathFlags(saved);
+      store(L_.accType, slot, v);
     });
     Scope s = evalScope();
     s.acc = load(L_.accType, slot);

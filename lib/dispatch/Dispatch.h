@@ -62,6 +62,10 @@ struct LoopKernel {
   std::vector<KernelOutput> outputs;
   unsigned tileX = 64, tileY = 1; // elements per workgroup in the two inner
                                   // parallel dims
+  // Reduction loops innermost (one output point at a time) instead of a row
+  // of accumulators: chosen when the reduced dims, not the innermost output
+  // dim, are contiguous in the inputs (row sums, full reductions).
+  bool innerReduction = false;
 };
 
 // A call of a user kernel (spec rule, Form::Call or Form::Dispatch).

@@ -442,6 +442,20 @@ struct Former {
     }
     for (uint32_t e : domain)
       L.domainParams.push_back(param(kb, e));
+    if (reduction) {
+      // Which loop order reads memory contiguously: the innermost output dim
+      // (a row of accumulators, matmul's i-k-j) or a reduced dim (one point
+      // at a time, reduction innermost).
+      bool rowContiguous = false, reducedContiguous = false;
+      for (const KernelInput &in : L.inputs) {
+        if (in.map.empty())
+          continue;
+        int last = in.map.back();
+        rowContiguous |= L.numParallel > 0 && last == static_cast<int>(L.numParallel) - 1;
+        reducedContiguous |= last >= static_cast<int>(L.numParallel);
+      }
+      L.innerReduction = L.numParallel == 0 || (reducedContiguous && !rowContiguous);
+    }
     // Lanes of the widest element type the kernel touches.
     unsigned maxBytes = static_cast<unsigned>(dtypeSize(reduction ? L.accType : DType::I8));
     for (const KernelInput &in : L.inputs)
