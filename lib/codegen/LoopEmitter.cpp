@@ -49,6 +49,10 @@ public:
     if (reduction_) {
       unsigned n = P >= 1 && !L_.innerReduction ? L_.tileX : 1;
       acc_ = b_.CreateAlloca(memoryType(c_, L_.accType), b_.getInt32(n), "acc");
+      // One scalar per register-tile element: SROA turns them into registers
+      // carried through the reduction loops.
+      for (unsigned k = 0; k < L_.regRows * L_.regCols && L_.regRows > 1; ++k)
+        regAcc_.push_back(b_.CreateAlloca(memoryType(c_, L_.accType), nullptr, "racc"));
     }
     // Outer parallel dims from workgroup z.
     if (P >= 3) {
@@ -85,35 +89,22 @@ public:
         });
         return;
       }
-      // acc[j - j0] = init
-      loop(j0, j1, "j_init", [&](Value *j) {
-        idx_[P - 1] = j;
-        Scope s = evalScope();
-        store(L_.accType, accSlot(j), eval(L_.accInit, s));
-      });
-      reductionLoops(P, [&]() {
-        loop(j0, j1, "j", [&](Value *j) {
-          idx_[P - 1] = j;
-          Scope s = evalScope();
-          s.acc = load(L_.accType, accSlot(j));
-          store(L_.accType, accSlot(j), eval(L_.accUpdate, s));
-        });
-      });
-      loop(j0, j1, "j_out", [&](Value *j) {
-        idx_[P - 1] = j;
-        Scope s = evalScope();
-        s.acc = load(L_.accType, accSlot(j));
-        storeOutputs(s);
-      });
+      rowAccumulate(j0, j1);
     };
     if (P >= 2) {
       Value *i0 = b_.CreateMul(a_.wgId[1], ConstantInt::get(i64, L_.tileY), "i0", true, true);
       Value *i1 = b_.CreateBinaryIntrinsic(
           Intrinsic::umin, b_.CreateAdd(i0, ConstantInt::get(i64, L_.tileY)), dims_[P - 2]);
-      loop(i0, i1, "i", [&](Value *i) {
-        idx_[P - 2] = i;
-        row();
-      });
+      if (reduction_ && !L_.innerReduction && L_.regRows > 1) {
+        Value *j0, *j1;
+        jRange(j0, j1);
+        blockedRows(i0, i1, j0, j1);
+      } else {
+        loop(i0, i1, "i", [&](Value *i) {
+          idx_[P - 2] = i;
+          row();
+        });
+      }
     } else {
       row();
     }
@@ -127,6 +118,88 @@ private:
   };
 
   Scope evalScope() { return Scope{}; }
+
+  // acc[j - ja] for j in [ja, jb) of the current row: init, every reduction
+  // step over the whole row (the vectorized loop), then the outputs.
+  void rowAccumulate(Value *ja, Value *jb) {
+    unsigned P = L_.numParallel;
+    j0_ = ja;
+    loop(ja, jb, "j_init", [&](Value *j) {
+      idx_[P - 1] = j;
+      Scope s = evalScope();
+      store(L_.accType, accSlot(j), eval(L_.accInit, s));
+    });
+    reductionLoops(P, [&]() {
+      loop(ja, jb, "j", [&](Value *j) {
+        idx_[P - 1] = j;
+        Scope s = evalScope();
+        s.acc = load(L_.accType, accSlot(j));
+        store(L_.accType, accSlot(j), eval(L_.accUpdate, s));
+      });
+    });
+    loop(ja, jb, "j_out", [&](Value *j) {
+      idx_[P - 1] = j;
+      Scope s = evalScope();
+      s.acc = load(L_.accType, accSlot(j));
+      storeOutputs(s);
+    });
+  }
+
+  // Rows [i0, i1) x columns [j0, j1) in register tiles of regRows x regCols
+  // (accumulators stay in registers across the reduction, the SLP vectorizer
+  // turns each tile row into vector ops); the ragged edges use rows of
+  // accumulators in memory.
+  void blockedRows(Value *i0, Value *i1, Value *j0, Value *j1) {
+    unsigned P = L_.numParallel, RB = L_.regRows, CB = L_.regCols;
+    auto fullEnd = [&](Value *lo, Value *hi, unsigned n) {
+      Value *len = b_.CreateSub(hi, lo);
+      return b_.CreateAdd(lo, b_.CreateMul(b_.CreateUDiv(len, b_.getInt64(n)), b_.getInt64(n)));
+    };
+    Value *iFull = fullEnd(i0, i1, RB);
+    Value *jFull = fullEnd(j0, j1, CB);
+    loop(i0, iFull, "ib", [&](Value *ib) {
+      loop(j0, jFull, "jb", [&](Value *jb) { registerTile(ib, jb); }, CB);
+      loop(ib, b_.CreateAdd(ib, b_.getInt64(RB)), "ir", [&](Value *i) {
+        idx_[P - 2] = i;
+        rowAccumulate(jFull, j1);
+      });
+    }, RB);
+    loop(iFull, i1, "irem", [&](Value *i) {
+      idx_[P - 2] = i;
+      rowAccumulate(j0, j1);
+    });
+  }
+
+  void registerTile(Value *ib, Value *jb) {
+    unsigned P = L_.numParallel, RB = L_.regRows, CB = L_.regCols;
+    auto at = [&](unsigned ii, unsigned jj) {
+      idx_[P - 2] = ii ? b_.CreateAdd(ib, b_.getInt64(ii), "", true, true) : ib;
+      idx_[P - 1] = jj ? b_.CreateAdd(jb, b_.getInt64(jj), "", true, true) : jb;
+      return regAcc_[ii * CB + jj];
+    };
+    for (unsigned ii = 0; ii < RB; ++ii)
+      for (unsigned jj = 0; jj < CB; ++jj) {
+        Value *slot = at(ii, jj);
+        Scope s = evalScope();
+        store(L_.accType, slot, eval(L_.accInit, s));
+      }
+    reductionLoops(P, [&]() {
+      for (unsigned ii = 0; ii < RB; ++ii)
+        for (unsigned jj = 0; jj < CB; ++jj) {
+          Value *slot = at(ii, jj);
+          Scope s = evalScope();
+          s.acc = load(L_.accType, slot);
+          store(L_.accType, slot, eval(L_.accUpdate, s));
+        }
+    });
+    for (unsigned ii = 0; ii < RB; ++ii)
+      for (unsigned jj = 0; jj < CB; ++jj) {
+        Value *slot = at(ii, jj);
+        Scope s = evalScope();
+        s.acc = load(L_.accType, slot);
+        storeOutputs(s);
+      }
+  }
 
   // The single-point case (no parallel dims).
   void tilePoint(Value *) {
@@ -186,7 +259,8 @@ private:
   }
 
   // for (iv = lo; iv < hi; ++iv) body(iv)
-  void loop(Value *lo, Value *hi, const std::string &name, const std::function<void(Value *)> &body) {
+  void loop(Value *lo, Value *hi, const std::string &name, const std::function<void(Value *)> &body,
+            uint64_t step = 1) {
     Function *fn = a_.fn;
     BasicBlock *pre = b_.GetInsertBlock();
     BasicBlock *head = BasicBlock::Create(c_, name + ".head", fn);
@@ -199,7 +273,7 @@ private:
     b_.CreateCondBr(b_.CreateICmpSLT(iv, hi), bodyBB, exit);
     b_.SetInsertPoint(bodyBB);
     body(iv);
-    Value *next = b_.CreateAdd(iv, b_.getInt64(1), name + ".next", true, true);
+    Value *next = b_.CreateAdd(iv, b_.getInt64(step), name + ".next", true, true);
     iv->addIncoming(next, b_.GetInsertBlock());
     b_.CreateBr(head);
     b_.SetInsertPoint(exit);
@@ -283,7 +357,7 @@ private:
   const Dispatch &d_;
   const LoopKernel &L_;
   DispatchArgs a_{};
-  std::vector<Value *> params_, bases_, dims_, idx_;
+  std::vector<Value *> params_, bases_, dims_, idx_, regAcc_;
   std::vector<std::vector<Value *>> strides_;
   bool reduction_ = false;
   Value *acc_ = nullptr;

@@ -66,6 +66,9 @@ struct LoopKernel {
   // of accumulators: chosen when the reduced dims, not the innermost output
   // dim, are contiguous in the inputs (row sums, full reductions).
   bool innerReduction = false;
+  // Register tile of the row-of-accumulators form (regRows > 1 enables it):
+  // regRows x regCols outputs accumulate in registers (matmul microkernel).
+  unsigned regRows = 1, regCols = 1;
 };
 
 // A call of a user kernel (spec rule, Form::Call or Form::Dispatch).

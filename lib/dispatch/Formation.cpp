@@ -467,6 +467,12 @@ struct Former {
     // elementwise tiles are large enough to amortise scheduling.
     L.tileX = reduction ? std::max(16u, lanes * 16) : std::max(256u, lanes * 256);
     L.tileY = reduction ? 8 : 1;
+    if (reduction && !L.innerReduction && L.numParallel >= 2) {
+      // 4 rows x 2 vectors of accumulators: 8 vector registers, within the
+      // 16 of SSE and the 32 of NEON, with room for the operands.
+      L.regRows = 4;
+      L.regCols = std::min(16u, 2 * lanes);
+    }
     // An input read across its rows (transpose, some broadcasts) gets tall,
     // narrow tiles: each of the tile's 8 input rows is read along 128
     // contiguous elements, and the output rows stay short. Measured on
