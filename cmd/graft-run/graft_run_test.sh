@@ -54,7 +54,7 @@ expect no_function 1 "no function 'mlp' in module 'fixture' (available: add)" --
 expect unknown_flag 2 "graft-run: unknown option '--bogus'" -- "$bundle" --bogus
 expect no_value 2 "option '--input' needs a value (VALUE)" -- "$bundle" --function add --input
 expect no_bundle 2 "graft-run: no bundle given" -- --function add
-expect no_function_flag 2 "no --function given" -- "$bundle"
+expect only_function 1 "function 'add' takes 2 arguments, got 0" -- "$bundle"
 expect bad_threads 2 "--threads 'x': expected a whole number" -- "$bundle" --function add --threads x
 expect bad_output 2 "--output 'out.npy': expected '-' or '@FILE.npy'" -- "$bundle" --function add --output out.npy
 expect too_many_outputs 1 "2 --output flags for 1 results of 'add'" -- "$bundle" --function add "${A[@]}" --output - --output -

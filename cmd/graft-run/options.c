@@ -158,8 +158,6 @@ int graft_run_options_parse(int argc, char** argv, graft_run_options_t* o) {
   }
   if (o->help || o->version) return 0;
   if (!o->bundle) return usage_error("no bundle given");
-  if (!o->list && !o->function)
-    return usage_error("no --function given (use --list to see them)");
   return 0;
 }
 

@@ -140,6 +140,22 @@ static graft_status_t emit_results(run_ctx_t* ctx) {
   return NULL;
 }
 
+/* --function, or the bundle's only function when it has one. */
+static graft_status_t select_function(run_ctx_t* ctx) {
+  if (ctx->options->function)
+    return graft_module_function_lookup(ctx->module, ctx->options->function,
+                                        &ctx->function);
+  uint32_t n = graft_module_function_count(ctx->module);
+  if (n == 1) {
+    ctx->function = 0;
+    return NULL;
+  }
+  return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                           "no --function given and module '%s' has %u "
+                           "functions (see --list)",
+                           graft_module_name(ctx->module), n);
+}
+
 int graft_run(const graft_run_options_t* options) {
   run_ctx_t ctx;
   memset(&ctx, 0, sizeof(ctx));
@@ -148,8 +164,7 @@ int graft_run(const graft_run_options_t* options) {
   if (!st && options->list) {
     st = list_functions(&ctx);
   } else if (!st) {
-    st = graft_module_function_lookup(ctx.module, options->function,
-                                      &ctx.function);
+    st = select_function(&ctx);
     if (!st) st = graft_module_function_info(ctx.module, ctx.function, &ctx.info);
     if (!st) st = parse_values(&ctx);
     if (!st) st = invoke(&ctx, ctx.results);

@@ -75,9 +75,10 @@ check --check-prefix=KCHECK "$C" <out
 expect_fail "$GRAFT_RUN" mlp.graft --function nope --input "$A" --input "$B"
 check --check-prefix=FUNC "$C" <out
 # FUNC: graft-run: no function 'nope' in module 'mlp' (available: mlp)
+# Without --function the bundle's only function runs.
 expect_fail "$GRAFT_RUN" mlp.graft --input "$A"
 check --check-prefix=NOFUNC "$C" <out
-# NOFUNC: graft-run: no --function given
+# NOFUNC: graft-run: function 'mlp' takes 2 arguments, got 1
 
 # Malformed --input text: the message quotes the input and says where.
 expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "2x2xf32=[[2 2][-2 -2]" --input "$B"
