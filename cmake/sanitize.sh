@@ -2,7 +2,9 @@
 # Sanitizer runs of the runtime (what CI runs after the main tests): two
 # runtime-only builds, one with ASan+UBSan and one with TSan (the thread pool
 # and the executor's dispatches), each running the runtime's CTest tests
-# (loader, tensor I/O, thread pool, executor, module, graft-run CLI).
+# (loader, tensor I/O, thread pool, executor, module, graft-run CLI), then
+# two compiled bundles on the sanitized graft-run when the main build's graft
+# compiler exists (see bundle_check).
 #
 #   cmake/sanitize.sh [address|thread]...     (default: both)
 #
@@ -39,6 +41,37 @@ run_one() {
     echo "sanitize.sh: $name: failed; full log: $build/ctest.log" >&2
     return 1
   fi
+  bundle_check "$name" "$build"
+}
+
+# bundle_check <name> <build dir>: when a graft compiler is around (the main
+# build's, or $GRAFT), runs real compiled bundles (the seed MLP, plain and
+# with the specs/mlp kernel) on the sanitized graft-run with 4 threads and a
+# grid of several workgroups, against `graft eval`. The unit tests use
+# hand-made libraries; this is the executor and thread pool on compiler
+# output.
+bundle_check() {
+  local name=$1 build=$2
+  local graft=${GRAFT:-$root/build/cmd/graft/graft}
+  if [ ! -x "$graft" ]; then
+    echo "sanitize.sh: $name: no graft compiler at $graft; skipping the bundle runs"
+    return 0
+  fi
+  local dir=$build/bundles graph=$root/tests/e2e/inputs/mlp.graph
+  local inputs=(--input "64x48xf32=1" --input "48x80xf32=0.25")
+  mkdir -p "$dir"
+  "$graft" build "$graph" -o "$dir/mlp.graft" &&
+    "$graft" build "$graph" --spec "$root/specs/mlp/mlp.yaml" -o "$dir/mlp_spec.graft" &&
+    "$graft" eval "$graph" --function mlp "${inputs[@]}" >"$dir/want.txt" || return 1
+  local bundle
+  for bundle in "$dir/mlp.graft" "$dir/mlp_spec.graft"; do
+    if ! "$build/cmd/graft-run/graft-run" "$bundle" --function mlp --threads 4 \
+        "${inputs[@]}" >"$dir/got.txt" || ! cmp -s "$dir/want.txt" "$dir/got.txt"; then
+      echo "sanitize.sh: $name: $bundle gave a different result or failed" >&2
+      return 1
+    fi
+  done
+  echo "sanitize.sh: $name: 2 compiled bundles ran correctly on 4 threads"
 }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

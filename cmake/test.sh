@@ -24,7 +24,7 @@ for part in "sanitize.sh" "fuzz.sh 20"; do
   log=$build/${script%.sh}.log
   start=$(date +%s)
   part_status=0
-  bash "$root/cmake/"$part >"$log" 2>&1 || part_status=$?
+  GRAFT=$build/cmd/graft/graft bash "$root/cmake/"$part >"$log" 2>&1 || part_status=$?
   grep -E "^(sanitize|fuzz)\.sh:" "$log" | grep -v "configuring" || true
   echo "test.sh: $part: exit $part_status in $(( $(date +%s) - start ))s (log: $log)"
   if [ "$part_status" -ne 0 ]; then

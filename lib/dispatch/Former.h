@@ -1,0 +1,91 @@
+// Internal to dispatch formation: the state of forming one function's
+// dispatches, shared by the files of this folder:
+//   Formation.cpp   grouping (pass 1), the driver, scalar results
+//   Buffers.cpp     host-program buffers of values
+//   LoopKernels.cpp building LoopKernels (scalar DAGs) from op groups
+//   Tiling.cpp      flattening, loop order, tile sizes and the grid
+//   CallKernels.cpp kernel-call dispatches of spec rules
+#pragma once
+
+#include "dispatch/Dispatch.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace graft {
+
+constexpr uint32_t kNoBuffer = ~0u;
+
+struct Former {
+  const Function &fn;
+  ShapeInfo &shapes;
+  const SpecSet *specs;
+  const SourceManager &sm;
+  ProgramSet &out;
+  FunctionProgram &prog;
+  unsigned vectorBits;
+
+  // Pass 1 results.
+  std::map<const Op *, int> groupOf;     // -1: no dispatch, -2: absorbed fill
+  std::vector<std::vector<const Op *>> groups;
+  std::map<const Value *, int> readyAfter; // group that must run first (-1: none)
+  std::map<const Value *, uint32_t> bufferOf;
+  std::set<const Value *> returned;
+
+  Former(const Function &f, ShapeInfo &s, const SpecSet *sp, const SourceManager &m,
+         ProgramSet &o, FunctionProgram &p, unsigned vb)
+      : fn(f), shapes(s), specs(sp), sm(m), out(o), prog(p), vectorBits(vb) {}
+
+  void run();
+
+  // ---- Pass 1 (Formation.cpp) ----
+  int ready(const Value *v);
+  bool absorbedFill(const Op *op);
+  int tryFuseMap(const Op *op);
+  void pass1();
+  std::string dispatchName(const Op *root);
+  void addDispatchStep(Dispatch d);
+  void scalarResult(const Value *v);
+
+  // ---- Buffers (Buffers.cpp) ----
+  uint32_t addBuffer(uint32_t kind, uint32_t index, DType t, std::vector<uint32_t> dims);
+  // Buffer of a value that is not produced by a dispatch, or was assigned.
+  uint32_t buffer(const Value *v);
+  // Output buffer of a value a dispatch produces.
+  uint32_t outputBuffer(const Value *v);
+  bool usedOutside(const Value *v, int g);
+
+  // ---- Loop kernels (LoopKernels.cpp, Tiling.cpp) ----
+  // A kernel under construction.
+  struct KB {
+    Dispatch &d;
+    std::map<uint32_t, unsigned> paramIndex;
+    std::map<const Value *, int> nodeOf;
+    std::map<std::pair<uint32_t, std::vector<int>>, unsigned> inputIndex;
+    std::vector<uint32_t> domain;
+  };
+  unsigned param(KB &kb, uint32_t expr);
+  int node(KB &kb, SNode n);
+  int constNode(KB &kb, DType t, double f, int64_t i);
+  int loadNode(KB &kb, const Value *v, std::vector<int> map);
+  // A tensor value at the current parallel point.
+  int atPoint(KB &kb, const Value *v);
+  // A scalar defined outside any body (constant, dim, scalar argument).
+  int outerScalar(KB &kb, const Value *v);
+  void emitMap(KB &kb, const Op *op);
+  std::vector<int> identity(unsigned n);
+  int reduceIdentity(KB &kb, const std::string &kind, DType t);
+  void rootKernel(KB &kb, const Op *op);
+  void loopGroup(int g);
+  // After fusion: flattens pure elementwise kernels, picks tile sizes from
+  // the target's vector width and computes the grid.
+  void finishLoop(KB &kb);
+
+  // ---- Kernel calls (CallKernels.cpp) ----
+  uint32_t specExpr(const SpecExpr &e, const Op *call);
+  void callGroup(int g);
+};
+
+} // namespace graft
