@@ -10,8 +10,8 @@
  * segment) it finds in the image. Set GRAFT_FUZZ_CALL_QUERY=1 to fuzz
  * graft_library_open itself (useful with corpora that only vary data).
  *
- * Build: cmake -DGRAFT_FUZZ=ON -DCMAKE_C_COMPILER=clang-19 -DGRAFT_BUILD_COMPILER=OFF
- * Run:   fuzz_loader -max_total_time=60 corpus/ tests/fixtures/abi/ */
+ * Build and run: cmake/fuzz.sh (seed corpus: tests/fuzz/corpus/fuzz_loader/,
+ * the x86_64 ABI fixtures and graft-built bundles). */
 #include <stdlib.h>
 #include <string.h>
 
