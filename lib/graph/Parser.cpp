@@ -72,6 +72,8 @@ private:
   bool parseNumber(Literal &out, bool negative, SourceLoc loc);
   bool parseRegion(Op &op);
   bool parseRegionBody(Region &region, const Op &op, bool &closed);
+  bool parseArgList(std::vector<Value *> &args, Region *region, const char *whatArg,
+                    const char *whatColon, const char *whatSep);
   void skipBlock();
   bool parseReturn();
 
@@ -248,26 +250,10 @@ bool Parser::parseFunction() {
   fn_ = fn;
   scopes_.assign(1, Scope());
 
-  if (!expect(Tok::LParen, "'(' after the function name"))
+  if (!expect(Tok::LParen, "'(' after the function name") ||
+      !parseArgList(fn->args, nullptr, "an argument like '%x: f32' or ')'",
+                    "':' after argument name", "',' or ')' in the argument list"))
     return false;
-  while (!at(Tok::RParen)) {
-    if (!at(Tok::ValueName))
-      return expected("an argument like '%x: f32' or ')'");
-    Token name = tok_;
-    advance();
-    Type t;
-    if (!expect(Tok::Colon, "':' after argument name") || !parseType(t))
-      return false;
-    Value *v = fn->newValue(t, name.text, name.loc);
-    v->argIndex = static_cast<int>(fn->args.size());
-    fn->args.push_back(v);
-    define(name, v);
-    if (at(Tok::Comma))
-      advance();
-    else if (!at(Tok::RParen))
-      return expected("',' or ')' in the argument list");
-  }
-  advance();
   if (at(Tok::Arrow)) {
     advance();
     if (at(Tok::LParen)) {
@@ -540,31 +526,40 @@ bool Parser::parseRegion(Op &op) {
   return ok;
 }
 
-bool Parser::parseRegionBody(Region &region, const Op &op, bool &closed) {
-  if (!at(Tok::BlockName))
-    return expected("a body header like '^bb0(%x: f32):'");
-  advance();
-  if (!expect(Tok::LParen, "'(' after the block label"))
-    return false;
+// `%name: type, ...)` after the '(' of a function or body header: defines
+// each argument (of |region| when given) and consumes the ')'.
+bool Parser::parseArgList(std::vector<Value *> &args, Region *region, const char *whatArg,
+                          const char *whatColon, const char *whatSep) {
   while (!at(Tok::RParen)) {
     if (!at(Tok::ValueName))
-      return expected("a body argument like '%x: f32' or ')'");
+      return expected(whatArg);
     Token name = tok_;
     advance();
     Type t;
-    if (!expect(Tok::Colon, "':' after body argument name") || !parseType(t))
+    if (!expect(Tok::Colon, whatColon) || !parseType(t))
       return false;
     Value *v = fn_->newValue(t, name.text, name.loc);
-    v->argIndex = static_cast<int>(region.args.size());
-    v->region = &region;
-    region.args.push_back(v);
+    v->argIndex = static_cast<int>(args.size());
+    v->region = region;
+    args.push_back(v);
     define(name, v);
     if (at(Tok::Comma))
       advance();
     else if (!at(Tok::RParen))
-      return expected("',' or ')' in the body arguments");
+      return expected(whatSep);
   }
   advance();
+  return true;
+}
+
+bool Parser::parseRegionBody(Region &region, const Op &op, bool &closed) {
+  if (!at(Tok::BlockName))
+    return expected("a body header like '^bb0(%x: f32):'");
+  advance();
+  if (!expect(Tok::LParen, "'(' after the block label") ||
+      !parseArgList(region.args, &region, "a body argument like '%x: f32' or ')'",
+                    "':' after body argument name", "',' or ')' in the body arguments"))
+    return false;
   if (!expect(Tok::Colon, "':' after the body arguments"))
     return false;
   bool ok = true;

@@ -124,6 +124,8 @@ private:
   }
   bool parseExpr(SpecExpr &out);
   bool parseTerm(SpecExpr &out);
+  bool parseBinary(SpecExpr &out, char op1, SpecExpr::Kind k1, char op2, SpecExpr::Kind k2,
+                   bool (ExprParser::*operand)(SpecExpr &));
   bool parseAtom(SpecExpr &out);
   bool parseTypeSuffix(DType &type);
   bool parseTensorName(int &input, int &output, Token &nameTok);
@@ -274,42 +276,36 @@ bool ExprParser::parseAtom(SpecExpr &out) {
   return expectPunct(')');
 }
 
-bool ExprParser::parseTerm(SpecExpr &out) {
-  if (!parseAtom(out))
+// One left-associative level of binary operators: operand (op operand)*,
+// where |op1| maps to |k1| and |op2| to |k2|.
+bool ExprParser::parseBinary(SpecExpr &out, char op1, SpecExpr::Kind k1, char op2,
+                             SpecExpr::Kind k2, bool (ExprParser::*operand)(SpecExpr &)) {
+  if (!(this->*operand)(out))
     return false;
-  while (isPunct('*') || isPunct('/')) {
+  while (isPunct(op1) || isPunct(op2)) {
     SpecExpr lhs = std::move(out);
     out = SpecExpr();
-    out.kind = isPunct('*') ? SpecExpr::Kind::Mul : SpecExpr::Kind::Div;
+    out.kind = isPunct(op1) ? k1 : k2;
     out.loc = at(tok_.pos);
     if (!countOperation(tok_))
       return false;
     advance();
     out.operands.push_back(std::move(lhs));
     out.operands.emplace_back();
-    if (!parseAtom(out.operands[1]))
+    if (!(this->*operand)(out.operands[1]))
       return false;
   }
   return true;
 }
 
+bool ExprParser::parseTerm(SpecExpr &out) {
+  return parseBinary(out, '*', SpecExpr::Kind::Mul, '/', SpecExpr::Kind::Div,
+                     &ExprParser::parseAtom);
+}
+
 bool ExprParser::parseExpr(SpecExpr &out) {
-  if (!parseTerm(out))
-    return false;
-  while (isPunct('+') || isPunct('-')) {
-    SpecExpr lhs = std::move(out);
-    out = SpecExpr();
-    out.kind = isPunct('+') ? SpecExpr::Kind::Add : SpecExpr::Kind::Sub;
-    out.loc = at(tok_.pos);
-    if (!countOperation(tok_))
-      return false;
-    advance();
-    out.operands.push_back(std::move(lhs));
-    out.operands.emplace_back();
-    if (!parseTerm(out.operands[1]))
-      return false;
-  }
-  return true;
+  return parseBinary(out, '+', SpecExpr::Kind::Add, '-', SpecExpr::Kind::Sub,
+                     &ExprParser::parseTerm);
 }
 
 bool ExprParser::parseTypeSuffix(DType &type) {
