@@ -1,4 +1,5 @@
-# The seed MLP end to end: one bundle for x86_64 and aarch64, run natively
+# The seed MLP end to end: one bundle for x86_64 and aarch64 (and one with
+# riscv64 too), run natively
 # and under qemu-aarch64 with the cross-built graft-run; thread counts,
 # --list and `graft inspect` of the two slices.
 G=$TEST_DIR/inputs/mlp.graph
@@ -18,6 +19,12 @@ CHECK
 require_aarch64
 run_aarch64 mlp.graft --function mlp --input "$LHS" --input "$RHS" | check run.check
 run_aarch64 mlp.graft --function mlp --threads 1 --input "$LHS" --input "$RHS" | check run.check
+
+# The third architecture: a bundle with all three slices, riscv64 under qemu.
+"$GRAFT" build "$G" --target riscv64,x86_64,aarch64 -o mlp3.graft
+require_riscv64
+run_riscv64 mlp3.graft --function mlp --input "$LHS" --input "$RHS" | check run.check
+"$GRAFT_RUN" mlp3.graft --function mlp --input "$LHS" --input "$RHS" | check run.check
 
 # The reference evaluator agrees.
 "$GRAFT" eval "$G" --function mlp --input "$LHS" --input "$RHS" | check run.check

@@ -51,3 +51,12 @@ read_run_args() {
     fi
   done < "$1"
 }
+
+# require_riscv64: the same for the cross-built riscv64 graft-run.
+require_riscv64() {
+  if [[ ! -x "$GRAFT_RUN_RISCV64" ]]; then
+    echo "error: no riscv64 graft-run at '$GRAFT_RUN_RISCV64'" \
+         "(build it: ninja graft-run-riscv64)" >&2
+    return 1
+  fi
+}
