@@ -42,6 +42,10 @@ expect expected_tolerance 0 "[SUCCESS]" -- "$bundle" --function add "${A[@]}" --
 expect expected_shape 1 "got 4xf32, expected 2x2xf32" -- "$bundle" --function add "${A[@]}" --expected_output "2x2xf32=0"
 expect output_npy 0 "" -- "$bundle" --function add "${A[@]}" --output "@$tmp/out.npy"
 expect npy_input 0 "4xf32=22 24 26 28" -- "$bundle" --function add --input "@$tmp/out.npy" --input "@$tmp/out.npy"
+# --output @FILE is honoured when --expected_output checks the same result
+# (it used to be skipped silently).
+expect output_and_expected 0 "[SUCCESS]" -- "$bundle" --function add "${A[@]}" --output "@$tmp/checked.npy" --expected_output "4xf32=11 12 13 14"
+expect output_and_expected_file 0 "4xf32=22 24 26 28" -- "$bundle" --function add --input "@$tmp/checked.npy" --input "@$tmp/checked.npy"
 expect output_stdout 0 "4xf32=11 12 13 14" -- "$bundle" --function add "${A[@]}" --output -
 expect missing_bundle 1 "graft-run: cannot open '$tmp/x.graft': No such file or directory" -- "$tmp/x.graft" --function add
 expect not_a_bundle 1 "not a graft bundle" -- "$0" --list
@@ -58,7 +62,8 @@ expect only_function 1 "function 'add' takes 2 arguments, got 0" -- "$bundle"
 expect bad_threads 2 "--threads 'x': expected a whole number" -- "$bundle" --function add --threads x
 expect bad_output 2 "--output 'out.npy': expected '-' or '@FILE.npy'" -- "$bundle" --function add --output out.npy
 expect too_many_outputs 1 "2 --output flags for 1 results of 'add'" -- "$bundle" --function add "${A[@]}" --output - --output -
-expect help 0 "usage: graft-run BUNDLE --function NAME" -- --help
+expect help 0 "usage: graft-run BUNDLE [--function NAME]" -- --help
+expect help_function 0 "function to run (default: the bundle's only function)" -- --help
 expect version 0 "graft-run 0.1.0 (bundle ABI 1)" -- --version
 
 echo "$passed passed, $failed failed"

@@ -18,7 +18,8 @@ static const struct {
   const char* value; /* NULL for a switch */
   const char* help;
 } kOptions[] = {
-    {"function", OPT_FUNCTION, "NAME", "function to run"},
+    {"function", OPT_FUNCTION, "NAME",
+     "function to run (default: the bundle's only function)"},
     {"input", OPT_INPUT, "VALUE",
      "argument, in order: 2x2xf32=[[1 2][3 4]], f32=1.5, 4xi32=0 (splat), "
      "@file.npy, 2x2xf32=@raw.bin"},
@@ -40,7 +41,7 @@ static const struct {
 #define OPTION_COUNT (sizeof(kOptions) / sizeof(kOptions[0]))
 
 void graft_run_print_help(void) {
-  printf("usage: graft-run BUNDLE --function NAME [--input VALUE]... "
+  printf("usage: graft-run BUNDLE [--function NAME] [--input VALUE]... "
          "[options]\n\nRuns a function of a graft bundle on this CPU and "
          "prints its results.\n\noptions:\n");
   for (size_t i = 0; i < OPTION_COUNT; ++i) {

@@ -1,6 +1,7 @@
 // Kernel-call dispatches: the bindings, constants and grid of a call of a
 // spec rule's kernel.
 #include "dispatch/Former.h"
+#include "ir/FloatBits.h"
 
 #include <algorithm>
 #include <cassert>
@@ -69,6 +70,11 @@ void Former::callGroup(int g) {
         } else if (t == DType::F64) {
           double f = v->def->constant.getFloat(t, 0);
           std::memcpy(&w, &f, 8);
+        } else if (t == DType::F16 || t == DType::BF16) {
+          // The 16-bit pattern, as the runtime passes a scalar argument
+          // (getInt would convert the value to an integer).
+          float f = static_cast<float>(v->def->constant.getFloat(t, 0));
+          w = t == DType::F16 ? floatToHalfBits(f) : floatToBF16Bits(f);
         } else {
           w = v->def->constant.getInt(t, 0);
         }

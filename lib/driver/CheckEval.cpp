@@ -137,10 +137,12 @@ int runEval(int argc, char **argv) {
                                functionList(*m));
     fn = m->functions[0].get();
   } else {
-    fn = m->lookup(function[0] == '@' ? function.substr(1) : function);
+    // `--function @f` and `--function f` name the same function.
+    std::string name = function[0] == '@' ? function.substr(1) : function;
+    fn = m->lookup(name);
     if (!fn) {
       std::fprintf(stderr, "graft eval: error: no function '@%s' in %s (it defines %s)\n",
-                   function.c_str(), path.c_str(), functionList(*m).c_str());
+                   name.c_str(), path.c_str(), functionList(*m).c_str());
       return 1;
     }
   }

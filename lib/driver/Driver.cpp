@@ -23,7 +23,8 @@ const char *kUsage =
     "commands:\n"
     "  build GRAPH [options]     compile a graph into a FatELF bundle\n"
     "  check GRAPH [--print]     parse and verify a graph\n"
-    "  eval GRAPH --function F --input T...  run a graph with the reference evaluator\n"
+    "  eval GRAPH [--function F] --input T... [--output -|@F.npy]\n"
+    "                            run a graph with the reference evaluator\n"
     "  inspect BUNDLE            list the slices of a bundle\n"
     "  targets                   list the known targets\n"
     "\n"
@@ -177,6 +178,15 @@ int driverMain(int argc, char **argv) {
     std::printf("graft %s (LLVM 19)\n", GRAFT_VERSION);
     return 0;
   }
+  // `graft build --help` and the like print the one help text rather than
+  // failing on an unknown option.
+  bool known = cmd == "build" || cmd == "check" || cmd == "eval" || cmd == "inspect" ||
+               cmd == "targets";
+  for (int i = 2; known && i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      printHelp();
+      return 0;
+    }
   if (cmd == "build")
     return parseBuild(argc - 2, argv + 2);
   if (cmd == "check")

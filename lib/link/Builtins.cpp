@@ -21,20 +21,21 @@
 
 namespace graft {
 
-// libm.c compiled to LLVM IR when graft was built (see CMakeLists.txt).
-static const char kLibmIR[] =
-#include "LibmIR.inc"
+// slice_runtime.c compiled to LLVM IR when graft was built (CMakeLists.txt).
+static const char kSliceRuntimeIR[] =
+#include "SliceRuntimeIR.inc"
     ;
 
-// Adds the libm routines. Their IR was produced for x86_64; the functions are
+// Adds the libm / compiler-rt routines of slice_runtime.c. Their IR was
+// produced for x86_64; the functions are
 // plain integer and float code, so dropping the target attributes (the
 // module's triple and data layout are set by the caller) retargets them.
 static bool linkLibm(llvm::Module &dst, llvm::LLVMContext &context, const std::string &path,
                      DiagEngine &diag) {
   llvm::SMDiagnostic parseError;
-  std::unique_ptr<llvm::Module> libm = llvm::parseAssemblyString(kLibmIR, parseError, context);
+  std::unique_ptr<llvm::Module> libm = llvm::parseAssemblyString(kSliceRuntimeIR, parseError, context);
   if (!libm) {
-    diag.error(path, "internal error: libm IR does not parse: " + parseError.getMessage().str());
+    diag.error(path, "internal error: slice runtime IR does not parse: " + parseError.getMessage().str());
     return false;
   }
   libm->setSourceFileName("graft-builtins");
@@ -48,7 +49,7 @@ static bool linkLibm(llvm::Module &dst, llvm::LLVMContext &context, const std::s
   }
   libm->setModuleFlag(llvm::Module::Warning, "wchar_size", 4u);
   if (llvm::Linker::linkModules(dst, std::move(libm))) {
-    diag.error(path, "internal error: cannot link the libm builtins");
+    diag.error(path, "internal error: cannot link the slice runtime routines");
     return false;
   }
   return true;

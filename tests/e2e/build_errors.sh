@@ -17,6 +17,15 @@ expect_fail "$GRAFT" build
 check --check-prefix=NOGRAPH "$TEST_DIR/build_errors.sh" <out
 # NOGRAPH: error: no graph file given
 
+# --help after a command prints the help instead of an unknown-option error.
+"$GRAFT" build --help >out 2>&1
+check --check-prefix=HELP "$TEST_DIR/build_errors.sh" <out
+"$GRAFT" eval "$MLP" -h >out 2>&1
+check --check-prefix=HELP "$TEST_DIR/build_errors.sh" <out
+# HELP: usage: graft <command> [options]
+# HELP: eval GRAPH [--function F] --input T... [--output -|@F.npy]
+# HELP: --depfile FILE
+
 expect_fail "$GRAFT" build "$MLP" --frobnicate
 check --check-prefix=OPTION "$TEST_DIR/build_errors.sh" <out
 # OPTION: error: unknown option '--frobnicate'

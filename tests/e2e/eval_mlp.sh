@@ -27,6 +27,11 @@ expect_fail "$GRAFT" eval "$TEST_DIR/inputs/mlp.graph" --function nope --input "
 check "$TEST_DIR/eval_mlp.sh" --check-prefix=NOFN < "$T/out"
 # NOFN: graft eval: error: no function '@nope' in {{.*}}mlp.graph (it defines @mlp)
 
+# The same with the sigil written: the message does not double it.
+expect_fail "$GRAFT" eval "$TEST_DIR/inputs/mlp.graph" --function @nope --input "f32=1"
+check "$TEST_DIR/eval_mlp.sh" --check-prefix=NOFNAT < "$T/out"
+# NOFNAT: graft eval: error: no function '@nope' in {{.*}}mlp.graph (it defines @mlp)
+
 expect_fail "$GRAFT" eval "$TEST_DIR/inputs/mlp.graph" --input "2x2xi32=[[1 2][3 4]]" --input "2x2xf32=1"
 check "$TEST_DIR/eval_mlp.sh" --check-prefix=DTYPE < "$T/out"
 # DTYPE: argument 1 (%lhs) has element type i32, expected f32

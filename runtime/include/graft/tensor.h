@@ -30,7 +30,7 @@ typedef struct graft_tensor_t {
 size_t graft_dtype_size(uint32_t dtype);
 /* "f32"; "?" for an invalid dtype. */
 const char* graft_dtype_name(uint32_t dtype);
-/* Product of dims; returns 0 and sets *overflow on overflow if non-NULL. */
+/* Product of dims; 0 for a negative dim or when the product overflows. */
 uint64_t graft_tensor_element_count(const graft_tensor_t* t);
 
 /* Element |index| of |t| widened to double, for any dtype (i64 values beyond

@@ -79,7 +79,20 @@ static graft_status_t check_args(const graft_function_v1_t* f,
                                "argument %u%s: expected %s, got %s", i + 1,
                                name, expected, got);
     }
-    uint64_t needed = graft_tensor_element_count(t) * graft_dtype_size(t->dtype);
+    /* Checked: dims whose byte count wraps past 2^64 must not pass as a
+     * small tensor. A zero dim makes it empty whatever the others are. */
+    uint64_t needed = graft_dtype_size(t->dtype);
+    int empty = 0, overflow = 0;
+    for (uint32_t d = 0; d < t->rank; ++d) {
+      empty |= t->dims[d] == 0;
+      overflow |= __builtin_mul_overflow(needed, (uint64_t)t->dims[d], &needed);
+    }
+    if (empty) needed = 0;
+    if (overflow && !empty)
+      return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                               "argument %u%s: its shape needs more than 2^64 "
+                               "bytes",
+                               i + 1, name);
     if (t->size < needed || (needed && !t->data))
       return graft_status_make(GRAFT_INVALID_ARGUMENT,
                                "argument %u%s: its shape needs %llu bytes, the "

@@ -156,6 +156,15 @@ static void wrong_inputs(void) {
   args[1] = short_tensor;
   EXPECT_ERROR(invoke("add", args, 2, &out, 1),
                "argument 2 (%rhs): its shape needs 32 bytes, the tensor holds 4");
+  /* Dims whose byte count wraps past 2^64 (4 * (2^62 + 1) == 4) used to
+   * pass this check as a 4-byte tensor. */
+  graft_tensor_t wrapping = good;
+  wrapping.dims[0] = ((int64_t)1 << 62) + 1;
+  wrapping.dims[1] = 1;
+  wrapping.size = 4;
+  args[1] = wrapping;
+  EXPECT_ERROR(invoke("add", args, 2, &out, 1),
+               "argument 2 (%rhs): its shape needs more than 2^64 bytes");
   EXPECT(out.data == NULL);
   graft_tensor_release(&good);
   graft_tensor_release(&bad_dim);

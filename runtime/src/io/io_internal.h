@@ -11,7 +11,7 @@
 #include "graft/tensor.h"
 
 /* The dtype named |name| (|len| chars), or GRAFT_DTYPE_INVALID. "index" is
- * not accepted: callers pass i64 for index arguments. */
+ * accepted too (graft-run --input index=3 for an index argument). */
 uint32_t graft_io_dtype_from_name(const char* name, size_t len);
 
 int graft_io_dtype_is_float(uint32_t dtype);

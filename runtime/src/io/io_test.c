@@ -206,6 +206,16 @@ static void npy_errors(void) {
   EXPECT_ERROR(graft_tensor_read_npy(path, &t), "unsupported .npy dtype '>f4'");
   write_npy_with_header(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 4);
   EXPECT_ERROR(graft_tensor_read_npy(path, &t), "expected 8 data bytes, found 4");
+  /* A header claiming petabytes is rejected by its size, before any
+   * allocation (which used to be attempted, and zeroed, first). */
+  write_npy_with_header(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (1125899906842624,), }", 4);
+  EXPECT_ERROR(graft_tensor_read_npy(path, &t), "expected 4503599627370496 data bytes, found 4");
+  write_npy_with_header(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }", 0);
+  EXPECT_ERROR(graft_tensor_read_npy(path, &t), "expected more than 2^64 data bytes, found 0");
+  /* An empty array with huge other dims is still just empty. */
+  write_npy_with_header(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4, 0), }", 0);
+  EXPECT_OK(graft_tensor_read_npy(path, &t));
+  graft_tensor_release(&t);
   write_npy_with_header(path, "{'descr': '<f4', 'shape': (2,), }", 8);
   EXPECT_ERROR(graft_tensor_read_npy(path, &t), ".npy header lacks 'fortran_order'");
   write_npy_with_header(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", 8);

@@ -201,16 +201,27 @@ graft_status_t graft_io_npy_decode(const char* path, const uint8_t* bytes,
   int64_t dims[GRAFT_MAX_RANK] = {0};
   graft_status_t status = parse_header(&hp, &dtype, &rank, dims);
   if (status) return status;
+  /* Compare the shape with the bytes present before allocating: a tiny file
+   * must not make us allocate and zero gigabytes only to reject it. A zero
+   * dim makes the tensor empty whatever the other dims are. */
+  size_t data_size = size - data_start - header_len;
+  uint64_t expected = graft_dtype_size(dtype);
+  int empty = 0, overflow = 0;
+  for (uint32_t i = 0; i < rank; ++i) {
+    empty |= dims[i] == 0;
+    overflow |= __builtin_mul_overflow(expected, (uint64_t)dims[i], &expected);
+  }
+  if (empty) expected = 0;
+  if ((overflow && !empty) || expected != data_size) {
+    char shape[32] = "more than 2^64";
+    if (!overflow || empty)
+      snprintf(shape, sizeof(shape), "%llu", (unsigned long long)expected);
+    return graft_status_make(GRAFT_DATA_LOSS,
+                             "'%s': expected %s data bytes, found %zu", path,
+                             shape, data_size);
+  }
   status = graft_tensor_allocate(dtype, rank, dims, out);
   if (status) return graft_status_annotate(status, "'%s'", path);
-  size_t data_size = size - data_start - header_len;
-  if (data_size != out->size) {
-    status = graft_status_make(GRAFT_DATA_LOSS,
-                               "'%s': expected %llu data bytes, found %zu",
-                               path, (unsigned long long)out->size, data_size);
-    graft_tensor_release(out);
-    return status;
-  }
   if (data_size) memcpy(out->data, bytes + data_start + header_len, data_size);
   if (dtype == GRAFT_DTYPE_I1) {
     /* numpy bools are 0/1 already; normalise anything else defensively. */

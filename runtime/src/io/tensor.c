@@ -65,15 +65,21 @@ graft_status_t graft_tensor_allocate(uint32_t dtype, uint32_t rank,
                              "rank %u exceeds the maximum of %u", rank,
                              GRAFT_MAX_RANK);
   uint64_t bytes = element_size;
+  int empty = 0;
   for (uint32_t i = 0; i < rank; ++i) {
     if (dims[i] < 0)
       return graft_status_make(GRAFT_INVALID_ARGUMENT,
                                "dimension %u is negative (%lld)", i,
                                (long long)dims[i]);
+    empty |= dims[i] == 0;
+  }
+  /* A zero dim makes the tensor empty however large the other dims are. */
+  for (uint32_t i = 0; i < rank && !empty; ++i) {
     if (__builtin_mul_overflow(bytes, (uint64_t)dims[i], &bytes))
       return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                                "tensor size overflows 64 bits");
   }
+  if (empty) bytes = 0;
   /* aligned_alloc wants a multiple of the alignment and a nonzero size. */
   uint64_t rounded = (bytes + GRAFT_TENSOR_ALIGNMENT - 1) &
                      ~(uint64_t)(GRAFT_TENSOR_ALIGNMENT - 1);
