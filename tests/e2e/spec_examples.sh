@@ -1,9 +1,12 @@
-# Every worked example in specs/*/ builds for x86_64 and aarch64 and prints
-# exactly its expected.txt, natively and under qemu-aarch64; expected.txt
+# Every worked example in specs/*/ builds for x86_64, aarch64 and riscv64 and
+# prints exactly its expected.txt, natively and under qemu-aarch64 and
+# qemu-riscv64 (with a kernel where the spec has one for that target, else
+# with graft's generated code); expected.txt
 # itself must agree with the reference evaluator. An example folder holds
 # one *.graph, one *.yaml, run.args (graft-run arguments, one "--flag value"
 # per line) and expected.txt.
 require_aarch64
+require_riscv64
 count=0
 for dir in "$SRC"/specs/*/; do
   name=$(basename "$dir")
@@ -19,7 +22,7 @@ for dir in "$SRC"/specs/*/; do
   read_run_args "$dir/run.args"
 
   echo "== $name"
-  "$GRAFT" build "${graphs[0]}" --spec "${specs[0]}" --target x86_64,aarch64 -o "$name.graft"
+  "$GRAFT" build "${graphs[0]}" --spec "${specs[0]}" --target x86_64,aarch64,riscv64 -o "$name.graft"
   # The user kernel must really be in the bundle: at least one dispatch
   # is named after one of the spec's rules.
   "$GRAFT_RUN" "$name.graft" "${RUN_ARGS[@]}" --trace > "$name.x86_64.out" 2> "$name.trace"
@@ -29,6 +32,8 @@ for dir in "$SRC"/specs/*/; do
   diff -u "$dir/expected.txt" "$name.x86_64.out"
   run_aarch64 "$name.graft" "${RUN_ARGS[@]}" > "$name.aarch64.out"
   diff -u "$dir/expected.txt" "$name.aarch64.out"
+  run_riscv64 "$name.graft" "${RUN_ARGS[@]}" > "$name.riscv64.out"
+  diff -u "$dir/expected.txt" "$name.riscv64.out"
   # expected.txt is not just whatever the kernels print: the reference
   # evaluator of the unreplaced graph agrees.
   "$GRAFT" eval "${graphs[0]}" "${RUN_ARGS[@]}" > "$name.eval.out"
