@@ -183,6 +183,13 @@ bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
     std::string dir = ctx.workDir + "/" + tb.target->name + "/kernels/" + std::to_string(r);
     fs::create_directories(dir);
     CompiledKernel k;
+    if (src.kind == KernelSource::Kind::CSource && ctx.opts.verbose) {
+      std::string line;
+      for (const std::string &a : kernelCompileCommand(src, *tb.target,
+                                                         dir + "/" + rule.name + "." + tb.target->name + ".bc"))
+        line += (line.empty() ? "" : " ") + a;
+      ctx.log(std::string(tb.target->name) + ": " + line);
+    }
     // Compiles C sources and checks architecture, symbol and arity.
     if (!compileKernel(rule, src, *tb.target, dir, ctx.diag, k))
       return false;
