@@ -101,6 +101,9 @@ static void integer_forms(void) {
 
 static void parse_errors(void) {
   EXPECT_ERROR(parse_only("2x2xf32=[1 2 3]"), "expected 4 elements, found 3");
+  /* A huge mistyped shape is refused before anything is allocated. */
+  EXPECT_ERROR(parse_only("4000000000000xf32=[1 2]"),
+               "expected 4000000000000 elements, found 2");
   EXPECT_ERROR(parse_only("2xf32=1 2 3"), "expected 2 elements, found 3");
   EXPECT_ERROR(parse_only("2x2xf33=1"), "unknown element type 'f33' at column 5");
   EXPECT_ERROR(parse_only("2xf32=1 q"), "invalid f32 value 'q' at column 9");

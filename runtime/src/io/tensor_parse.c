@@ -258,10 +258,36 @@ graft_status_t graft_tensor_parse(const char* text, graft_tensor_t* out) {
   int64_t dims[GRAFT_MAX_RANK] = {0};
   graft_status_t status = parse_type(&ctx, p, eq, &dtype, &rank, dims);
   if (status) return status;
-  status = graft_tensor_allocate(dtype, rank, dims, out);
-  if (status) return status;
   const char* data = eq + 1;
   while (data < end && isspace((unsigned char)*data)) ++data;
+  /* A mistyped shape must not allocate first: count the elements written
+   * out (a single element is a splat) before allocating. */
+  if (data < end && *data != '@') {
+    uint64_t written = 0;
+    for (const char* q = data; q < end;) {
+      if (is_separator(*q)) {
+        ++q;
+        continue;
+      }
+      ++written;
+      while (q < end && !is_separator(*q)) ++q;
+    }
+    graft_tensor_t shape_only;
+    memset(&shape_only, 0, sizeof(shape_only));
+    shape_only.rank = rank;
+    for (uint32_t i = 0; i < rank; ++i) shape_only.dims[i] = dims[i];
+    uint64_t count = graft_tensor_element_count(&shape_only);
+    int has_zero_dim = 0;
+    for (uint32_t i = 0; i < rank; ++i) has_zero_dim |= dims[i] == 0;
+    /* (count 0 without a zero dim is an overflow: allocation reports it.) */
+    if (written > 1 && written != count && (count != 0 || has_zero_dim))
+      return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                               "expected %llu element%s, found %llu",
+                               (unsigned long long)count, count == 1 ? "" : "s",
+                               (unsigned long long)written);
+  }
+  status = graft_tensor_allocate(dtype, rank, dims, out);
+  if (status) return status;
   if (data < end && *data == '@') {
     char* path = strndup(data + 1, (size_t)(end - data - 1));
     status = path ? parse_raw_file(path, out)
