@@ -399,6 +399,7 @@ bool Parser::parseAttrs(std::vector<NamedAttr> &out) {
       return expected("an attribute name");
     NamedAttr a;
     a.name = tok_.text;
+    a.nameLoc = tok_.loc;
     Token nameTok = tok_;
     advance();
     if (!expect(Tok::Equal, "'=' after attribute name") || !parseAttrValue(a.value))

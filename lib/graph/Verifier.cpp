@@ -43,7 +43,7 @@ bool checkAttrNames(const Op &op, const char *const *allowed, VerifyContext &cx)
       list += (list.empty() ? "'" : ", '") + std::string(*p) + "'";
     }
     if (!known) {
-      cx.error(a.value.loc, "unknown attribute '" + a.name + "' for '" +
+      cx.error(a.nameLoc.valid() ? a.nameLoc : a.value.loc, "unknown attribute '" + a.name + "' for '" +
                                 opName(op.kind) + "'" +
                                 (list.empty() ? std::string(" (it takes none)")
                                               : ", expected " + list));

@@ -72,7 +72,7 @@ TEST(VerifierErrors, Messages) {
       {"  %x = dim %a : index", "return",
        "v.graph:2:8: error: 'dim' needs attribute 'axis' (an integer)"},
       {"  %x = dim %a {axes = 0} : index", "return",
-       "v.graph:2:23: error: unknown attribute 'axes' for 'dim', expected 'axis'"},
+       "v.graph:2:16: error: unknown attribute 'axes' for 'dim', expected 'axis'"},
       {"  %x = transpose %a {perm = [0, 0]} : tensor<2x3xf32>", "return",
        "v.graph:2:29: error: 'transpose' perm [0, 0] is not a permutation of 0..1 (input tensor<2x3xf32>)"},
       {"  %x = transpose %a {perm = [1, 0]} : tensor<2x3xf32>", "return",

@@ -107,6 +107,7 @@ struct Attr {
 struct NamedAttr {
   std::string name;
   Attr value;
+  SourceLoc nameLoc; // where the name is written
 };
 
 struct Op;
