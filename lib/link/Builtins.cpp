@@ -59,7 +59,9 @@ static bool linkLibm(llvm::Module &dst, llvm::LLVMContext &context, const std::s
 // time with align-1 accesses (legal everywhere; the backend splits them where
 // unaligned access is slow) and finish byte by byte.
 static const char kBuiltinsIR[] = R"IR(
-define weak hidden ptr @memcpy(ptr %d, ptr %s, i64 %n) #0 {
+; The forward copy shared by memcpy and memmove (not memcpy itself, which
+; a user kernel may replace with a copy in any direction).
+define internal ptr @graft.copy.forward(ptr %d, ptr %s, i64 %n) #0 {
 entry:
   br label %wide
 wide:
@@ -89,6 +91,12 @@ done:
   ret ptr %d
 }
 
+define weak hidden ptr @memcpy(ptr %d, ptr %s, i64 %n) #0 {
+entry:
+  %r = tail call ptr @graft.copy.forward(ptr %d, ptr %s, i64 %n)
+  ret ptr %r
+}
+
 ; Forward when the destination starts before the source or past its end
 ; (each 8-byte chunk is loaded before it is stored, so a forward copy into a
 ; lower address never overwrites bytes it has yet to read); backward
@@ -99,30 +107,10 @@ entry:
   %si = ptrtoint ptr %s to i64
   %dist = sub i64 %di, %si
   %fwd = icmp uge i64 %dist, %n
-  br i1 %fwd, label %wide, label %back.wide
-wide:
-  %i = phi i64 [ 0, %entry ], [ %i.next, %wide.body ]
-  %rem = sub i64 %n, %i
-  %big = icmp uge i64 %rem, 8
-  br i1 %big, label %wide.body, label %tail
-wide.body:
-  %sp = getelementptr i8, ptr %s, i64 %i
-  %dp = getelementptr i8, ptr %d, i64 %i
-  %v = load i64, ptr %sp, align 1
-  store i64 %v, ptr %dp, align 1
-  %i.next = add i64 %i, 8
-  br label %wide
-tail:
-  %j = phi i64 [ %i, %wide ], [ %j.next, %tail.body ]
-  %more = icmp ult i64 %j, %n
-  br i1 %more, label %tail.body, label %done
-tail.body:
-  %sb = getelementptr i8, ptr %s, i64 %j
-  %db = getelementptr i8, ptr %d, i64 %j
-  %b = load i8, ptr %sb, align 1
-  store i8 %b, ptr %db, align 1
-  %j.next = add i64 %j, 1
-  br label %tail
+  br i1 %fwd, label %forward, label %back.wide
+forward:
+  %r = tail call ptr @graft.copy.forward(ptr %d, ptr %s, i64 %n)
+  ret ptr %r
 back.wide:
   %k = phi i64 [ %n, %entry ], [ %k.next, %back.wide.body ]
   %kbig = icmp uge i64 %k, 8
