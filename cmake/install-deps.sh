@@ -2,6 +2,8 @@
 # Installs everything graft needs to build and test (Debian 12 packages).
 # Idempotent: does nothing when every package is already installed; otherwise
 # runs apt-get update and installs what is missing. Needs root or sudo.
+# Extra package names given as arguments are installed along with the base
+# set (tests/bench/install-peers.sh passes the benchmark peers this way).
 set -euo pipefail
 
 packages=(
@@ -13,6 +15,7 @@ packages=(
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross  # cross-built runtimes (static)
   gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 )
+packages+=("$@")
 
 missing=()
 for p in "${packages[@]}"; do

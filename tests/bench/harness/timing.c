@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* Calibration stops doubling here: a call this fast is not a real call. */
+#define MAX_CALLS_PER_SAMPLE (1u << 24)
+
 double bench_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -16,34 +19,55 @@ static int compare_doubles(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
+/* Runs |count| calls and stores their wall time in |out_ms|. */
+static graft_status_t time_batch(bench_call_fn_t call, void* user,
+                                 uint32_t count, double* out_ms) {
+  double start = bench_now_ms();
+  for (uint32_t i = 0; i < count; ++i) {
+    graft_status_t status = call(user);
+    if (status) return status;
+  }
+  *out_ms = bench_now_ms() - start;
+  return NULL;
+}
+
 graft_status_t bench_time_calls(bench_call_fn_t call, void* user,
-                                uint32_t max_reps, double budget_ms,
+                                const bench_timing_options_t* options,
                                 bench_timing_t* out_timing) {
-  if (max_reps == 0) max_reps = 1;
-  double* samples = malloc(max_reps * sizeof(double));
+  uint32_t max_samples = options->samples ? options->samples : 1;
+  double* samples = malloc(max_samples * sizeof(double));
   if (!samples)
     return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
-                             "out of memory for %u timing samples", max_reps);
-  uint32_t reps = 0;
+                             "out of memory for %u timing samples",
+                             max_samples);
+  uint32_t batch = 1;
+  double elapsed = 0;
+  graft_status_t status = time_batch(call, user, batch, &elapsed);
+  while (!status && elapsed < options->min_sample_ms &&
+         batch < MAX_CALLS_PER_SAMPLE) {
+    batch *= 2;
+    status = time_batch(call, user, batch, &elapsed);
+  }
+  uint32_t taken = 0;
   double total = 0;
-  graft_status_t status = NULL;
-  while (reps < max_reps && !status) {
-    double start = bench_now_ms();
-    status = call(user);
-    double elapsed = bench_now_ms() - start;
-    samples[reps++] = elapsed;
+  while (!status && taken < max_samples) {
+    status = time_batch(call, user, batch, &elapsed);
+    samples[taken++] = elapsed / batch;
     total += elapsed;
-    /* A few samples even when one call blows the budget: the median of
-     * one is no median. */
-    if (total >= budget_ms && reps >= 3) break;
+    /* A few samples even when one blows the budget: the median of one is
+     * no median. */
+    if (total >= options->budget_ms && taken >= 3) break;
   }
   if (!status) {
-    qsort(samples, reps, sizeof(double), compare_doubles);
-    out_timing->reps = reps;
+    qsort(samples, taken, sizeof(double), compare_doubles);
+    out_timing->samples = taken;
+    out_timing->calls_per_sample = batch;
     out_timing->min_ms = samples[0];
-    out_timing->median_ms = reps % 2 ? samples[reps / 2]
-                                     : 0.5 * (samples[reps / 2 - 1] + samples[reps / 2]);
-    out_timing->mean_ms = total / reps;
+    out_timing->median_ms =
+        taken % 2 ? samples[taken / 2]
+                  : 0.5 * (samples[taken / 2 - 1] + samples[taken / 2]);
+    out_timing->max_ms = samples[taken - 1];
+    out_timing->mean_ms = total / batch / taken;
   }
   free(samples);
   return status;

@@ -1,7 +1,13 @@
-/* Repetition timing shared by both modes of graft_bench: run a callback a
- * number of times (bounded by a time budget), record each call's wall time
- * and summarize as min / median / mean. Min is the number to compare (least
- * disturbed by other load on a shared machine); median shows the spread. */
+/* Repetition timing shared by every mode of graft_bench: run a callback in
+ * samples of equal size and summarize the per-call wall time as min /
+ * median / max / mean.
+ *
+ * A call far shorter than the clock's resolution and overhead (the 2x2 MLP
+ * takes well under a microsecond) cannot be timed alone, so the calls are
+ * batched: calibration doubles the batch until one batch lasts at least
+ * |min_sample_ms|, and every sample then times that many calls back to back
+ * and divides. A call that already lasts that long is timed alone. The
+ * PyTorch peer (torch_peer.py) times the same way. */
 #ifndef GRAFT_BENCH_TIMING_H_
 #define GRAFT_BENCH_TIMING_H_
 
@@ -9,25 +15,31 @@
 
 #include "graft/status.h"
 
+typedef struct bench_timing_options_t {
+  uint32_t samples;     /* timed samples wanted (>= 1) */
+  double budget_ms;     /* stop early once the samples add up to this... */
+  double min_sample_ms; /* ...(after 3 samples); batch calls to this length */
+} bench_timing_options_t;
+
 typedef struct bench_timing_t {
-  uint32_t reps; /* timed calls actually made (>= 1 on success) */
-  double min_ms;
+  uint32_t samples;          /* samples actually taken */
+  uint32_t calls_per_sample; /* the calibrated batch */
+  double min_ms;             /* per call: the least disturbed sample */
   double median_ms;
+  double max_ms;
   double mean_ms;
 } bench_timing_t;
 
-/* One timed call; |user| is passed through. */
+/* One call; |user| is passed through. */
 typedef graft_status_t (*bench_call_fn_t)(void* user);
 
 /* Milliseconds on a monotonic clock. */
 double bench_now_ms(void);
 
-/* Times up to |max_reps| calls of |call|, stopping early once the timed
- * calls add up to |budget_ms| and at least 3 were made (or |max_reps|, if
- * smaller; 0 counts as 1; callers skip timing entirely for 0). Stops on the first failing call and returns its
- * status. */
+/* Calibrates the batch, then times up to |options->samples| samples of it.
+ * Stops on the first failing call and returns its status. */
 graft_status_t bench_time_calls(bench_call_fn_t call, void* user,
-                                uint32_t max_reps, double budget_ms,
+                                const bench_timing_options_t* options,
                                 bench_timing_t* out_timing);
 
 #endif /* GRAFT_BENCH_TIMING_H_ */

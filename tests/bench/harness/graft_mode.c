@@ -1,0 +1,106 @@
+/* graft_bench's graft mode: open a bundle through the public C API, invoke
+ * one function on .npy inputs and time the invocations in-process (no
+ * process start-up or file parsing inside the timed region).
+ *
+ * Results go where --outputs says (bench.h): by default the runtime
+ * allocates them and each call releases them again, which is how a caller
+ * uses graft_module_function_invoke today. */
+#include <stdio.h>
+
+#include "bench.h"
+#include "graft/runtime.h"
+#include "modes.h"
+
+typedef struct graft_call_t {
+  graft_module_t* module;
+  uint32_t function;
+  const graft_tensor_t* inputs;
+  size_t input_count;
+  graft_tensor_t* outputs;
+  uint32_t result_count;
+  bench_outputs_t where;
+} graft_call_t;
+
+static graft_status_t graft_call(void* user) {
+  graft_call_t* c = user;
+  graft_status_t st = graft_module_function_invoke(
+      c->module, c->function, c->inputs, c->input_count, c->outputs,
+      c->result_count);
+  if (c->where == BENCH_OUTPUTS_RUNTIME)
+    for (uint32_t i = 0; i < c->result_count; ++i)
+      graft_tensor_release(&c->outputs[i]);
+  return st;
+}
+
+/* Replaces the warm-up call's runtime-allocated results by caller storage
+ * of the same shapes (the results of later calls have the same shapes:
+ * the inputs do not change). */
+static graft_status_t allocate_caller_outputs(graft_tensor_t* outputs,
+                                              uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i) {
+    graft_tensor_t storage = {0};
+    graft_status_t st = graft_tensor_allocate(outputs[i].dtype, outputs[i].rank,
+                                              outputs[i].dims, &storage);
+    if (st) return st;
+    graft_tensor_release(&outputs[i]);
+    outputs[i] = storage;
+  }
+  return NULL;
+}
+
+graft_status_t bench_run_graft(const bench_options_t* o) {
+  if (o->positional_count < 2)
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "graft mode needs BUNDLE and FUNCTION, found %d "
+                             "arguments", o->positional_count);
+  graft_tensor_t inputs[BENCH_MAX_VALUES] = {{0}};
+  graft_tensor_t outputs[BENCH_MAX_VALUES] = {{0}};
+  graft_function_info_t info = {0};
+  graft_call_t call = {0};
+  graft_runtime_options_t options;
+  graft_runtime_options_initialize(&options);
+  options.threads = o->threads;
+
+  graft_status_t st =
+      graft_module_open_file(o->positional[0], &options, &call.module);
+  if (!st)
+    st = graft_module_function_lookup(call.module, o->positional[1],
+                                      &call.function);
+  if (!st) st = graft_module_function_info(call.module, call.function, &info);
+  if (!st && info.result_count > BENCH_MAX_VALUES)
+    st = graft_status_make(GRAFT_UNIMPLEMENTED,
+                           "'%s' has %u results, at most %d", info.name,
+                           info.result_count, BENCH_MAX_VALUES);
+  if (!st)
+    st = bench_read_inputs(o->positional + 2, o->positional_count - 2, inputs);
+  call.inputs = inputs;
+  call.input_count = (size_t)o->positional_count - 2;
+  call.outputs = outputs;
+  call.result_count = info.result_count;
+  call.where = o->outputs;
+  /* Warm-up: first touch of the pool's threads and of pages; its results
+   * are the ones checked against the reference. */
+  if (!st)
+    st = graft_module_function_invoke(call.module, call.function, inputs,
+                                      call.input_count, outputs,
+                                      info.result_count);
+  if (!st && o->save) st = bench_save_results(o->save, outputs, info.result_count);
+  if (!st && o->outputs == BENCH_OUTPUTS_CALLER)
+    st = allocate_caller_outputs(outputs, info.result_count);
+  else
+    for (uint32_t i = 0; i < BENCH_MAX_VALUES; ++i)
+      graft_tensor_release(&outputs[i]);
+
+  char extra[128];
+  snprintf(extra, sizeof(extra), "\"outputs\": \"%s\"",
+           o->outputs == BENCH_OUTPUTS_CALLER ? "caller" : "runtime");
+  if (!st)
+    st = bench_measure(o, graft_call, &call, "graft",
+                       graft_module_thread_count(call.module), extra);
+  for (int i = 0; i < BENCH_MAX_VALUES; ++i) {
+    graft_tensor_release(&inputs[i]);
+    graft_tensor_release(&outputs[i]);
+  }
+  graft_module_close(call.module);
+  return st;
+}
