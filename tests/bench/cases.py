@@ -1,94 +1,195 @@
 """The benchmark cases of run_bench.py: which graph and function, input
 shapes (full and --quick), the numpy reference, the work done (for GFLOP/s
-or GB/s) and the tolerance of the result check.
+or GB/s), the tolerance of the result check, and the peers each case is
+compared with.
 
 Each graph in graphs/ has dynamic shapes, so one bundle serves every size of
 a case family. The quick sizes are odd on purpose (not multiples of a tile or
 vector width) so the smoke test walks the remainder paths too.
+
+References are computed in float64 from the same f32 inputs, so every
+implementation (graft and each peer) is checked against something none of
+them computed.
 """
 import numpy as np
 
+F32 = 4
+
+
+class Peer:
+    """One peer of a case: an implementation (a graft_bench mode, or "torch"
+    with |torch| the eager expression over torch tensors), its extra
+    graft_bench arguments, and, for a peer that computes something other
+    than the case (STREAM), the inputs it reads, its own reference and its
+    own bytes moved."""
+
+    def __init__(self, impl, args=(), torch=None, inputs=None, reference=None, bytes=None):
+        self.impl = impl
+        self.args = list(args)
+        self.torch = torch
+        self.inputs = inputs        # indices into the case's inputs; None: all
+        self.reference = reference  # None: the case's
+        self.bytes = bytes          # None: the case's work
+
+    @property
+    def library(self):
+        """The installable peer it belongs to: onednn, openblas, torch, stream."""
+        return self.impl.split("-")[0]
+
 
 class Case:
-    def __init__(self, name, graph, function, shapes, reference, flops=0, bytes=0,
-                 tol=1e-5, naive_matmul=False):
+    def __init__(self, name, graph, function, shapes, reference, peers, flops=0, bytes=0,
+                 tol=1e-5, latency=False):
         self.name = name
         self.graph = graph          # graphs/<graph>.graph
         self.function = function
         self.shapes = shapes        # one shape per input, all f32
-        self.reference = reference  # numpy function of the inputs
+        self.reference = reference  # numpy function of the inputs (computes in f64)
+        self.peers = peers
         self.flops = flops          # floating-point ops of one call (0: memory-bound)
         self.bytes = bytes          # minimum bytes moved by one call
         self.tol = tol              # |got - want| <= tol * (max|want| + 1)
-        self.naive_matmul = naive_matmul
-        self.size = ", ".join("x".join(str(d) for d in s) for s in shapes)
+        self.latency = latency      # per-call time is the figure (no rate)
+        self.size = " ".join("x".join(str(d) for d in s) for s in shapes)
 
-    def make_inputs(self, rng):
-        return [rng.uniform(-1.0, 1.0, s).astype(np.float32) for s in self.shapes]
+    def work(self):
+        """(amount, unit) that rates divide by time: flops, bytes, or calls."""
+        if self.latency:
+            return 1, "call"
+        return (self.flops, "flop") if self.flops else (self.bytes, "byte")
 
 
-F32 = 4
-ZERO = np.float32(0.0)
-HALF = np.float32(0.5)
+def f64(*xs):
+    return [x.astype(np.float64) for x in xs]
+
+
+_products = {}
+
+
+def product(a, b):
+    """a @ b in float64, kept for the life of the inputs: the matmul and MLP
+    cases of one size share their inputs, and a 2048^3 product in float64
+    on a reference BLAS takes seconds."""
+    key = (id(a), id(b))
+    if key not in _products:
+        _products[key] = (a, b, np.matmul(*f64(a, b)))
+    return _products[key][2]
+
+
+def matmul_ref(a, b):
+    return product(a, b)
 
 
 def mlp_ref(a, b):
-    return np.maximum(a @ b, ZERO)
+    return -np.maximum(product(a, b), 0.0)
 
 
 def chain4_ref(x, y):
-    return np.maximum(x * y + x, ZERO) * HALF
+    x, y = f64(x, y)
+    return np.maximum(x * y + x, 0.0) * 0.5
 
 
 def softmax_ref(x):
-    e = np.exp(x - x.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
 
 
-def transpose_ref(x):
-    return np.ascontiguousarray(x.T)  # x.T alone is a view: no work to time
+def layernorm_ref(x, gamma, beta):
+    x, gamma, beta = f64(x, gamma, beta)
+    mean = x.mean(axis=1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+    return (x - mean) / np.sqrt(var + 1e-5) * gamma + beta
 
 
-def mlp(name, m, k, n):
-    # matmul sums K products in f32: tolerance grows with K (both sides
-    # round, in different orders).
-    return Case(name, "mlp", "mlp", [(m, k), (k, n)], mlp_ref, flops=2 * m * n * k,
-                tol=1e-6 * k, naive_matmul=True)
+def attention_ref(q, k, v):
+    q, k, v = f64(q, k, v)
+    return softmax_ref(q @ k.T / np.sqrt(q.shape[1])) @ v
+
+
+# The peers. The torch expressions are what a PyTorch user writes in eager
+# mode; each allocates its result, as graft does today.
+def matmul_peers():
+    return [Peer("onednn-sgemm"), Peer("onednn-matmul"), Peer("openblas-sgemm"),
+            Peer("torch", torch=lambda t, a, b: a @ b)]
+
+
+def mlp_peers():
+    post = ["--post-ops", "relu,neg"]
+    return [Peer("onednn-matmul", post), Peer("onednn-sgemm", post),
+            Peer("openblas-sgemm", post),
+            Peer("torch", torch=lambda t, a, b: t.neg(t.relu(a @ b)))]
+
+
+def matmul(name, m, k, n):
+    # matmul sums K products in f32: the tolerance grows with K.
+    return Case(name, "matmul", "matmul", [(m, k), (k, n)], matmul_ref, matmul_peers(),
+                flops=2 * m * n * k, tol=1e-6 * k)
+
+
+def mlp(name, m, k, n, latency=False):
+    return Case(name, "mlp", "mlp", [(m, k), (k, n)], mlp_ref, mlp_peers(),
+                flops=2 * m * n * k, tol=1e-6 * k, latency=latency)
 
 
 def all_cases(quick):
     """The case list; |quick| gives tiny sizes for the smoke test."""
     if quick:
-        mm = [("mlp_sq", 19, 23, 17), ("mlp_tall", 67, 9, 5)]
-        n_elem, rows, cols, bmm = 1001, 37, 53, (3, 9, 7, 5)
-        t_rows, t_cols, npot = 31, 47, 45
+        mm = [("19x23x17", 19, 23, 17), ("67x9x5", 67, 9, 5)]
+        n_elem, ln, sm, att = 1001, (7, 37), (37, 53), (13, 9)
+        red, tr, bmm = (37, 53), (31, 47), (3, 9, 7, 5)
     else:
-        mm = [("mlp_64", 64, 64, 64), ("mlp_256", 256, 256, 256),
-              ("mlp_512", 512, 512, 512), ("mlp_1024", 1024, 1024, 1024),
-              ("mlp_tall", 8192, 512, 32)]
-        n_elem, rows, cols, bmm = 4 << 20, 2048, 2048, (16, 128, 128, 128)
-        t_rows, t_cols, npot = 2048, 2048, 2000
+        mm = [("256", 256, 256, 256), ("512", 512, 512, 512), ("1024", 1024, 1024, 1024),
+              ("2048", 2048, 2048, 2048), ("64x1024x1024", 64, 1024, 1024)]
+        n_elem, ln, sm, att = 1 << 24, (128, 768), (2048, 1024), (128, 64)
+        red, tr, bmm = (2048, 2048), (2048, 2048), (16, 128, 128, 128)
+    cases = [matmul("matmul_" + s, m, k, n) for s, m, k, n in mm]
+    cases += [mlp("mlp_" + s, m, k, n) for s, m, k, n in mm]
+    cases.append(mlp("mlp_2x2_latency", 2, 2, 2, latency=True))
+
+    m, n = ln
+    cases.append(Case(
+        "layernorm", "layernorm", "layernorm", [(m, n), (n,), (n,)], layernorm_ref,
+        [Peer("torch", torch=lambda t, x, g, b: t.nn.functional.layer_norm(
+            x, (x.shape[1],), g, b, 1e-5))],
+        bytes=(2 * m * n + 2 * n) * F32, tol=1e-5))
+    m, n = sm
+    cases.append(Case(
+        "softmax", "softmax", "softmax", [(m, n)], softmax_ref,
+        [Peer("torch", torch=lambda t, x: t.softmax(x, 1))],
+        bytes=2 * m * n * F32, tol=1e-5))
+    s, d = att
+    cases.append(Case(
+        "attention", "attention", "attention", [(s, d)] * 3, attention_ref,
+        [Peer("torch", torch=lambda t, q, k, v: t.softmax(
+            (q @ k.T) * (q.shape[1] ** -0.5), -1) @ v)],
+        flops=4 * s * s * d, tol=1e-5 * s))
+    cases.append(Case(
+        "elementwise4", "elementwise", "chain4", [(n_elem,), (n_elem,)], chain4_ref,
+        [Peer("stream-copy", inputs=[0], reference=lambda x: x.astype(np.float64),
+              bytes=2 * n_elem * F32),
+         Peer("stream-triad", reference=lambda x, y: x.astype(np.float64) + 3.0 * y,
+              bytes=3 * n_elem * F32),
+         Peer("torch", torch=lambda t, x, y: t.relu(x * y + x) * 0.5)],
+        bytes=3 * n_elem * F32, tol=1e-6))
+
+    # Beyond issue 8's list: reductions, transpose and batch_matmul, with
+    # PyTorch as their peer.
+    r, c = red
+    cases.append(Case("sum_rows", "reduce", "sum_rows", [(r, c)], lambda x: f64(x)[0].sum(1),
+                      [Peer("torch", torch=lambda t, x: x.sum(1))],
+                      bytes=r * c * F32, tol=1e-7 * c))
+    cases.append(Case("sum_cols", "reduce", "sum_cols", [(r, c)], lambda x: f64(x)[0].sum(0),
+                      [Peer("torch", torch=lambda t, x: x.sum(0))],
+                      bytes=r * c * F32, tol=1e-7 * r))
+    r, c = tr
+    cases.append(Case("transpose", "transpose", "transpose", [(r, c)],
+                      lambda x: np.ascontiguousarray(x.T),
+                      [Peer("torch", torch=lambda t, x: x.t().contiguous())],
+                      bytes=2 * r * c * F32, tol=0.0))
     b, m, k, n = bmm
-    cases = [mlp(*c) for c in mm]
-    cases += [
-        Case("elementwise4", "elementwise", "chain4", [(n_elem,), (n_elem,)], chain4_ref,
-             bytes=3 * n_elem * F32),
-        Case("sum_rows", "reduce", "sum_rows", [(rows, cols)],
-             lambda x: x.sum(axis=1), bytes=rows * cols * F32, tol=1e-7 * cols),
-        Case("sum_cols", "reduce", "sum_cols", [(rows, cols)],
-             lambda x: x.sum(axis=0), bytes=rows * cols * F32, tol=1e-7 * rows),
-        Case("softmax_rows", "softmax", "softmax", [(rows, cols // 2)], softmax_ref,
-             bytes=2 * rows * (cols // 2) * F32, tol=1e-5),
-        Case("transpose", "transpose", "transpose", [(t_rows, t_cols)], transpose_ref,
-             bytes=2 * t_rows * t_cols * F32, tol=0.0),
-        # Same work at a row length that is not a power of two: the strided
-        # access of these loops then spreads over the L1 sets instead of
-        # thrashing one (see README.md, "What the numbers say").
-        Case("sum_rows_npot", "reduce", "sum_rows", [(rows, npot)],
-             lambda x: x.sum(axis=1), bytes=rows * npot * F32, tol=1e-7 * npot),
-        Case("transpose_npot", "transpose", "transpose", [(npot, npot)], transpose_ref,
-             bytes=2 * npot * npot * F32, tol=0.0),
-        Case("batch_matmul", "batch_matmul", "batch_matmul", [(b, m, k), (b, k, n)],
-             np.matmul, flops=2 * b * m * n * k, tol=1e-6 * k, naive_matmul=True),
-    ]
+    cases.append(Case("batch_matmul", "batch_matmul", "batch_matmul", [(b, m, k), (b, k, n)],
+                      lambda x, y: np.matmul(*f64(x, y)),
+                      [Peer("torch", torch=lambda t, x, y: t.bmm(x, y))],
+                      flops=2 * b * m * n * k, tol=1e-6 * k))
     return cases

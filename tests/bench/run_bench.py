@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""graft benchmarks: time graft bundles against numpy (and, for matmul, a
-naive C loop) in the same run, after checking that the results agree.
+"""graft benchmarks: time graft bundles side by side with oneDNN, OpenBLAS,
+PyTorch eager and STREAM in the same run, after checking every result.
 
-For each case: build the case's graph once (`graft build --target <host>`),
-write random inputs as .npy, run graft_bench (in-process timing through the
-C API) with 1 thread and with all threads, time the numpy reference in this
-process, and compare graft's output with numpy's before any number is
-reported. Prints a table and writes JSON. Nothing here asserts anything about
-speed: a failed case is one that did not build, did not run or disagreed.
+For each case and each thread count (1 and all CPUs): build the case's
+graph once (`graft build --target <host>`), write random inputs as .npy,
+check graft and every peer against a float64 numpy reference, then time
+them one after the other: graft and the C peers in graft_bench processes
+(in-process timing through their C APIs), PyTorch in one worker process
+(torch_peer.py). Prints a table and writes JSON. Nothing here asserts
+anything about speed: a failed case is one that did not build, did not run
+or disagreed with the reference.
 
-    run_bench.py [--quick] [--filter REGEX] [--reps N] [--json PATH]
+    run_bench.py [--quick] [--filter REGEX] [--peers LIST] [--json PATH]
 
 See tests/bench/README.md for how to read the output.
 """
 import argparse
+import glob
 import json
 import os
 import platform
@@ -26,11 +29,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
-# OpenBLAS reads these when numpy loads it; a value tuned for another CPU (or
-# a debugging override) would distort the reference, so they are dropped for
-# this process only, before numpy is imported. What was dropped is recorded.
-DROPPED_ENV = {k: os.environ.pop(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-               if k in os.environ}
+# Variables that would silently change what a peer does: OpenBLAS's kernel
+# and cache-size overrides (meant for another CPU) and thread counts that
+# would fight the ones set per row. Dropped from this process and every
+# child before anything loads a library; what was dropped is recorded.
+DROPPED_ENV = {k: os.environ.pop(k) for k in (
+    "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS") if k in os.environ}
 
 try:
     import numpy as np
@@ -41,20 +46,34 @@ except ImportError:
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from cases import all_cases  # noqa: E402  (after the environment is fixed)
 
+LIBRARIES = ("onednn", "openblas", "torch", "stream")
+LABELS = {"graft": "graft", "onednn-sgemm": "oneDNN sgemm", "onednn-matmul": "oneDNN matmul",
+          "openblas-sgemm": "OpenBLAS sgemm", "torch": "PyTorch eager",
+          "stream-copy": "STREAM copy", "stream-triad": "STREAM triad"}
+
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true",
-                   help="tiny sizes and 2 repetitions (the bench/smoke test)")
+                   help="tiny sizes, 2 samples (the bench/smoke test)")
     p.add_argument("--filter", default="",
                    help="only cases whose name matches this regular expression")
+    p.add_argument("--peers", default=",".join(LIBRARIES),
+                   help="peers to run, comma-separated, from %s (default: all); "
+                        "'none' runs graft alone" % ", ".join(LIBRARIES))
+    p.add_argument("--threads", default="1,0",
+                   help="thread counts, comma-separated; 0 = all CPUs (default 1,0)")
     p.add_argument("--reps", type=int, default=None,
-                   help="timed calls per measurement (default 20, --quick 2)")
-    p.add_argument("--budget-ms", type=int, default=3000,
-                   help="stop a measurement early once its calls add up to this "
-                        "(after at least 3 calls; default 3000)")
-    p.add_argument("--threads", type=int, default=0,
-                   help="threads of the multi-threaded graft run (0 = all CPUs)")
+                   help="timed samples per measurement (default 20, --quick 2)")
+    p.add_argument("--budget-ms", type=float, default=3000,
+                   help="stop sampling once the samples add up to this (after at "
+                        "least 3; default 3000)")
+    p.add_argument("--min-sample-ms", type=float, default=1.0,
+                   help="batch calls so that one sample lasts at least this "
+                        "(default 1)")
+    p.add_argument("--graft-outputs", choices=("runtime", "caller"), default="runtime",
+                   help="where graft writes results: allocated by the runtime per call "
+                        "(how the C API is used today; default) or caller storage")
     p.add_argument("--json", default=os.path.join(HERE, "results.json"),
                    help="where to write the results (default tests/bench/results.json)")
     p.add_argument("--graft", default=os.environ.get("GRAFT") or
@@ -64,6 +83,12 @@ def parse_args():
                    os.path.join(REPO, "build", "tests", "bench", "graft_bench"),
                    help="graft_bench binary (default $GRAFT_BENCH or "
                         "build/tests/bench/graft_bench)")
+    p.add_argument("--torch-python", default="/usr/bin/python3",
+                   help="the Python that imports torch (default /usr/bin/python3)")
+    p.add_argument("--torch-blas-dir", default=None,
+                   help="directory put first on the PyTorch worker's LD_LIBRARY_PATH "
+                        "(default: Debian's OpenBLAS, /usr/lib/*/openblas-pthread; "
+                        "'' keeps the system's libblas.so.3)")
     p.add_argument("--work-dir", default=None,
                    help="bundles, inputs and outputs go here (default: a temporary "
                         "directory, removed afterwards)")
@@ -76,6 +101,19 @@ def parse_args():
         re.compile(args.filter)
     except re.error as e:
         p.error("--filter '%s' is not a regular expression: %s" % (args.filter, e))
+    args.peers = [] if args.peers == "none" else args.peers.split(",")
+    for peer in args.peers:
+        if peer not in LIBRARIES:
+            p.error("--peers: unknown peer '%s', expected one of %s or none"
+                    % (peer, ", ".join(LIBRARIES)))
+    cpus = len(os.sched_getaffinity(0))
+    try:
+        args.threads = [int(t) or cpus for t in args.threads.split(",")]
+    except ValueError:
+        p.error("--threads expects comma-separated integers, found '%s'" % args.threads)
+    if any(t < 0 for t in args.threads):
+        p.error("--threads: counts must not be negative, found '%s'" % args.threads)
+    args.threads = sorted(set(args.threads))
     for flag, path in (("--graft", args.graft), ("--graft-bench", args.graft_bench)):
         if not os.access(path, os.X_OK):
             p.error("%s: '%s' is not an executable (build it first: "
@@ -89,58 +127,141 @@ def host_target():
             "arm64": "aarch64", "riscv64": "riscv64"}.get(machine, machine)
 
 
-def blas_info():
-    """Which BLAS numpy's matmul calls: threadpoolctl if installed, else the
-    shared libraries mapped into this process after a small matmul."""
-    a = np.ones((64, 64), np.float32)
-    _ = a @ a
+# ISA features worth a line in the header, per architecture, in the order
+# they are printed (/proc/cpuinfo's names).
+ISA_FLAGS = ["sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512dq", "avx512bw",
+             "avx512vl", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile",
+             "asimd", "asimdhp", "asimddp", "sve", "sve2", "i8mm", "bf16", "rvv", "v"]
+
+
+def cpu_info():
+    """Model, ISA features and core counts from /proc/cpuinfo and sysfs."""
+    model, flags, cores = platform.processor() or platform.machine(), set(), set()
     try:
-        import threadpoolctl
-        infos = threadpoolctl.threadpool_info()
-        blas = [i for i in infos if i.get("user_api") == "blas"]
-        if blas:
-            return ", ".join("%s %s (%s, %s threads)" % (
-                i.get("internal_api"), i.get("version"), i.get("architecture"),
-                i.get("num_threads")) for i in blas)
-    except ImportError:
-        pass
-    libs = set()
-    try:
-        with open("/proc/self/maps") as maps:
-            for line in maps:
-                path = line.split()[-1]
-                if re.search(r"blas|blis|mkl", os.path.basename(path)):
-                    libs.add(os.path.realpath(path))
+        with open("/proc/cpuinfo") as f:
+            text = f.read()
     except OSError:
-        pass
-    described = []
-    for path in sorted(libs):
-        text = path
-        if "openblas" in os.path.basename(path):
-            # OpenBLAS names the kernel it picked for this CPU (what
-            # OPENBLAS_CORETYPE would override) and its thread count.
-            try:
-                import ctypes
-                lib = ctypes.CDLL(path)
-                lib.openblas_get_corename.restype = ctypes.c_char_p
-                text += " (OpenBLAS kernel %s, %d threads)" % (
-                    lib.openblas_get_corename().decode(), lib.openblas_get_num_threads())
-            except (OSError, AttributeError):
-                pass
-        elif re.search(r"/blas/libblas\.so", path):
-            text += " (netlib reference BLAS: unoptimized, 1 thread)"
-        described.append(text)
-    return ", ".join(described) or "unknown"
+        text = ""
+    for key in ("model name", "Model Name", "uarch", "CPU part"):
+        m = re.search(r"^%s\s*:\s*(.+)$" % key, text, re.M)
+        if m:
+            model = m.group(1).strip()
+            break
+    for key in ("flags", "Features", "isa"):
+        m = re.search(r"^%s\s*:\s*(.+)$" % key, text, re.M)
+        if m:
+            flags = set(m.group(1).split())
+            break
+    for cpu in os.sched_getaffinity(0):
+        try:
+            with open("/sys/devices/system/cpu/cpu%d/topology/core_id" % cpu) as f:
+                core = f.read().strip()
+            with open("/sys/devices/system/cpu/cpu%d/topology/physical_package_id"
+                      % cpu) as f:
+                cores.add((f.read().strip(), core))
+        except OSError:
+            cores.add(("?", str(cpu)))
+    hypervisor = "hypervisor" in flags
+    return {"model": model, "isa": [f for f in ISA_FLAGS if f in flags],
+            "logical_cpus": len(os.sched_getaffinity(0)), "cores": len(cores),
+            "virtual_machine": hypervisor}
+
+
+def git_revision():
+    try:
+        rev = subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty"],
+                             capture_output=True, text=True, timeout=10)
+        return rev.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def graft_target_line(graft):
+    """`graft targets`' line for the host: the CPU and vector width graft
+    compiles for (not what this machine could do)."""
+    proc = subprocess.run([graft, "targets"], capture_output=True, text=True)
+    for line in proc.stdout.splitlines():
+        if line.split() and line.split()[0] == host_target():
+            return " ".join(line.split())
+    return host_target()
+
+
+class TorchWorker:
+    """torch_peer.py, started on first use; |missing| says why it cannot run."""
+
+    def __init__(self, args):
+        self.args = args
+        self.proc = None
+        self.missing = None
+        self.info = None
+
+    def start(self):
+        if self.proc or self.missing:
+            return
+        env = dict(os.environ)
+        blas_dir = self.args.torch_blas_dir
+        if blas_dir is None:
+            found = sorted(glob.glob("/usr/lib/*/openblas-pthread"))
+            blas_dir = found[0] if found else ""
+        if blas_dir:
+            env["LD_LIBRARY_PATH"] = blas_dir + (":" + env["LD_LIBRARY_PATH"]
+                                                 if env.get("LD_LIBRARY_PATH") else "")
+        probe = subprocess.run([self.args.torch_python, "-c", "import torch"],
+                               capture_output=True, text=True, env=env)
+        if probe.returncode != 0:
+            last = (probe.stderr.strip().splitlines() or ["exit %d" % probe.returncode])[-1]
+            self.missing = "%s cannot import torch (%s); install python3-torch" % (
+                self.args.torch_python, last)
+            return
+        self.proc = subprocess.Popen(
+            [self.args.torch_python, os.path.join(HERE, "torch_peer.py")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        self.info = self.request({"op": "info"})
+        self.info["blas_dir"] = blas_dir
+
+    def request(self, message):
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the PyTorch worker exited (exit %s)" % self.proc.poll())
+        reply = json.loads(line)
+        if "error" in reply:
+            raise RuntimeError("PyTorch: " + reply["error"])
+        return reply
+
+    def close(self):
+        if self.proc:
+            self.proc.stdin.close()
+            self.proc.wait()
 
 
 class Runner:
-    """Builds bundles (once per graph), runs graft_bench and numpy, checks."""
+    """Builds bundles (once per graph), checks and times graft and the peers."""
 
     def __init__(self, args, work):
         self.args = args
         self.work = work
-        self.bundles = {}     # graph -> (bundle path, build seconds)
+        self.bundles = {}   # graph -> (bundle path, build seconds)
+        self.inputs = {}    # shapes -> (paths, arrays): cases of one size share inputs
         self.errors = []
+        self.torch = TorchWorker(args)
+        self.bench_info = self.graft_bench(["info"], timed=False)
+
+    def timing_args(self, timed):
+        if not timed:
+            return ["--reps", "0"]
+        return ["--reps", str(self.args.reps), "--budget-ms", str(self.args.budget_ms),
+                "--min-sample-ms", str(self.args.min_sample_ms)]
+
+    def graft_bench(self, argv, timed=True):
+        cmd = [self.args.graft_bench] + argv + (self.timing_args(timed) if argv != ["info"]
+                                                else [])
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError("%s failed (exit %d): %s"
+                               % (" ".join(cmd), proc.returncode, proc.stderr.strip()))
+        return json.loads(proc.stdout.strip().splitlines()[-1])
 
     def bundle(self, graph):
         if graph not in self.bundles:
@@ -156,121 +277,263 @@ class Runner:
             self.bundles[graph] = (out, seconds)
         return self.bundles[graph]
 
-    def graft_bench(self, argv, reps=None):
-        """Runs graft_bench; |reps| 0 only runs (and --saves) once, untimed."""
-        reps = self.args.reps if reps is None else reps
-        cmd = [self.args.graft_bench] + argv + ["--reps", str(reps),
-                                                "--budget-ms", str(self.args.budget_ms)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError("%s failed (exit %d): %s"
-                               % (" ".join(cmd), proc.returncode, proc.stderr.strip()))
-        return json.loads(proc.stdout.strip().splitlines()[-1])
-
-    def time_numpy(self, fn, inputs):
-        fn(*inputs)  # warm-up, as graft_bench does
-        samples, total = [], 0.0
-        while len(samples) < self.args.reps:
-            start = time.perf_counter()
-            fn(*inputs)
-            elapsed = (time.perf_counter() - start) * 1e3
-            samples.append(elapsed)
-            total += elapsed
-            if total >= self.args.budget_ms and len(samples) >= 3:
-                break
-        samples.sort()
-        n = len(samples)
-        median = samples[n // 2] if n % 2 else 0.5 * (samples[n // 2 - 1] + samples[n // 2])
-        return {"reps": n, "min_ms": samples[0], "median_ms": median, "mean_ms": total / n}
+    def case_inputs(self, case):
+        key = tuple(case.shapes)
+        if key not in self.inputs:
+            # A seed per shape list: the same inputs whatever --filter selects.
+            rng = np.random.default_rng([20240601] + [d for s in key for d in s])
+            arrays = [rng.uniform(-1.0, 1.0, s).astype(np.float32) for s in key]
+            paths = []
+            for i, x in enumerate(arrays):
+                paths.append(os.path.join(self.work, "in_%d_%s.npy" % (
+                    len(self.inputs), i)))
+                np.save(paths[-1], x)
+            self.inputs[key] = (paths, arrays)
+        return self.inputs[key]
 
     @staticmethod
     def check(what, got, want, tol):
-        """Raises if |got - want| > tol * (max|want| + 1) anywhere."""
-        if got.shape != want.shape or got.dtype != want.dtype:
-            raise RuntimeError("%s: got %s %s, expected %s %s"
-                               % (what, got.dtype, got.shape, want.dtype, want.shape))
+        """Raises if |got - want| > tol * (max|want| + 1) anywhere; returns the
+        largest error relative to that scale."""
+        want = np.asarray(want, dtype=np.float64)
+        if got.shape != want.shape or got.dtype != np.float32:
+            raise RuntimeError("%s: got %s %s, expected float32 %s"
+                               % (what, got.dtype, got.shape, want.shape))
         if got.size == 0:
             return 0.0
-        scale = float(np.max(np.abs(want.astype(np.float64)))) + 1.0
-        err = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64))))
+        diff = np.abs(got.astype(np.float64) - want)
+        scale = float(np.max(np.abs(want))) + 1.0
+        err = float(np.max(diff))
         if not err <= tol * scale:  # also catches NaN
-            idx = np.unravel_index(int(np.argmax(np.abs(got.astype(np.float64)
-                                                        - want.astype(np.float64)))), got.shape)
+            idx = np.unravel_index(int(np.nanargmax(np.where(np.isnan(diff), np.inf, diff))),
+                                   got.shape)
             raise RuntimeError("%s: max |error| %.3g exceeds %.3g at index %s: got %r, "
                                "expected %r" % (what, err, tol * scale, list(idx),
                                                 got[idx].item(), want[idx].item()))
         return err / scale
 
-    def run_case(self, case, rng):
+    def missing_reason(self, peer, threads):
+        """Why |peer| cannot run here, or None."""
+        lib = peer.library
+        if lib in ("onednn", "openblas"):
+            entry = self.bench_info["peers"][lib]
+            return None if entry["available"] else entry["missing"]
+        if lib == "stream":
+            if threads > 1 and self.bench_info.get("openmp") is None:
+                return "graft_bench was built without OpenMP (STREAM runs 1 thread only)"
+            return None
+        self.torch.start()
+        return self.torch.missing
+
+    def measure_peer(self, case, peer, paths, arrays, threads, save):
+        """Checks (timed=False) or times one peer; returns its measurement."""
+        sel = peer.inputs if peer.inputs is not None else range(len(paths))
+        ins = [paths[i] for i in sel]
+        if peer.impl == "torch":
+            return self.torch.request({
+                "op": "run", "case": case.name, "quick": self.args.quick, "inputs": ins, "threads": threads,
+                "samples": self.args.reps, "budget_ms": self.args.budget_ms,
+                "min_sample_ms": self.args.min_sample_ms, "run_only": save is not None,
+                "save": save})
+        argv = [peer.impl] + ins + peer.args + ["--threads", str(threads)]
+        if save is not None:
+            argv += ["--save", save]
+        return self.graft_bench(argv, timed=save is None)
+
+    def run_peer(self, case, peer, paths, arrays, want, threads):
+        reason = self.missing_reason(peer, threads)
+        entry = {"impl": peer.impl, "label": LABELS[peer.impl], "args": peer.args}
+        if reason:
+            entry.update(status="missing", why=reason)
+            return entry
+        sel = peer.inputs if peer.inputs is not None else range(len(arrays))
+        ref = peer.reference(*[arrays[i] for i in sel]) if peer.reference else want
+        prefix = os.path.join(self.work, "%s_%s_%dt_" % (case.name, peer.impl, threads))
+        try:
+            self.measure_peer(case, peer, paths, arrays, threads, prefix)
+            self.check("%s %s (%d threads)" % (case.name, LABELS[peer.impl], threads),
+                       np.load(prefix + "0.npy"), ref, case.tol)
+            entry.update(self.measure_peer(case, peer, paths, arrays, threads, None))
+            check_threads(entry, threads)
+            entry["status"] = "ok"
+            entry["work"] = peer.bytes if peer.bytes is not None else case.work()[0]
+        except (RuntimeError, OSError, ValueError) as e:
+            entry.update(status="failed", why=str(e))
+            self.errors.append(str(e))
+        return entry
+
+    def run_case(self, case):
         bundle, build_s = self.bundle(case.graph)
-        inputs = case.make_inputs(rng)
-        paths = []
-        for i, x in enumerate(inputs):
-            paths.append(os.path.join(self.work, "%s_in%d.npy" % (case.name, i)))
-            np.save(paths[-1], x)
-        want = case.reference(*inputs)
-        want = list(want) if isinstance(want, tuple) else [want]
-
-        # Check first, with one thread and with all: nothing is timed until
-        # both agree with numpy.
-        errors = []
-        run = {}
-        for label, threads in (("1t", 1), ("nt", self.args.threads)):
-            prefix = os.path.join(self.work, "%s_out_%s_" % (case.name, label))
-            run[label] = ["graft", bundle, case.function, "--threads", str(threads)] + paths
-            self.graft_bench(run[label] + ["--save", prefix], reps=0)
-            errors += [self.check("%s result %d (%s threads)" % (case.name, i, threads or "all"),
-                                  np.load("%s%d.npy" % (prefix, i)), w, case.tol)
-                       for i, w in enumerate(want)]
-        if case.naive_matmul:
-            naive_out = os.path.join(self.work, case.name + "_naive.npy")
-            naive = ["naive-matmul", paths[0], paths[1]]
-            self.graft_bench(naive + ["--save", naive_out], reps=0)
-            self.check(case.name + " naive C", np.load(naive_out),
-                       np.matmul(inputs[0], inputs[1]), case.tol)
-
-        row = {"case": case.name, "size": case.size, "graph": case.graph + ".graph",
-               "function": case.function, "build_s": build_s,
-               "max_rel_error": max(errors) if errors else 0.0,
-               "graft_1t": self.graft_bench(run["1t"]),
-               "graft_nt": self.graft_bench(run["nt"]),
-               "numpy": self.time_numpy(case.reference, inputs),
-               "flops": case.flops, "bytes": case.bytes}
-        if case.naive_matmul:
-            row["naive_c"] = self.graft_bench(naive)
-        return row
+        paths, arrays = self.case_inputs(case)
+        want = case.reference(*arrays)
+        rows = []
+        for threads in self.args.threads:
+            prefix = os.path.join(self.work, "%s_graft_%dt_" % (case.name, threads))
+            argv = ["graft", bundle, case.function] + paths + [
+                "--threads", str(threads), "--outputs", self.args.graft_outputs]
+            # Check first: nothing is timed until graft agrees with numpy.
+            self.graft_bench(argv + ["--save", prefix], timed=False)
+            err = self.check("%s graft (%d threads)" % (case.name, threads),
+                             np.load(prefix + "0.npy"), want, case.tol)
+            graft = self.graft_bench(argv)
+            check_threads(graft, threads)
+            graft["work"] = case.work()[0]
+            peers = [self.run_peer(case, p, paths, arrays, want, threads)
+                     for p in case.peers if p.library in self.args.peers]
+            rows.append(summarize({
+                "case": case.name, "size": case.size, "graph": case.graph + ".graph",
+                "function": case.function, "threads": threads, "unit": case.work()[1],
+                "build_s": build_s, "max_rel_error": err, "graft": graft, "peers": peers}))
+        return rows
 
 
-def rate(row, key):
-    """GFLOP/s for compute-bound cases, GB/s (minimum traffic) otherwise."""
-    ms = row[key]["min_ms"]
-    if ms <= 0:
-        return ""
-    if row["flops"]:
-        return "%.1f GF/s" % (row["flops"] / ms / 1e6)
-    return "%.1f GB/s" % (row["bytes"] / ms / 1e6)
+def check_threads(measurement, threads):
+    """A row compares implementations at one thread count: one that ran
+    another count (a library capped below it, a BLAS ignoring it) fails."""
+    used = [measurement["threads"]] + ([measurement["blas_threads"]]
+                                       if measurement.get("blas_threads") else [])
+    if any(u != threads for u in used):
+        raise RuntimeError("%s ran %s threads, asked for %d" % (
+            LABELS[measurement["impl"]], "/".join(map(str, used)), threads))
 
 
-def print_table(rows, threads):
-    head = ["case", "size", "graft 1T ms", "graft %sT ms" % (threads or "N"), "numpy ms",
-            "graft/numpy", "naive C ms", "graft rate", "numpy rate"]
+def rate(m):
+    """Work per second of a measurement (from its min time)."""
+    return m["work"] / (m["min_ms"] * 1e-3) if m.get("min_ms") else 0.0
+
+
+def summarize(row):
+    """Adds each peer's rate and graft's speed relative to it (>1: graft
+    faster), and the best peer."""
+    row["graft"]["rate"] = rate(row["graft"])
+    best = None
+    for p in row["peers"]:
+        if p["status"] != "ok":
+            continue
+        p["rate"] = rate(p)
+        p["graft_speedup"] = row["graft"]["rate"] / p["rate"] if p["rate"] else None
+        if best is None or p["rate"] > best["rate"]:
+            best = p
+    row["best_peer"] = best["label"] if best else None
+    row["graft_vs_best"] = best["graft_speedup"] if best else None
+    return row
+
+
+def fmt_time(ms):
+    if ms is None:
+        return "-"
+    return "%.3g us" % (ms * 1e3) if ms < 1 else "%.4g ms" % ms
+
+
+def fmt_rate(value, unit):
+    if unit == "flop":
+        return "%.1f GF/s" % (value / 1e9)
+    if unit == "byte":
+        return "%.1f GB/s" % (value / 1e9)
+    return "%.3g us/call" % (1e6 / value) if value else "-"
+
+
+def table_lines(rows):
+    head = ["case", "size", "T", "implementation", "median", "min", "max", "rate",
+            "graft/this"]
     lines = []
     for r in rows:
-        best = min(r["graft_1t"]["min_ms"], r["graft_nt"]["min_ms"])
-        lines.append([r["case"], r["size"], "%.3f" % r["graft_1t"]["min_ms"],
-                      "%.3f" % r["graft_nt"]["min_ms"], "%.3f" % r["numpy"]["min_ms"],
-                      "%.2fx" % (best / r["numpy"]["min_ms"]) if r["numpy"]["min_ms"] > 0 else "",
-                      "%.3f" % r["naive_c"]["min_ms"] if "naive_c" in r else "-",
-                      rate(r, "graft_nt" if r["graft_nt"]["min_ms"] <= r["graft_1t"]["min_ms"]
-                           else "graft_1t"),
-                      rate(r, "numpy")])
-    widths = [max(len(h), *(len(l[i]) for l in lines)) if lines else len(h)
+        g = r["graft"]
+        vs = ("%.2fx best (%s)" % (r["graft_vs_best"], r["best_peer"])
+              if r["graft_vs_best"] else "no peer ran")
+        lines.append([r["case"], r["size"], str(r["threads"]), "graft",
+                      fmt_time(g["median_ms"]), fmt_time(g["min_ms"]),
+                      fmt_time(g["max_ms"]), fmt_rate(g["rate"], r["unit"]), vs])
+        for p in r["peers"]:
+            name = p["label"] + ("+" + p["args"][-1] if p["args"] else "")
+            if p["status"] == "ok":
+                lines.append(["", "", "", name, fmt_time(p["median_ms"]),
+                              fmt_time(p["min_ms"]), fmt_time(p["max_ms"]),
+                              fmt_rate(p["rate"], r["unit"]),
+                              "%.2fx" % p["graft_speedup"]])
+            else:
+                lines.append(["", "", "", name, p["status"].upper() + ": " + p["why"]]
+                             + [""] * 4)
+    return head, lines
+
+
+def is_note(cells):
+    """A MISSING/FAILED line: its text runs across the columns after it."""
+    return cells[4].startswith(("MISSING", "FAILED"))
+
+
+def print_table(head, lines):
+    widths = [max([len(h)] + [len(l[i]) for l in lines if i < 4 or not is_note(l)])
               for i, h in enumerate(head)]
-    fmt = "  ".join("%%-%ds" % w if i < 2 else "%%%ds" % w for i, w in enumerate(widths))
-    print(fmt % tuple(head))
-    print(fmt % tuple("-" * w for w in widths))
-    for l in lines:
-        print(fmt % tuple(l))
+    right = {4, 5, 6, 7}
+
+    def fmt(cells):
+        if is_note(cells):
+            return "  ".join(c.ljust(widths[i]) for i, c in enumerate(cells[:4])) + \
+                "  " + cells[4]
+        return "  ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i])
+                         for i, c in enumerate(cells)).rstrip()
+    print(fmt(head))
+    print("  ".join("-" * w for w in widths))
+    for line in lines:
+        print(fmt(line))
+
+
+def header(meta):
+    cpu = meta["cpu"]
+    info = meta["peers"]
+    out = ["graft benchmarks, %s, %s" % (meta["date"], meta["host"]),
+           "CPU: %s, %d logical CPUs on %d cores%s; ISA: %s" % (
+               cpu["model"], cpu["logical_cpus"], cpu["cores"],
+               " (virtual machine)" if cpu["virtual_machine"] else "",
+               " ".join(cpu["isa"]) or "baseline"),
+           "graft %s: target %s" % (meta["graft_revision"], meta["graft_target"]),
+           "threads per row: %s; load average %s at start, %s at end" % (
+               " and ".join(str(t) for t in meta["threads"]),
+               " ".join("%.2f" % x for x in meta["loadavg_start"]),
+               " ".join("%.2f" % x for x in meta["loadavg_end"]))]
+    for lib in LIBRARIES:
+        entry = info.get(lib)
+        if entry is None:
+            out.append("%s: not run (--peers)" % lib)
+        elif not entry.get("available"):
+            out.append("%s: MISSING: %s" % (lib, entry["missing"]))
+        elif lib == "onednn":
+            out.append("oneDNN %s (%s runtime, effective ISA %s)" % (
+                entry["version"], entry["runtime"], entry["isa"]))
+        elif lib == "openblas":
+            out.append("OpenBLAS: %s (kernel %s, %s)" % (
+                entry["config"], entry["corename"], entry["parallel"]))
+        elif lib == "torch":
+            out.append("PyTorch %s: default threads %d (set per row), CPU capability %s, "
+                       "MKL-DNN %s, BLAS %s" % (
+                           entry["version"], entry["default_threads"],
+                           entry["cpu_capability"],
+                           "enabled" if entry["mkldnn_enabled"] else "disabled",
+                           entry["blas"]))
+        else:
+            out.append("STREAM: OpenMP %s, arrays of the case's size" % entry["openmp"])
+    out.append("numpy %s (float64 references for the checks only)" % meta["numpy"])
+    if meta["dropped_env"]:
+        out.append("dropped from the environment: %s" % ", ".join(
+            "%s=%s" % kv for kv in sorted(meta["dropped_env"].items())))
+    out.append("times per call; rate from the min; graft/this = graft's speed over "
+               "the peer's (>1: graft faster)")
+    return out
+
+
+def peer_info(runner):
+    info = {}
+    for lib in runner.args.peers:
+        if lib in ("onednn", "openblas"):
+            info[lib] = runner.bench_info["peers"][lib]
+        elif lib == "stream":
+            info[lib] = {"available": True, "openmp": runner.bench_info.get("openmp")}
+        elif runner.torch.missing:
+            info[lib] = {"available": False, "missing": runner.torch.missing}
+        elif runner.torch.info:
+            info[lib] = dict(available=True, **runner.torch.info)
+    return info
 
 
 def main():
@@ -284,37 +547,42 @@ def main():
     os.makedirs(work, exist_ok=True)
 
     runner = Runner(args, work)
-    rng = np.random.default_rng(20240601)
     rows = []
-    for case in cases:
-        try:
-            rows.append(runner.run_case(case, rng))
-            print("ran %-14s %s" % (case.name, case.size), file=sys.stderr)
-        except (RuntimeError, OSError, ValueError) as e:
-            runner.errors.append(str(e))
-            print("FAILED %s: %s" % (case.name, e), file=sys.stderr)
+    try:
+        for case in cases:
+            try:
+                rows += runner.run_case(case)
+                print("ran %-20s %s" % (case.name, case.size), file=sys.stderr, flush=True)
+            except (RuntimeError, OSError, ValueError) as e:
+                runner.errors.append(str(e))
+                print("FAILED %s: %s" % (case.name, e), file=sys.stderr)
+        if "torch" in args.peers:
+            runner.torch.start()  # so the header says what PyTorch is, or why not
+    finally:
+        runner.torch.close()
 
-    threads = rows[0]["graft_nt"]["threads"] if rows else args.threads
-    print_table(rows, threads)
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "host": platform.node(),
-            "machine": platform.machine(), "cpus": os.cpu_count(),
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "host": platform.node(),
+            "machine": platform.machine(), "cpu": cpu_info(), "threads": args.threads,
             "loadavg_start": load_start, "loadavg_end": os.getloadavg(),
-            "quick": args.quick, "reps": args.reps, "budget_ms": args.budget_ms, "numpy": np.__version__, "numpy_blas": blas_info(),
+            "graft_revision": git_revision(), "graft_target": graft_target_line(args.graft),
+            "graft_outputs": args.graft_outputs, "peers": peer_info(runner),
+            "quick": args.quick, "reps": args.reps, "budget_ms": args.budget_ms,
+            "min_sample_ms": args.min_sample_ms, "numpy": np.__version__,
             "dropped_env": DROPPED_ENV, "python": sys.executable,
-            "bundles_build_s": {g: s for g, (_, s) in runner.bundles.items()},
-            "note": "times are per call; min is the headline, median shows the spread"}
+            "bundles_build_s": {g: s for g, (_, s) in runner.bundles.items()}}
+    for line in header(meta):
+        print(line)
+    print()
+    print_table(*table_lines(rows))
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
-        json.dump({"meta": meta, "results": rows, "errors": runner.errors}, f, indent=2)
-    print("numpy %s, BLAS: %s" % (np.__version__, meta["numpy_blas"]))
-    if DROPPED_ENV:
-        print("dropped for numpy: %s" % ", ".join("%s=%s" % kv for kv in DROPPED_ENV.items()))
+        json.dump({"meta": meta, "results": rows, "errors": runner.errors}, f, indent=1)
     print("json: %s" % args.json)
-    if runner.errors:
-        print("%d passed, %d failed" % (len(rows), len(runner.errors)))
-        return 1
-    print("%d passed, 0 failed" % len(rows))
-    return 0
+    done = len({r["case"] for r in rows})
+    print("%d cases passed, %d failures" % (done, len(runner.errors)))
+    for e in runner.errors:
+        print("error: " + e)
+    return 1 if runner.errors else 0
 
 
 if __name__ == "__main__":

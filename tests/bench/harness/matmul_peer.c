@@ -89,6 +89,9 @@ static void apply_post_op(bench_post_op_t op, float* data, int64_t count) {
 /* Elements per chunk: every post-op runs over a chunk while it is in L1,
  * so all of them together make one pass over memory. */
 #define POST_OP_CHUNK 2048
+/* Fewer chunks than this run on the calling thread: waking a thread costs
+ * more than the loop (the 2x2 MLP). */
+#define POST_OP_PARALLEL_CHUNKS 16
 
 void bench_matmul_apply_post_ops(bench_matmul_t* mm, uint32_t threads) {
   if (!mm->post_op_count) return;
@@ -97,7 +100,8 @@ void bench_matmul_apply_post_ops(bench_matmul_t* mm, uint32_t threads) {
   int64_t chunks = (count + POST_OP_CHUNK - 1) / POST_OP_CHUNK;
   (void)threads; /* unused without OpenMP: one thread */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (chunks >= POST_OP_PARALLEL_CHUNKS)
 #endif
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t begin = c * POST_OP_CHUNK;
