@@ -546,7 +546,10 @@ def main():
     work = args.work_dir or work_ctx.name
     os.makedirs(work, exist_ok=True)
 
-    runner = Runner(args, work)
+    try:
+        runner = Runner(args, work)
+    except RuntimeError as e:
+        sys.exit("error: %s" % e)
     rows = []
     try:
         for case in cases:
@@ -578,8 +581,9 @@ def main():
     with open(args.json, "w") as f:
         json.dump({"meta": meta, "results": rows, "errors": runner.errors}, f, indent=1)
     print("json: %s" % args.json)
-    done = len({r["case"] for r in rows})
-    print("%d cases passed, %d failures" % (done, len(runner.errors)))
+    failed = {r["case"] for r in rows if any(p["status"] == "failed" for p in r["peers"])}
+    passed = len({r["case"] for r in rows} - failed)
+    print("%d of %d cases passed, %d failures" % (passed, len(cases), len(runner.errors)))
     for e in runner.errors:
         print("error: " + e)
     return 1 if runner.errors else 0

@@ -25,7 +25,7 @@ static const char kUsage[] =
     "       graft_bench onednn-sgemm|onednn-matmul|openblas-sgemm [options] "
     "A.npy B.npy\n"
     "       graft_bench stream-copy X.npy | stream-triad X.npy Y.npy [options]\n"
-    "       graft_bench info\n"
+    "       graft_bench info   (the peers linked in, their versions)\n"
     "options:\n"
     "  --threads N        threads (0 = all online CPUs; default 0)\n"
     "  --reps N           timed samples (default 10); 0 = only the warm-up\n"
@@ -126,7 +126,7 @@ static int parse_number(const char* flag, const char* text, double max,
   char* end = NULL;
   double value = strtod(text, &end);
   if (!*text || *end || !(value >= 0 && value <= max)) {
-    fprintf(stderr, "error: %s expects a number from 0 to %g, found '%s'\n",
+    fprintf(stderr, "graft_bench: error: %s expects a number from 0 to %g, found '%s'\n",
             flag, max, text);
     return 1;
   }
@@ -139,14 +139,13 @@ static int parse_options(int argc, char** argv, bench_options_t* o) {
   o->timing.samples = 10;
   o->timing.budget_ms = 1e12;
   o->timing.min_sample_ms = 1.0;
-  if (argc < 2) return 1;
   o->mode = argv[1];
   for (int i = 2; i < argc; ++i) {
     const char* arg = argv[i];
     const char* value = i + 1 < argc ? argv[i + 1] : NULL;
     double number = 0;
     if (!strncmp(arg, "--", 2) && !value) {
-      fprintf(stderr, "error: %s: missing value\n", arg);
+      fprintf(stderr, "graft_bench: error: %s: missing value\n", arg);
       return 1;
     }
     if (!strcmp(arg, "--threads")) {
@@ -170,16 +169,16 @@ static int parse_options(int argc, char** argv, bench_options_t* o) {
       } else if (!strcmp(value, "caller")) {
         o->outputs = BENCH_OUTPUTS_CALLER;
       } else {
-        fprintf(stderr, "error: --outputs expects 'runtime' or 'caller', "
+        fprintf(stderr, "graft_bench: error: --outputs expects 'runtime' or 'caller', "
                         "found '%s'\n", value);
         return 1;
       }
     } else if (!strncmp(arg, "--", 2)) {
-      fprintf(stderr, "error: unknown option '%s'\n", arg);
+      fprintf(stderr, "graft_bench: error: unknown option '%s'\n", arg);
       return 1;
     } else {
       if (o->positional_count == (int)COUNT_OF(o->positional)) {
-        fprintf(stderr, "error: more than %d inputs\n", BENCH_MAX_VALUES);
+        fprintf(stderr, "graft_bench: error: more than %d inputs\n", BENCH_MAX_VALUES);
         return 1;
       }
       o->positional[o->positional_count++] = arg;
@@ -192,11 +191,12 @@ static int parse_options(int argc, char** argv, bench_options_t* o) {
 }
 
 int main(int argc, char** argv) {
-  bench_options_t options;
-  if (parse_options(argc, argv, &options)) {
-    fputs(kUsage, stderr);
-    return 2;
+  if (argc < 2 || !strcmp(argv[1], "--help")) {
+    fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
   }
+  bench_options_t options;
+  if (parse_options(argc, argv, &options)) return 2;
   if (!strcmp(options.mode, "info")) {
     print_info();
     return 0;
@@ -205,21 +205,21 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < COUNT_OF(kModes); ++i)
     if (!strcmp(kModes[i].name, options.mode)) mode = &kModes[i];
   if (!mode) {
-    fprintf(stderr, "error: unknown mode '%s'\n", options.mode);
-    fputs(kUsage, stderr);
+    fprintf(stderr, "graft_bench: error: unknown mode '%s' (graft_bench "
+                    "--help lists them)\n", options.mode);
     return 2;
   }
   if (!mode->run) {
     const bench_peer_t* peer = find_peer(mode->peer);
     const char* why = peer && peer->missing ? peer->missing : "not linked";
-    fprintf(stderr, "error: %s: peer '%s' is missing: %s (install it with "
+    fprintf(stderr, "graft_bench: error: %s: peer '%s' is missing: %s (install it with "
                     "tests/bench/install-peers.sh and reconfigure)\n",
             mode->name, mode->peer, why);
     return 3;
   }
   graft_status_t st = mode->run(&options);
   if (st) {
-    fprintf(stderr, "error: %s: %s\n", mode->name, graft_status_message(st));
+    fprintf(stderr, "graft_bench: error: %s: %s\n", mode->name, graft_status_message(st));
     graft_status_free(st);
     return 1;
   }

@@ -51,8 +51,8 @@ static graft_status_t allocate_caller_outputs(graft_tensor_t* outputs,
 graft_status_t bench_run_graft(const bench_options_t* o) {
   if (o->positional_count < 2)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                             "graft mode needs BUNDLE and FUNCTION, found %d "
-                             "arguments", o->positional_count);
+                             "needs BUNDLE and FUNCTION, found %d "
+                             "argument(s)", o->positional_count);
   graft_tensor_t inputs[BENCH_MAX_VALUES] = {{0}};
   graft_tensor_t outputs[BENCH_MAX_VALUES] = {{0}};
   graft_function_info_t info = {0};

@@ -52,8 +52,8 @@ graft_status_t bench_matmul_open(const bench_options_t* o,
   memset(mm, 0, sizeof(*mm));
   if (o->positional_count != 2)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                             "%s needs exactly LHS.npy and RHS.npy, found %d "
-                             "paths", o->mode, o->positional_count);
+                             "needs LHS.npy and RHS.npy, found %d path(s)",
+                             o->positional_count);
   graft_tensor_t inputs[2] = {{0}};
   graft_status_t st = bench_read_inputs(o->positional, 2, inputs);
   mm->lhs = inputs[0];

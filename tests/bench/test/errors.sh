@@ -1,0 +1,110 @@
+# graft_bench's and run_bench.py's error paths: bad command lines, bad
+# inputs, a missing peer (oneDNN/OpenBLAS when graft_bench was built without
+# them, a Python without torch), and the two ways a wrong setup could pass
+# for a result: a peer whose result disagrees with the reference, and an
+# implementation that ran another thread count than its row's
+# (test/sabotage.py fakes both). Run by CTest as bench/errors with
+# GRAFT_BENCH, GRAFT, PYTHON, FILECHECK and SRC set.
+set -euo pipefail
+source "$SRC/tests/e2e/lib/common.sh"
+T=$(mktemp -d "${TMPDIR:-/tmp}/graft-bench-errors.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+C=$SRC/tests/bench/test/errors.sh
+RUN=("$PYTHON" "$SRC/tests/bench/run_bench.py" --graft "$GRAFT" --graft-bench "$GRAFT_BENCH"
+     --quick --json "$T/results.json")
+"$PYTHON" -c "
+import numpy as np
+np.save('a.npy', np.ones((3, 4), np.float32))
+np.save('b.npy', np.ones((5, 2), np.float32))
+np.save('w.npy', np.ones((4, 2), np.float32))
+np.save('i.npy', np.ones(7, np.int32))"
+
+# ---- graft_bench -----------------------------------------------------------
+expect_fail "$GRAFT_BENCH" bogus
+check --check-prefix=MODE "$C" <out
+# MODE: graft_bench: error: unknown mode 'bogus' (graft_bench --help lists them)
+expect_fail "$GRAFT_BENCH" graft --threads x
+check --check-prefix=NUMBER "$C" <out
+# NUMBER: graft_bench: error: --threads expects a number from 0 to 4096, found 'x'
+expect_fail "$GRAFT_BENCH" graft --reps
+check --check-prefix=VALUE "$C" <out
+# VALUE: graft_bench: error: --reps: missing value
+expect_fail "$GRAFT_BENCH" graft --outputs heap
+check --check-prefix=OUTPUTS "$C" <out
+# OUTPUTS: graft_bench: error: --outputs expects 'runtime' or 'caller', found 'heap'
+expect_fail "$GRAFT_BENCH" graft --warp 9
+check --check-prefix=OPTION "$C" <out
+# OPTION: graft_bench: error: unknown option '--warp'
+expect_fail "$GRAFT_BENCH" graft only.graft
+check --check-prefix=GRAFTARGS "$C" <out
+# GRAFTARGS: graft_bench: error: graft: needs BUNDLE and FUNCTION, found 1 argument(s)
+expect_fail "$GRAFT_BENCH" graft missing.graft f
+check --check-prefix=BUNDLE "$C" <out
+# BUNDLE: graft_bench: error: graft: cannot open 'missing.graft': No such file or directory
+expect_fail "$GRAFT_BENCH" stream-triad a.npy
+check --check-prefix=STREAMARGS "$C" <out
+# STREAMARGS: graft_bench: error: stream-triad: needs X.npy and Y.npy, found 1 path(s)
+expect_fail "$GRAFT_BENCH" stream-triad a.npy i.npy
+check --check-prefix=STREAMTYPE "$C" <out
+# STREAMTYPE: graft_bench: error: stream-triad: expects f32 inputs of one size
+
+# The matmul peers: their input errors where they are linked, the reason
+# they are not where they are missing.
+for peer in onednn openblas; do
+  mode=$([[ $peer == onednn ]] && echo onednn-matmul || echo openblas-sgemm)
+  if "$GRAFT_BENCH" info | grep -q "\"$peer\": {\"available\": true"; then
+    expect_fail "$GRAFT_BENCH" "$mode" a.npy b.npy
+    check --check-prefix=INNER "$C" <out
+    expect_fail "$GRAFT_BENCH" "$mode" a.npy w.npy --post-ops relu,gelu
+    check --check-prefix=POSTOP "$C" <out
+    expect_fail "$GRAFT_BENCH" "$mode" a.npy
+    check --check-prefix=MMARGS "$C" <out
+  else
+    expect_fail "$GRAFT_BENCH" "$mode" a.npy b.npy
+    check --check-prefix=MISSING-$peer "$C" <out
+  fi
+done
+# INNER: graft_bench: error: {{onednn-matmul|openblas-sgemm}}: matmul inner dimensions differ: lhs has K = 4, rhs has K = 5
+# POSTOP: graft_bench: error: {{.*}}: --post-ops 'relu,gelu': unknown step 'gelu', expected relu or neg
+# MMARGS: graft_bench: error: {{.*}}: needs LHS.npy and RHS.npy, found 1 path(s)
+# MISSING-onednn: graft_bench: error: onednn-matmul: peer 'onednn' is missing: libdnnl-dev was not found when graft_bench was configured (install it with tests/bench/install-peers.sh and reconfigure)
+# MISSING-openblas: graft_bench: error: openblas-sgemm: peer 'openblas' is missing: libopenblas-dev was not found when graft_bench was configured (install it with tests/bench/install-peers.sh and reconfigure)
+
+# ---- run_bench.py ----------------------------------------------------------
+expect_fail "${RUN[@]}" --peers mkl
+check --check-prefix=PEERS "$C" <out
+# PEERS: run_bench.py: error: --peers: unknown peer 'mkl', expected one of onednn, openblas, torch, stream or none
+expect_fail "${RUN[@]}" --threads 1,two
+check --check-prefix=THREADS "$C" <out
+# THREADS: run_bench.py: error: --threads expects comma-separated integers, found '1,two'
+expect_fail "${RUN[@]}" --filter zzz
+check --check-prefix=FILTER "$C" <out
+# FILTER: error: --filter 'zzz' matches no case
+
+# A Python without torch: PyTorch is reported missing, the run passes.
+printf '#!/bin/sh\nexit 1\n' >no-torch
+chmod +x no-torch
+"${RUN[@]}" --filter softmax --peers torch --torch-python "$T/no-torch" >out
+check --check-prefix=NOTORCH "$C" <out
+# NOTORCH: torch: MISSING: {{.*}}/no-torch cannot import torch (exit 1); install python3-torch
+# NOTORCH: softmax  37x53  1  graft
+# NOTORCH-NEXT:                 PyTorch eager  MISSING: {{.*}}/no-torch cannot import torch
+# NOTORCH: 1 of 1 cases passed, 0 failures
+
+# A peer whose result is wrong fails the run, naming the element.
+printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$PYTHON" "$SRC/tests/bench/test/sabotage.py" >sabotage
+chmod +x sabotage
+BENCH_SABOTAGE=result GRAFT_BENCH=$GRAFT_BENCH expect_fail "${RUN[@]}" \
+  --graft-bench "$T/sabotage" --filter elementwise4 --peers stream
+check --check-prefix=WRONG "$C" <out
+# WRONG: STREAM copy  FAILED: elementwise4 STREAM copy (1 threads): max |error| 1 exceeds {{.*}} at index [3]: got {{.*}}, expected {{.*}}
+# WRONG: 0 of 1 cases passed, 2 failures
+
+# So does an implementation that ran another thread count than its row's.
+BENCH_SABOTAGE=threads GRAFT_BENCH=$GRAFT_BENCH expect_fail "${RUN[@]}" \
+  --graft-bench "$T/sabotage" --filter softmax --peers none --threads 1
+check --check-prefix=THREADCOUNT "$C" <out
+# THREADCOUNT: FAILED softmax: graft ran 2 threads, asked for 1
+# THREADCOUNT: 0 of 1 cases passed, 1 failures
+echo "PASS bench/errors"

@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""A graft_bench that lies, for errors.sh: runs the real one ($GRAFT_BENCH)
+and then spoils what run_bench.py relies on, as BENCH_SABOTAGE says:
+
+  result   stream-copy's saved result gets one wrong element
+  threads  graft's measurement claims one thread more than it was given
+
+run_bench.py must notice either and fail; nothing else changes."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+argv = sys.argv[1:]
+proc = subprocess.run([os.environ["GRAFT_BENCH"]] + argv, capture_output=True, text=True)
+sys.stderr.write(proc.stderr)
+out = proc.stdout
+how = os.environ.get("BENCH_SABOTAGE")
+if how == "result" and argv[0] == "stream-copy" and "--save" in argv:
+    path = argv[argv.index("--save") + 1] + "0.npy"
+    spoilt = np.load(path)
+    spoilt[3] += 1
+    np.save(path, spoilt)
+if how == "threads" and argv[0] == "graft" and "--save" not in argv:
+    threads = int(argv[argv.index("--threads") + 1])
+    out = out.replace('"threads": %d' % threads, '"threads": %d' % (threads + 1))
+sys.stdout.write(out)
+sys.exit(proc.returncode)
