@@ -7,7 +7,8 @@ graft_status_t bench_read_inputs(const char* const* paths, int count,
                                  graft_tensor_t* out_tensors) {
   for (int i = 0; i < count; ++i) {
     graft_status_t st = graft_tensor_read_npy(paths[i], &out_tensors[i]);
-    if (st) return graft_status_annotate(st, "input %d", i + 1);
+    if (st)
+      return graft_status_annotate(st, "input %d", i + 1);
   }
   return NULL;
 }
@@ -19,15 +20,15 @@ graft_status_t bench_save_results(const char* prefix,
     char path[4096];
     snprintf(path, sizeof(path), "%s%u.npy", prefix, i);
     graft_status_t st = graft_tensor_write_npy(path, &results[i]);
-    if (st) return graft_status_annotate(st, "--save '%s'", path);
+    if (st)
+      return graft_status_annotate(st, "--save '%s'", path);
   }
   return NULL;
 }
 
 graft_status_t bench_measure(const bench_options_t* options,
-                             bench_call_fn_t call, void* user,
-                             const char* impl, uint32_t threads,
-                             const char* extra) {
+                             bench_call_fn_t call, void* user, const char* impl,
+                             uint32_t threads, const char* extra) {
   const char* sep = extra && *extra ? ", " : "";
   if (options->run_only) {
     printf("{\"impl\": \"%s\", \"threads\": %u%s%s}\n", impl, threads, sep,
@@ -36,7 +37,8 @@ graft_status_t bench_measure(const bench_options_t* options,
   }
   bench_timing_t t = {0};
   graft_status_t st = bench_time_calls(call, user, &options->timing, &t);
-  if (st) return st;
+  if (st)
+    return st;
   printf("{\"impl\": \"%s\", \"threads\": %u%s%s, \"samples\": %u, "
          "\"calls_per_sample\": %u, \"min_ms\": %.9g, \"median_ms\": %.9g, "
          "\"max_ms\": %.9g, \"mean_ms\": %.9g}\n",

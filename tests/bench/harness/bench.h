@@ -29,8 +29,8 @@ typedef struct bench_options_t {
   uint32_t threads;  /* 0 = all CPUs */
   uint32_t run_only; /* --reps 0: one untimed call (to --save and check) */
   bench_timing_options_t timing;
-  const char* save;      /* write result i to <save><i>.npy */
-  const char* post_ops;  /* C peers: "relu,neg" etc., applied after matmul */
+  const char* save;     /* write result i to <save><i>.npy */
+  const char* post_ops; /* C peers: "relu,neg" etc., applied after matmul */
   bench_outputs_t outputs;
 } bench_options_t;
 
@@ -48,8 +48,7 @@ graft_status_t bench_save_results(const char* prefix,
  * JSON members without braces (may be NULL or ""). With --reps 0 only
  * "impl", "threads" and |extra| are printed. */
 graft_status_t bench_measure(const bench_options_t* options,
-                             bench_call_fn_t call, void* user,
-                             const char* impl, uint32_t threads,
-                             const char* extra);
+                             bench_call_fn_t call, void* user, const char* impl,
+                             uint32_t threads, const char* extra);
 
 #endif /* GRAFT_BENCH_BENCH_H_ */

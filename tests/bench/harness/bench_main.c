@@ -24,7 +24,8 @@ static const char kUsage[] =
     "usage: graft_bench graft BUNDLE FUNCTION [options] INPUT.npy...\n"
     "       graft_bench onednn-sgemm|onednn-matmul|openblas-sgemm [options] "
     "A.npy B.npy\n"
-    "       graft_bench stream-copy X.npy | stream-triad X.npy Y.npy [options]\n"
+    "       graft_bench stream-copy X.npy | stream-triad X.npy Y.npy "
+    "[options]\n"
     "       graft_bench info   (the peers linked in, their versions)\n"
     "options:\n"
     "  --threads N        threads (0 = all online CPUs; default 0)\n"
@@ -34,7 +35,8 @@ static const char kUsage[] =
     "  --min-sample-ms MS batch calls so one sample lasts at least MS\n"
     "                     (default 1)\n"
     "  --save PREFIX      write result i of the warm-up call to PREFIX<i>.npy\n"
-    "  --post-ops LIST    matmul peers: steps after the product, e.g. relu,neg\n"
+    "  --post-ops LIST    matmul peers: steps after the product, e.g. "
+    "relu,neg\n"
     "  --outputs WHERE    graft: 'runtime' (allocated per call, default) or\n"
     "                     'caller' (storage allocated once)\n";
 
@@ -55,7 +57,8 @@ static const bench_peer_t kPeers[] = {
 #ifdef GRAFT_BENCH_HAVE_ONEDNN
     {"onednn", bench_describe_onednn, NULL},
 #else
-    {"onednn", NULL, "libdnnl-dev was not found when graft_bench was configured"},
+    {"onednn", NULL,
+     "libdnnl-dev was not found when graft_bench was configured"},
 #endif
 #ifdef GRAFT_BENCH_HAVE_OPENBLAS
     {"openblas", bench_describe_openblas, NULL},
@@ -93,7 +96,8 @@ static const bench_mode_t kModes[] = {
 
 static const bench_peer_t* find_peer(const char* name) {
   for (size_t i = 0; i < COUNT_OF(kPeers); ++i)
-    if (!strcmp(kPeers[i].name, name)) return &kPeers[i];
+    if (!strcmp(kPeers[i].name, name))
+      return &kPeers[i];
   return NULL;
 }
 
@@ -126,8 +130,10 @@ static int parse_number(const char* flag, const char* text, double max,
   char* end = NULL;
   double value = strtod(text, &end);
   if (!*text || *end || !(value >= 0 && value <= max)) {
-    fprintf(stderr, "graft_bench: error: %s expects a number from 0 to %g, found '%s'\n",
-            flag, max, text);
+    fprintf(
+        stderr,
+        "graft_bench: error: %s expects a number from 0 to %g, found '%s'\n",
+        flag, max, text);
     return 1;
   }
   *out = value;
@@ -149,16 +155,20 @@ static int parse_options(int argc, char** argv, bench_options_t* o) {
       return 1;
     }
     if (!strcmp(arg, "--threads")) {
-      if (parse_number(arg, value, 4096, &number)) return 1;
+      if (parse_number(arg, value, 4096, &number))
+        return 1;
       o->threads = (uint32_t)number;
     } else if (!strcmp(arg, "--reps")) {
-      if (parse_number(arg, value, 1e6, &number)) return 1;
+      if (parse_number(arg, value, 1e6, &number))
+        return 1;
       o->timing.samples = (uint32_t)number;
       o->run_only = number == 0;
     } else if (!strcmp(arg, "--budget-ms")) {
-      if (parse_number(arg, value, 1e12, &o->timing.budget_ms)) return 1;
+      if (parse_number(arg, value, 1e12, &o->timing.budget_ms))
+        return 1;
     } else if (!strcmp(arg, "--min-sample-ms")) {
-      if (parse_number(arg, value, 1e6, &o->timing.min_sample_ms)) return 1;
+      if (parse_number(arg, value, 1e6, &o->timing.min_sample_ms))
+        return 1;
     } else if (!strcmp(arg, "--save")) {
       o->save = value;
     } else if (!strcmp(arg, "--post-ops")) {
@@ -169,8 +179,10 @@ static int parse_options(int argc, char** argv, bench_options_t* o) {
       } else if (!strcmp(value, "caller")) {
         o->outputs = BENCH_OUTPUTS_CALLER;
       } else {
-        fprintf(stderr, "graft_bench: error: --outputs expects 'runtime' or 'caller', "
-                        "found '%s'\n", value);
+        fprintf(stderr,
+                "graft_bench: error: --outputs expects 'runtime' or 'caller', "
+                "found '%s'\n",
+                value);
         return 1;
       }
     } else if (!strncmp(arg, "--", 2)) {
@@ -178,7 +190,8 @@ static int parse_options(int argc, char** argv, bench_options_t* o) {
       return 1;
     } else {
       if (o->positional_count == (int)COUNT_OF(o->positional)) {
-        fprintf(stderr, "graft_bench: error: more than %d inputs\n", BENCH_MAX_VALUES);
+        fprintf(stderr, "graft_bench: error: more than %d inputs\n",
+                BENCH_MAX_VALUES);
         return 1;
       }
       o->positional[o->positional_count++] = arg;
@@ -186,7 +199,8 @@ static int parse_options(int argc, char** argv, bench_options_t* o) {
     }
     ++i; /* the option's value */
   }
-  if (o->threads == 0) o->threads = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+  if (o->threads == 0)
+    o->threads = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
   return 0;
 }
 
@@ -196,30 +210,36 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   bench_options_t options;
-  if (parse_options(argc, argv, &options)) return 2;
+  if (parse_options(argc, argv, &options))
+    return 2;
   if (!strcmp(options.mode, "info")) {
     print_info();
     return 0;
   }
   const bench_mode_t* mode = NULL;
   for (size_t i = 0; i < COUNT_OF(kModes); ++i)
-    if (!strcmp(kModes[i].name, options.mode)) mode = &kModes[i];
+    if (!strcmp(kModes[i].name, options.mode))
+      mode = &kModes[i];
   if (!mode) {
-    fprintf(stderr, "graft_bench: error: unknown mode '%s' (graft_bench "
-                    "--help lists them)\n", options.mode);
+    fprintf(stderr,
+            "graft_bench: error: unknown mode '%s' (graft_bench "
+            "--help lists them)\n",
+            options.mode);
     return 2;
   }
   if (!mode->run) {
     const bench_peer_t* peer = find_peer(mode->peer);
     const char* why = peer && peer->missing ? peer->missing : "not linked";
-    fprintf(stderr, "graft_bench: error: %s: peer '%s' is missing: %s (install it with "
-                    "tests/bench/install-peers.sh and reconfigure)\n",
+    fprintf(stderr,
+            "graft_bench: error: %s: peer '%s' is missing: %s (install it with "
+            "tests/bench/install-peers.sh and reconfigure)\n",
             mode->name, mode->peer, why);
     return 3;
   }
   graft_status_t st = mode->run(&options);
   if (st) {
-    fprintf(stderr, "graft_bench: error: %s: %s\n", mode->name, graft_status_message(st));
+    fprintf(stderr, "graft_bench: error: %s: %s\n", mode->name,
+            graft_status_message(st));
     graft_status_free(st);
     return 1;
   }

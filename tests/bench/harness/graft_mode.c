@@ -23,9 +23,9 @@ typedef struct graft_call_t {
 
 static graft_status_t graft_call(void* user) {
   graft_call_t* c = user;
-  graft_status_t st = graft_module_function_invoke(
-      c->module, c->function, c->inputs, c->input_count, c->outputs,
-      c->result_count);
+  graft_status_t st =
+      graft_module_function_invoke(c->module, c->function, c->inputs,
+                                   c->input_count, c->outputs, c->result_count);
   if (c->where == BENCH_OUTPUTS_RUNTIME)
     for (uint32_t i = 0; i < c->result_count; ++i)
       graft_tensor_release(&c->outputs[i]);
@@ -41,7 +41,8 @@ static graft_status_t allocate_caller_outputs(graft_tensor_t* outputs,
     graft_tensor_t storage = {0};
     graft_status_t st = graft_tensor_allocate(outputs[i].dtype, outputs[i].rank,
                                               outputs[i].dims, &storage);
-    if (st) return st;
+    if (st)
+      return st;
     graft_tensor_release(&outputs[i]);
     outputs[i] = storage;
   }
@@ -52,7 +53,8 @@ graft_status_t bench_run_graft(const bench_options_t* o) {
   if (o->positional_count < 2)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
                              "needs BUNDLE and FUNCTION, found %d "
-                             "argument(s)", o->positional_count);
+                             "argument(s)",
+                             o->positional_count);
   graft_tensor_t inputs[BENCH_MAX_VALUES] = {{0}};
   graft_tensor_t outputs[BENCH_MAX_VALUES] = {{0}};
   graft_function_info_t info = {0};
@@ -66,7 +68,8 @@ graft_status_t bench_run_graft(const bench_options_t* o) {
   if (!st)
     st = graft_module_function_lookup(call.module, o->positional[1],
                                       &call.function);
-  if (!st) st = graft_module_function_info(call.module, call.function, &info);
+  if (!st)
+    st = graft_module_function_info(call.module, call.function, &info);
   if (!st && info.result_count > BENCH_MAX_VALUES)
     st = graft_status_make(GRAFT_UNIMPLEMENTED,
                            "'%s' has %u results, at most %d", info.name,
@@ -84,7 +87,8 @@ graft_status_t bench_run_graft(const bench_options_t* o) {
     st = graft_module_function_invoke(call.module, call.function, inputs,
                                       call.input_count, outputs,
                                       info.result_count);
-  if (!st && o->save) st = bench_save_results(o->save, outputs, info.result_count);
+  if (!st && o->save)
+    st = bench_save_results(o->save, outputs, info.result_count);
   if (!st && o->outputs == BENCH_OUTPUTS_CALLER)
     st = allocate_caller_outputs(outputs, info.result_count);
   else

@@ -5,7 +5,8 @@
 
 static graft_status_t parse_post_ops(const char* text, bench_matmul_t* mm) {
   mm->post_op_count = 0;
-  if (!text || !*text) return NULL;
+  if (!text || !*text)
+    return NULL;
   const char* p = text;
   while (*p) {
     size_t len = strcspn(p, ",");
@@ -20,10 +21,12 @@ static graft_status_t parse_post_ops(const char* text, bench_matmul_t* mm) {
     } else {
       return graft_status_make(GRAFT_INVALID_ARGUMENT,
                                "--post-ops '%s': unknown step '%.*s', expected "
-                               "relu or neg", text, (int)len, p);
+                               "relu or neg",
+                               text, (int)len, p);
     }
     p += len;
-    if (*p == ',') ++p;
+    if (*p == ',')
+      ++p;
   }
   return NULL;
 }
@@ -38,7 +41,8 @@ static graft_status_t check_shapes(const graft_tensor_t* a,
   if (a->rank != 2 || b->rank != 2)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
                              "matmul peers expect two matrices, found ranks "
-                             "%u and %u", a->rank, b->rank);
+                             "%u and %u",
+                             a->rank, b->rank);
   if (a->dims[1] != b->dims[0])
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
                              "matmul inner dimensions differ: lhs has K = "
@@ -47,8 +51,7 @@ static graft_status_t check_shapes(const graft_tensor_t* a,
   return NULL;
 }
 
-graft_status_t bench_matmul_open(const bench_options_t* o,
-                                 bench_matmul_t* mm) {
+graft_status_t bench_matmul_open(const bench_options_t* o, bench_matmul_t* mm) {
   memset(mm, 0, sizeof(*mm));
   if (o->positional_count != 2)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
@@ -58,8 +61,10 @@ graft_status_t bench_matmul_open(const bench_options_t* o,
   graft_status_t st = bench_read_inputs(o->positional, 2, inputs);
   mm->lhs = inputs[0];
   mm->rhs = inputs[1];
-  if (!st) st = check_shapes(&mm->lhs, &mm->rhs);
-  if (!st) st = parse_post_ops(o->post_ops, mm);
+  if (!st)
+    st = check_shapes(&mm->lhs, &mm->rhs);
+  if (!st)
+    st = parse_post_ops(o->post_ops, mm);
   if (!st) {
     mm->m = mm->lhs.dims[0];
     mm->k = mm->lhs.dims[1];
@@ -67,7 +72,8 @@ graft_status_t bench_matmul_open(const bench_options_t* o,
     int64_t dims[2] = {mm->m, mm->n};
     st = graft_tensor_allocate(GRAFT_DTYPE_F32, 2, dims, &mm->out);
   }
-  if (st) bench_matmul_close(mm);
+  if (st)
+    bench_matmul_close(mm);
   return st;
 }
 
@@ -80,9 +86,11 @@ void bench_matmul_close(bench_matmul_t* mm) {
 /* One post-op over a run of elements: a loop the compiler vectorizes. */
 static void apply_post_op(bench_post_op_t op, float* data, int64_t count) {
   if (op == BENCH_POST_RELU) {
-    for (int64_t i = 0; i < count; ++i) data[i] = data[i] > 0.0f ? data[i] : 0.0f;
+    for (int64_t i = 0; i < count; ++i)
+      data[i] = data[i] > 0.0f ? data[i] : 0.0f;
   } else {
-    for (int64_t i = 0; i < count; ++i) data[i] = -data[i];
+    for (int64_t i = 0; i < count; ++i)
+      data[i] = -data[i];
   }
 }
 
@@ -94,14 +102,15 @@ static void apply_post_op(bench_post_op_t op, float* data, int64_t count) {
 #define POST_OP_PARALLEL_CHUNKS 16
 
 void bench_matmul_apply_post_ops(bench_matmul_t* mm, uint32_t threads) {
-  if (!mm->post_op_count) return;
+  if (!mm->post_op_count)
+    return;
   float* data = mm->out.data;
   int64_t count = mm->m * mm->n;
   int64_t chunks = (count + POST_OP_CHUNK - 1) / POST_OP_CHUNK;
   (void)threads; /* unused without OpenMP: one thread */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads) \
-    if (chunks >= POST_OP_PARALLEL_CHUNKS)
+#pragma omp parallel for schedule(static)                                      \
+    num_threads(threads) if (chunks >= POST_OP_PARALLEL_CHUNKS)
 #endif
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t begin = c * POST_OP_CHUNK;

@@ -22,7 +22,8 @@
 #endif
 
 static graft_status_t check(dnnl_status_t status, const char* what) {
-  if (status == dnnl_success) return NULL;
+  if (status == dnnl_success)
+    return NULL;
   return graft_status_make(GRAFT_INTERNAL, "oneDNN: %s failed: %s", what,
                            dnnl_status2str(status));
 }
@@ -35,7 +36,8 @@ static graft_status_t set_threads(uint32_t threads, uint32_t* out_used) {
   return NULL;
 #elif DNNL_CPU_RUNTIME == DNNL_RUNTIME_SEQ
   *out_used = 1;
-  if (threads == 1) return NULL;
+  if (threads == 1)
+    return NULL;
   return graft_status_make(GRAFT_UNIMPLEMENTED,
                            "this oneDNN is sequential: cannot run %u threads",
                            threads);
@@ -67,10 +69,11 @@ static graft_status_t sgemm_call(void* user) {
   sgemm_call_t* c = user;
   bench_matmul_t* mm = c->mm;
   graft_status_t st =
-      check(dnnl_sgemm('N', 'N', mm->m, mm->n, mm->k, 1.0f, mm->lhs.data,
-                       mm->k, mm->rhs.data, mm->n, 0.0f, mm->out.data, mm->n),
+      check(dnnl_sgemm('N', 'N', mm->m, mm->n, mm->k, 1.0f, mm->lhs.data, mm->k,
+                       mm->rhs.data, mm->n, 0.0f, mm->out.data, mm->n),
             "dnnl_sgemm");
-  if (!st) bench_matmul_apply_post_ops(mm, c->threads);
+  if (!st)
+    bench_matmul_apply_post_ops(mm, c->threads);
   return st;
 }
 
@@ -78,13 +81,17 @@ graft_status_t bench_run_onednn_sgemm(const bench_options_t* o) {
   bench_matmul_t mm;
   sgemm_call_t call = {&mm, 0};
   graft_status_t st = set_threads(o->threads, &call.threads);
-  if (st) return st;
+  if (st)
+    return st;
   st = bench_matmul_open(o, &mm);
-  if (st) return st;
+  if (st)
+    return st;
   st = sgemm_call(&call); /* warm-up; its result is the one checked */
-  if (!st) st = bench_matmul_save(o, &mm);
-  if (!st) st = bench_measure(o, sgemm_call, &call, "onednn-sgemm",
-                              call.threads, NULL);
+  if (!st)
+    st = bench_matmul_save(o, &mm);
+  if (!st)
+    st =
+        bench_measure(o, sgemm_call, &call, "onednn-sgemm", call.threads, NULL);
   bench_matmul_close(&mm);
   return st;
 }
@@ -104,7 +111,8 @@ static graft_status_t primitive_call(void* user) {
   primitive_call_t* c = user;
   graft_status_t st = check(
       dnnl_primitive_execute(c->primitive, c->stream, 3, c->args), "execute");
-  if (!st) st = check(dnnl_stream_wait(c->stream), "stream wait");
+  if (!st)
+    st = check(dnnl_stream_wait(c->stream), "stream wait");
   return st;
 }
 
@@ -114,16 +122,18 @@ static graft_status_t make_post_ops(const bench_matmul_t* mm,
   graft_status_t st = check(dnnl_post_ops_create(&post_ops), "post-ops");
   for (int i = 0; !st && i < mm->post_op_count; ++i) {
     st = mm->post_ops[i] == BENCH_POST_RELU
-             ? check(dnnl_post_ops_append_eltwise(post_ops, 1.0f,
-                                                  dnnl_eltwise_relu, 0.0f,
-                                                  0.0f), "relu post-op")
-             : check(dnnl_post_ops_append_eltwise(post_ops, 1.0f,
-                                                  dnnl_eltwise_linear, -1.0f,
-                                                  0.0f), "neg post-op");
+             ? check(dnnl_post_ops_append_eltwise(
+                         post_ops, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f),
+                     "relu post-op")
+             : check(dnnl_post_ops_append_eltwise(
+                         post_ops, 1.0f, dnnl_eltwise_linear, -1.0f, 0.0f),
+                     "neg post-op");
   }
-  if (!st) st = check(dnnl_primitive_attr_set_post_ops(attr, post_ops),
-                      "attaching post-ops");
-  if (post_ops) dnnl_post_ops_destroy(post_ops);
+  if (!st)
+    st = check(dnnl_primitive_attr_set_post_ops(attr, post_ops),
+               "attaching post-ops");
+  if (post_ops)
+    dnnl_post_ops_destroy(post_ops);
   return st;
 }
 
@@ -138,59 +148,78 @@ static graft_status_t make_primitive(bench_matmul_t* mm, primitive_call_t* c) {
   dnnl_matmul_desc_t desc;
   graft_status_t st =
       check(dnnl_engine_create(&c->engine, dnnl_cpu, 0), "engine");
-  if (!st) st = check(dnnl_stream_create(&c->stream, c->engine,
-                                         dnnl_stream_default_flags), "stream");
+  if (!st)
+    st = check(
+        dnnl_stream_create(&c->stream, c->engine, dnnl_stream_default_flags),
+        "stream");
   for (int i = 0; !st && i < 3; ++i)
-    st = check(dnnl_memory_desc_init_by_tag(&mds[i], 2, dims[i], dnnl_f32,
-                                            dnnl_ab), "memory descriptor");
-  if (!st) st = check(dnnl_matmul_desc_init(&desc, &mds[0], &mds[1], NULL,
-                                            &mds[2]), "matmul descriptor");
-  if (!st) st = check(dnnl_primitive_attr_create(&attr), "attributes");
-  if (!st) st = make_post_ops(mm, attr);
-  if (!st) st = check(dnnl_primitive_desc_create(&c->pd, &desc, attr,
-                                                 c->engine, NULL),
-                      "primitive descriptor");
-  if (!st) st = check(dnnl_primitive_create(&c->primitive, c->pd), "primitive");
+    st = check(
+        dnnl_memory_desc_init_by_tag(&mds[i], 2, dims[i], dnnl_f32, dnnl_ab),
+        "memory descriptor");
+  if (!st)
+    st = check(dnnl_matmul_desc_init(&desc, &mds[0], &mds[1], NULL, &mds[2]),
+               "matmul descriptor");
+  if (!st)
+    st = check(dnnl_primitive_attr_create(&attr), "attributes");
+  if (!st)
+    st = make_post_ops(mm, attr);
+  if (!st)
+    st = check(dnnl_primitive_desc_create(&c->pd, &desc, attr, c->engine, NULL),
+               "primitive descriptor");
+  if (!st)
+    st = check(dnnl_primitive_create(&c->primitive, c->pd), "primitive");
   for (int i = 0; !st && i < 3; ++i) {
     st = check(dnnl_memory_create(&c->memories[i], &mds[i], c->engine, data[i]),
                "memory");
     c->args[i].arg = arg_kinds[i];
     c->args[i].memory = c->memories[i];
   }
-  if (attr) dnnl_primitive_attr_destroy(attr);
+  if (attr)
+    dnnl_primitive_attr_destroy(attr);
   return st;
 }
 
 static void destroy_primitive(primitive_call_t* c) {
   for (int i = 0; i < 3; ++i)
-    if (c->memories[i]) dnnl_memory_destroy(c->memories[i]);
-  if (c->primitive) dnnl_primitive_destroy(c->primitive);
-  if (c->pd) dnnl_primitive_desc_destroy(c->pd);
-  if (c->stream) dnnl_stream_destroy(c->stream);
-  if (c->engine) dnnl_engine_destroy(c->engine);
+    if (c->memories[i])
+      dnnl_memory_destroy(c->memories[i]);
+  if (c->primitive)
+    dnnl_primitive_destroy(c->primitive);
+  if (c->pd)
+    dnnl_primitive_desc_destroy(c->pd);
+  if (c->stream)
+    dnnl_stream_destroy(c->stream);
+  if (c->engine)
+    dnnl_engine_destroy(c->engine);
 }
 
 graft_status_t bench_run_onednn_matmul(const bench_options_t* o) {
   uint32_t threads = 0;
   graft_status_t st = set_threads(o->threads, &threads);
-  if (st) return st;
+  if (st)
+    return st;
   bench_matmul_t mm;
   st = bench_matmul_open(o, &mm);
-  if (st) return st;
+  if (st)
+    return st;
   primitive_call_t call;
   memset(&call, 0, sizeof(call));
   st = make_primitive(&mm, &call);
-  if (!st) st = primitive_call(&call); /* warm-up; its result is checked */
-  if (!st) st = bench_matmul_save(o, &mm);
+  if (!st)
+    st = primitive_call(&call); /* warm-up; its result is checked */
+  if (!st)
+    st = bench_matmul_save(o, &mm);
   /* Which kernel oneDNN picked (e.g. "brg:avx512_core"): says which ISA. */
   const char* impl = NULL;
   if (!st)
-    st = check(dnnl_primitive_desc_query(call.pd, dnnl_query_impl_info_str, 0,
-                                         &impl), "implementation query");
+    st = check(
+        dnnl_primitive_desc_query(call.pd, dnnl_query_impl_info_str, 0, &impl),
+        "implementation query");
   char extra[256];
   snprintf(extra, sizeof(extra), "\"kernel\": \"%s\"", impl ? impl : "?");
-  if (!st) st = bench_measure(o, primitive_call, &call, "onednn-matmul",
-                              threads, extra);
+  if (!st)
+    st = bench_measure(o, primitive_call, &call, "onednn-matmul", threads,
+                       extra);
   destroy_primitive(&call);
   bench_matmul_close(&mm);
   return st;

@@ -40,19 +40,24 @@ static graft_status_t sgemm_call(void* user) {
 graft_status_t bench_run_openblas_sgemm(const bench_options_t* o) {
   bench_matmul_t mm;
   graft_status_t st = bench_matmul_open(o, &mm);
-  if (st) return st;
+  if (st)
+    return st;
   openblas_set_num_threads((int)o->threads);
   sgemm_call_t call = {&mm, (uint32_t)openblas_get_num_threads()};
   if (call.threads != o->threads)
     st = graft_status_make(GRAFT_FAILED_PRECONDITION,
                            "OpenBLAS runs %u threads, asked for %u (built "
-                           "for fewer CPUs?)", call.threads, o->threads);
-  if (!st) st = sgemm_call(&call); /* warm-up; its result is checked */
-  if (!st) st = bench_matmul_save(o, &mm);
+                           "for fewer CPUs?)",
+                           call.threads, o->threads);
+  if (!st)
+    st = sgemm_call(&call); /* warm-up; its result is checked */
+  if (!st)
+    st = bench_matmul_save(o, &mm);
   char extra[128];
   snprintf(extra, sizeof(extra), "\"kernel\": \"%s\"", openblas_get_corename());
-  if (!st) st = bench_measure(o, sgemm_call, &call, "openblas-sgemm",
-                              call.threads, extra);
+  if (!st)
+    st = bench_measure(o, sgemm_call, &call, "openblas-sgemm", call.threads,
+                       extra);
   bench_matmul_close(&mm);
   return st;
 }

@@ -33,7 +33,8 @@ static graft_status_t copy_call(void* user) {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(c->threads)
 #endif
-  for (int64_t i = 0; i < c->count; ++i) out[i] = x[i];
+  for (int64_t i = 0; i < c->count; ++i)
+    out[i] = x[i];
   return NULL;
 }
 
@@ -45,25 +46,27 @@ static graft_status_t triad_call(void* user) {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(c->threads)
 #endif
-  for (int64_t i = 0; i < c->count; ++i) out[i] = x[i] + TRIAD_SCALAR * y[i];
+  for (int64_t i = 0; i < c->count; ++i)
+    out[i] = x[i] + TRIAD_SCALAR * y[i];
   return NULL;
 }
 
 graft_status_t bench_run_stream(const bench_options_t* o, int triad) {
   int want = triad ? 2 : 1;
   if (o->positional_count != want)
-    return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                             "needs %s, found %d path(s)",
-                             triad ? "X.npy and Y.npy" : "X.npy",
-                             o->positional_count);
+    return graft_status_make(
+        GRAFT_INVALID_ARGUMENT, "needs %s, found %d path(s)",
+        triad ? "X.npy and Y.npy" : "X.npy", o->positional_count);
   graft_tensor_t in[2] = {{0}}, out = {0};
   graft_status_t st = bench_read_inputs(o->positional, want, in);
   for (int i = 0; !st && i < want; ++i)
     if (in[i].dtype != GRAFT_DTYPE_F32 ||
-        graft_tensor_element_count(&in[i]) != graft_tensor_element_count(&in[0]))
+        graft_tensor_element_count(&in[i]) !=
+            graft_tensor_element_count(&in[0]))
       st = graft_status_make(GRAFT_INVALID_ARGUMENT,
                              "expects f32 inputs of one size");
-  if (!st) st = graft_tensor_allocate(GRAFT_DTYPE_F32, in[0].rank, in[0].dims, &out);
+  if (!st)
+    st = graft_tensor_allocate(GRAFT_DTYPE_F32, in[0].rank, in[0].dims, &out);
 #ifdef _OPENMP
   uint32_t threads = o->threads;
 #else
@@ -71,14 +74,18 @@ graft_status_t bench_run_stream(const bench_options_t* o, int triad) {
   if (!st && o->threads != 1)
     st = graft_status_make(GRAFT_UNIMPLEMENTED,
                            "graft_bench was built without OpenMP: STREAM "
-                           "runs on one thread only, asked for %u", o->threads);
+                           "runs on one thread only, asked for %u",
+                           o->threads);
 #endif
   stream_call_t call = {in[0].data, triad ? in[1].data : NULL, out.data,
                         (int64_t)graft_tensor_element_count(&in[0]), threads};
   bench_call_fn_t fn = triad ? triad_call : copy_call;
-  if (!st) st = fn(&call); /* warm-up: first touch of |out|; checked */
-  if (!st && o->save) st = bench_save_results(o->save, &out, 1);
-  if (!st) st = bench_measure(o, fn, &call, o->mode, threads, NULL);
+  if (!st)
+    st = fn(&call); /* warm-up: first touch of |out|; checked */
+  if (!st && o->save)
+    st = bench_save_results(o->save, &out, 1);
+  if (!st)
+    st = bench_measure(o, fn, &call, o->mode, threads, NULL);
   graft_tensor_release(&in[0]);
   graft_tensor_release(&in[1]);
   graft_tensor_release(&out);

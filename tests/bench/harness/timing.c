@@ -25,7 +25,8 @@ static graft_status_t time_batch(bench_call_fn_t call, void* user,
   double start = bench_now_ms();
   for (uint32_t i = 0; i < count; ++i) {
     graft_status_t status = call(user);
-    if (status) return status;
+    if (status)
+      return status;
   }
   *out_ms = bench_now_ms() - start;
   return NULL;
@@ -56,7 +57,8 @@ graft_status_t bench_time_calls(bench_call_fn_t call, void* user,
     total += elapsed;
     /* A few samples even when one blows the budget: the median of one is
      * no median. */
-    if (total >= options->budget_ms && taken >= 3) break;
+    if (total >= options->budget_ms && taken >= 3)
+      break;
   }
   if (!status) {
     qsort(samples, taken, sizeof(double), compare_doubles);
