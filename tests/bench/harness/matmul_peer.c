@@ -101,16 +101,15 @@ static void apply_post_op(bench_post_op_t op, float* data, int64_t count) {
  * more than the loop (the 2x2 MLP). */
 #define POST_OP_PARALLEL_CHUNKS 16
 
-void bench_matmul_apply_post_ops(bench_matmul_t* mm, uint32_t threads) {
+void bench_matmul_apply_post_ops(bench_matmul_t* mm) {
   if (!mm->post_op_count)
     return;
   float* data = mm->out.data;
   int64_t count = mm->m * mm->n;
   int64_t chunks = (count + POST_OP_CHUNK - 1) / POST_OP_CHUNK;
-  (void)threads; /* unused without OpenMP: one thread */
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static)                                      \
-    num_threads(threads) if (chunks >= POST_OP_PARALLEL_CHUNKS)
+    num_threads(mm->threads) if (chunks >= POST_OP_PARALLEL_CHUNKS)
 #endif
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t begin = c * POST_OP_CHUNK;
@@ -120,7 +119,14 @@ void bench_matmul_apply_post_ops(bench_matmul_t* mm, uint32_t threads) {
   }
 }
 
-graft_status_t bench_matmul_save(const bench_options_t* o,
-                                 const bench_matmul_t* mm) {
-  return o->save ? bench_save_results(o->save, &mm->out, 1) : NULL;
+graft_status_t bench_matmul_measure(const bench_options_t* o,
+                                    const bench_matmul_t* mm,
+                                    bench_call_fn_t call, void* user,
+                                    const char* impl, const char* extra) {
+  graft_status_t st = call(user);
+  if (!st && o->save)
+    st = bench_save_results(o->save, &mm->out, 1);
+  if (!st)
+    st = bench_measure(o, call, user, impl, mm->threads, extra);
+  return st;
 }

@@ -22,6 +22,7 @@ typedef struct bench_matmul_t {
   int64_t m, k, n;
   bench_post_op_t post_ops[BENCH_MAX_POST_OPS];
   int post_op_count;
+  uint32_t threads; /* what the library reported it will use */
 } bench_matmul_t;
 
 /* Reads LHS.npy and RHS.npy (the two positional arguments), checks that
@@ -32,11 +33,15 @@ graft_status_t bench_matmul_open(const bench_options_t* options,
 void bench_matmul_close(bench_matmul_t* matmul);
 
 /* Applies the post-ops in order to every element of the result, in one
- * pass, on |threads| threads (for peers that have no fused epilogue). */
-void bench_matmul_apply_post_ops(bench_matmul_t* matmul, uint32_t threads);
+ * pass, on matmul->threads threads (for peers without a fused epilogue). */
+void bench_matmul_apply_post_ops(bench_matmul_t* matmul);
 
-/* Saves the result if --save was given. */
-graft_status_t bench_matmul_save(const bench_options_t* options,
-                                 const bench_matmul_t* matmul);
+/* The part every matmul peer shares once it is set up: one warm-up call of
+ * |call| (its result saved if --save was given: the one checked), then the
+ * timing, reported as |impl| with |extra| JSON members (may be NULL). */
+graft_status_t bench_matmul_measure(const bench_options_t* options,
+                                    const bench_matmul_t* matmul,
+                                    bench_call_fn_t call, void* user,
+                                    const char* impl, const char* extra);
 
 #endif /* GRAFT_BENCH_MATMUL_PEER_H_ */

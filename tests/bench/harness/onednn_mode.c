@@ -60,38 +60,25 @@ void bench_describe_onednn(void) {
 
 /* ---- dnnl_sgemm ---------------------------------------------------------- */
 
-typedef struct sgemm_call_t {
-  bench_matmul_t* mm;
-  uint32_t threads;
-} sgemm_call_t;
-
 static graft_status_t sgemm_call(void* user) {
-  sgemm_call_t* c = user;
-  bench_matmul_t* mm = c->mm;
+  bench_matmul_t* mm = user;
   graft_status_t st =
       check(dnnl_sgemm('N', 'N', mm->m, mm->n, mm->k, 1.0f, mm->lhs.data, mm->k,
                        mm->rhs.data, mm->n, 0.0f, mm->out.data, mm->n),
             "dnnl_sgemm");
   if (!st)
-    bench_matmul_apply_post_ops(mm, c->threads);
+    bench_matmul_apply_post_ops(mm);
   return st;
 }
 
 graft_status_t bench_run_onednn_sgemm(const bench_options_t* o) {
   bench_matmul_t mm;
-  sgemm_call_t call = {&mm, 0};
-  graft_status_t st = set_threads(o->threads, &call.threads);
+  graft_status_t st = bench_matmul_open(o, &mm);
   if (st)
     return st;
-  st = bench_matmul_open(o, &mm);
-  if (st)
-    return st;
-  st = sgemm_call(&call); /* warm-up; its result is the one checked */
+  st = set_threads(o->threads, &mm.threads);
   if (!st)
-    st = bench_matmul_save(o, &mm);
-  if (!st)
-    st =
-        bench_measure(o, sgemm_call, &call, "onednn-sgemm", call.threads, NULL);
+    st = bench_matmul_measure(o, &mm, sgemm_call, &mm, "onednn-sgemm", NULL);
   bench_matmul_close(&mm);
   return st;
 }
@@ -194,21 +181,16 @@ static void destroy_primitive(primitive_call_t* c) {
 }
 
 graft_status_t bench_run_onednn_matmul(const bench_options_t* o) {
-  uint32_t threads = 0;
-  graft_status_t st = set_threads(o->threads, &threads);
-  if (st)
-    return st;
   bench_matmul_t mm;
-  st = bench_matmul_open(o, &mm);
+  graft_status_t st = bench_matmul_open(o, &mm);
   if (st)
     return st;
   primitive_call_t call;
   memset(&call, 0, sizeof(call));
-  st = make_primitive(&mm, &call);
+  /* Threads first: the primitive sizes its work for them when created. */
+  st = set_threads(o->threads, &mm.threads);
   if (!st)
-    st = primitive_call(&call); /* warm-up; its result is checked */
-  if (!st)
-    st = bench_matmul_save(o, &mm);
+    st = make_primitive(&mm, &call);
   /* Which kernel oneDNN picked (e.g. "brg:avx512_core"): says which ISA. */
   const char* impl = NULL;
   if (!st)
@@ -218,8 +200,8 @@ graft_status_t bench_run_onednn_matmul(const bench_options_t* o) {
   char extra[256];
   snprintf(extra, sizeof(extra), "\"kernel\": \"%s\"", impl ? impl : "?");
   if (!st)
-    st = bench_measure(o, primitive_call, &call, "onednn-matmul", threads,
-                       extra);
+    st = bench_matmul_measure(o, &mm, primitive_call, &call, "onednn-matmul",
+                              extra);
   destroy_primitive(&call);
   bench_matmul_close(&mm);
   return st;

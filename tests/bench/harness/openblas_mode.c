@@ -21,19 +21,13 @@ void bench_describe_openblas(void) {
          p >= 0 && p <= 2 ? parallel[p] : "unknown");
 }
 
-typedef struct sgemm_call_t {
-  bench_matmul_t* mm;
-  uint32_t threads;
-} sgemm_call_t;
-
 static graft_status_t sgemm_call(void* user) {
-  sgemm_call_t* c = user;
-  bench_matmul_t* mm = c->mm;
+  bench_matmul_t* mm = user;
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)mm->m,
               (blasint)mm->n, (blasint)mm->k, 1.0f, mm->lhs.data,
               (blasint)mm->k, mm->rhs.data, (blasint)mm->n, 0.0f, mm->out.data,
               (blasint)mm->n);
-  bench_matmul_apply_post_ops(mm, c->threads);
+  bench_matmul_apply_post_ops(mm);
   return NULL;
 }
 
@@ -43,21 +37,10 @@ graft_status_t bench_run_openblas_sgemm(const bench_options_t* o) {
   if (st)
     return st;
   openblas_set_num_threads((int)o->threads);
-  sgemm_call_t call = {&mm, (uint32_t)openblas_get_num_threads()};
-  if (call.threads != o->threads)
-    st = graft_status_make(GRAFT_FAILED_PRECONDITION,
-                           "OpenBLAS runs %u threads, asked for %u (built "
-                           "for fewer CPUs?)",
-                           call.threads, o->threads);
-  if (!st)
-    st = sgemm_call(&call); /* warm-up; its result is checked */
-  if (!st)
-    st = bench_matmul_save(o, &mm);
+  mm.threads = (uint32_t)openblas_get_num_threads();
   char extra[128];
   snprintf(extra, sizeof(extra), "\"kernel\": \"%s\"", openblas_get_corename());
-  if (!st)
-    st = bench_measure(o, sgemm_call, &call, "openblas-sgemm", call.threads,
-                       extra);
+  st = bench_matmul_measure(o, &mm, sgemm_call, &mm, "openblas-sgemm", extra);
   bench_matmul_close(&mm);
   return st;
 }
