@@ -351,8 +351,9 @@ class Runner:
         prefix = os.path.join(self.work, "%s_%s_%dt_" % (case.name, peer.impl, threads))
         try:
             self.measure_peer(case, peer, paths, arrays, threads, prefix)
-            self.check("%s %s (%d threads)" % (case.name, LABELS[peer.impl], threads),
-                       np.load(prefix + "0.npy"), ref, case.tol)
+            entry["max_rel_error"] = self.check(
+                "%s %s (%d threads)" % (case.name, LABELS[peer.impl], threads),
+                np.load(prefix + "0.npy"), ref, case.tol)
             entry.update(self.measure_peer(case, peer, paths, arrays, threads, None))
             check_threads(entry, threads)
             entry["status"] = "ok"
