@@ -15,6 +15,13 @@ import numpy as np
 
 F32 = 4
 
+# The installable peers (run_bench.py --peers), and how each implementation
+# is named in the table.
+LIBRARIES = ("onednn", "openblas", "torch", "stream")
+LABELS = {"graft": "graft", "onednn-sgemm": "oneDNN sgemm", "onednn-matmul": "oneDNN matmul",
+          "openblas-sgemm": "OpenBLAS sgemm", "torch": "PyTorch eager",
+          "stream-copy": "STREAM copy", "stream-triad": "STREAM triad"}
+
 
 class Peer:
     """One peer of a case: an implementation (a graft_bench mode, or "torch"

@@ -44,13 +44,9 @@ except ImportError:
              % sys.executable)
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from cases import all_cases  # noqa: E402  (after the environment is fixed)
-
-LIBRARIES = ("onednn", "openblas", "torch", "stream")
-LABELS = {"graft": "graft", "onednn-sgemm": "oneDNN sgemm", "onednn-matmul": "oneDNN matmul",
-          "openblas-sgemm": "OpenBLAS sgemm", "torch": "PyTorch eager",
-          "stream-copy": "STREAM copy", "stream-triad": "STREAM triad"}
-
+from cases import LABELS, LIBRARIES, all_cases  # noqa: E402  (after the environment is fixed)
+from machine import cpu_info, git_revision, graft_target_line, host_target  # noqa: E402
+from report import header, print_table, summarize, table_lines  # noqa: E402
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -119,71 +115,6 @@ def parse_args():
             p.error("%s: '%s' is not an executable (build it first: "
                     "ninja -C build graft graft_bench)" % (flag, path))
     return args
-
-
-def host_target():
-    machine = platform.machine()
-    return {"x86_64": "x86_64", "AMD64": "x86_64", "aarch64": "aarch64",
-            "arm64": "aarch64", "riscv64": "riscv64"}.get(machine, machine)
-
-
-# ISA features worth a line in the header, per architecture, in the order
-# they are printed (/proc/cpuinfo's names).
-ISA_FLAGS = ["sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512dq", "avx512bw",
-             "avx512vl", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile",
-             "asimd", "asimdhp", "asimddp", "sve", "sve2", "i8mm", "bf16", "rvv", "v"]
-
-
-def cpu_info():
-    """Model, ISA features and core counts from /proc/cpuinfo and sysfs."""
-    model, flags, cores = platform.processor() or platform.machine(), set(), set()
-    try:
-        with open("/proc/cpuinfo") as f:
-            text = f.read()
-    except OSError:
-        text = ""
-    for key in ("model name", "Model Name", "uarch", "CPU part"):
-        m = re.search(r"^%s\s*:\s*(.+)$" % key, text, re.M)
-        if m:
-            model = m.group(1).strip()
-            break
-    for key in ("flags", "Features", "isa"):
-        m = re.search(r"^%s\s*:\s*(.+)$" % key, text, re.M)
-        if m:
-            flags = set(m.group(1).split())
-            break
-    for cpu in os.sched_getaffinity(0):
-        try:
-            with open("/sys/devices/system/cpu/cpu%d/topology/core_id" % cpu) as f:
-                core = f.read().strip()
-            with open("/sys/devices/system/cpu/cpu%d/topology/physical_package_id"
-                      % cpu) as f:
-                cores.add((f.read().strip(), core))
-        except OSError:
-            cores.add(("?", str(cpu)))
-    hypervisor = "hypervisor" in flags
-    return {"model": model, "isa": [f for f in ISA_FLAGS if f in flags],
-            "logical_cpus": len(os.sched_getaffinity(0)), "cores": len(cores),
-            "virtual_machine": hypervisor}
-
-
-def git_revision():
-    try:
-        rev = subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty"],
-                             capture_output=True, text=True, timeout=10)
-        return rev.stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
-def graft_target_line(graft):
-    """`graft targets`' line for the host: the CPU and vector width graft
-    compiles for (not what this machine could do)."""
-    proc = subprocess.run([graft, "targets"], capture_output=True, text=True)
-    for line in proc.stdout.splitlines():
-        if line.split() and line.split()[0] == host_target():
-            return " ".join(line.split())
-    return host_target()
 
 
 class TorchWorker:
@@ -398,131 +329,6 @@ def check_threads(measurement, threads):
             LABELS[measurement["impl"]], "/".join(map(str, used)), threads))
 
 
-def rate(m):
-    """Work per second of a measurement (from its min time)."""
-    return m["work"] / (m["min_ms"] * 1e-3) if m.get("min_ms") else 0.0
-
-
-def summarize(row):
-    """Adds each peer's rate and graft's speed relative to it (>1: graft
-    faster), and the best peer."""
-    row["graft"]["rate"] = rate(row["graft"])
-    best = None
-    for p in row["peers"]:
-        if p["status"] != "ok":
-            continue
-        p["rate"] = rate(p)
-        p["graft_speedup"] = row["graft"]["rate"] / p["rate"] if p["rate"] else None
-        if best is None or p["rate"] > best["rate"]:
-            best = p
-    row["best_peer"] = best["label"] if best else None
-    row["graft_vs_best"] = best["graft_speedup"] if best else None
-    return row
-
-
-def fmt_time(ms):
-    if ms is None:
-        return "-"
-    return "%.3g us" % (ms * 1e3) if ms < 1 else "%.4g ms" % ms
-
-
-def fmt_rate(value, unit):
-    if unit == "flop":
-        return "%.1f GF/s" % (value / 1e9)
-    if unit == "byte":
-        return "%.1f GB/s" % (value / 1e9)
-    return "%.3g us/call" % (1e6 / value) if value else "-"
-
-
-def table_lines(rows):
-    head = ["case", "size", "T", "implementation", "median", "min", "max", "rate",
-            "graft/this"]
-    lines = []
-    for r in rows:
-        g = r["graft"]
-        vs = ("%.2fx best (%s)" % (r["graft_vs_best"], r["best_peer"])
-              if r["graft_vs_best"] else "no peer ran")
-        lines.append([r["case"], r["size"], str(r["threads"]), "graft",
-                      fmt_time(g["median_ms"]), fmt_time(g["min_ms"]),
-                      fmt_time(g["max_ms"]), fmt_rate(g["rate"], r["unit"]), vs])
-        for p in r["peers"]:
-            name = p["label"] + ("+" + p["args"][-1] if p["args"] else "")
-            if p["status"] == "ok":
-                lines.append(["", "", "", name, fmt_time(p["median_ms"]),
-                              fmt_time(p["min_ms"]), fmt_time(p["max_ms"]),
-                              fmt_rate(p["rate"], r["unit"]),
-                              "%.2fx" % p["graft_speedup"]])
-            else:
-                lines.append(["", "", "", name, p["status"].upper() + ": " + p["why"]]
-                             + [""] * 4)
-    return head, lines
-
-
-def is_note(cells):
-    """A MISSING/FAILED line: its text runs across the columns after it."""
-    return cells[4].startswith(("MISSING", "FAILED"))
-
-
-def print_table(head, lines):
-    widths = [max([len(h)] + [len(l[i]) for l in lines if i < 4 or not is_note(l)])
-              for i, h in enumerate(head)]
-    right = {4, 5, 6, 7}
-
-    def fmt(cells):
-        if is_note(cells):
-            return "  ".join(c.ljust(widths[i]) for i, c in enumerate(cells[:4])) + \
-                "  " + cells[4]
-        return "  ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i])
-                         for i, c in enumerate(cells)).rstrip()
-    print(fmt(head))
-    print("  ".join("-" * w for w in widths))
-    for line in lines:
-        print(fmt(line))
-
-
-def header(meta):
-    cpu = meta["cpu"]
-    info = meta["peers"]
-    out = ["graft benchmarks, %s, %s" % (meta["date"], meta["host"]),
-           "CPU: %s, %d logical CPUs on %d cores%s; ISA: %s" % (
-               cpu["model"], cpu["logical_cpus"], cpu["cores"],
-               " (virtual machine)" if cpu["virtual_machine"] else "",
-               " ".join(cpu["isa"]) or "baseline"),
-           "graft %s: target %s" % (meta["graft_revision"], meta["graft_target"]),
-           "threads per row: %s; load average %s at start, %s at end" % (
-               " and ".join(str(t) for t in meta["threads"]),
-               " ".join("%.2f" % x for x in meta["loadavg_start"]),
-               " ".join("%.2f" % x for x in meta["loadavg_end"]))]
-    for lib in LIBRARIES:
-        entry = info.get(lib)
-        if entry is None:
-            out.append("%s: not run (--peers)" % lib)
-        elif not entry.get("available"):
-            out.append("%s: MISSING: %s" % (lib, entry["missing"]))
-        elif lib == "onednn":
-            out.append("oneDNN %s (%s runtime, effective ISA %s)" % (
-                entry["version"], entry["runtime"], entry["isa"]))
-        elif lib == "openblas":
-            out.append("OpenBLAS: %s (kernel %s, %s)" % (
-                entry["config"], entry["corename"], entry["parallel"]))
-        elif lib == "torch":
-            out.append("PyTorch %s: default threads %d (set per row), CPU capability %s, "
-                       "MKL-DNN %s, BLAS %s" % (
-                           entry["version"], entry["default_threads"],
-                           entry["cpu_capability"],
-                           "enabled" if entry["mkldnn_enabled"] else "disabled",
-                           entry["blas"]))
-        else:
-            out.append("STREAM: OpenMP %s, arrays of the case's size" % entry["openmp"])
-    out.append("numpy %s (float64 references for the checks only)" % meta["numpy"])
-    if meta["dropped_env"]:
-        out.append("dropped from the environment: %s" % ", ".join(
-            "%s=%s" % kv for kv in sorted(meta["dropped_env"].items())))
-    out.append("times per call; rate from the min; graft/this = graft's speed over "
-               "the peer's (>1: graft faster)")
-    return out
-
-
 def peer_info(runner):
     info = {}
     for lib in runner.args.peers:
@@ -568,7 +374,7 @@ def main():
     meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "host": platform.node(),
             "machine": platform.machine(), "cpu": cpu_info(), "threads": args.threads,
             "loadavg_start": load_start, "loadavg_end": os.getloadavg(),
-            "graft_revision": git_revision(), "graft_target": graft_target_line(args.graft),
+            "graft_revision": git_revision(REPO), "graft_target": graft_target_line(args.graft),
             "graft_outputs": args.graft_outputs, "peers": peer_info(runner),
             "quick": args.quick, "reps": args.reps, "budget_ms": args.budget_ms,
             "min_sample_ms": args.min_sample_ms, "numpy": np.__version__,
