@@ -58,7 +58,7 @@ static const bench_peer_t kPeers[] = {
     {"onednn", bench_describe_onednn, NULL},
 #else
     {"onednn", NULL,
-     "libdnnl-dev was not found when graft_bench was configured"},
+     "libdnnl-dev (with OpenMP) was not found when graft_bench was configured"},
 #endif
 #ifdef GRAFT_BENCH_HAVE_OPENBLAS
     {"openblas", bench_describe_openblas, NULL},

@@ -68,7 +68,7 @@ done
 # INNER: graft_bench: error: {{onednn-matmul|openblas-sgemm}}: matmul inner dimensions differ: lhs has K = 4, rhs has K = 5
 # POSTOP: graft_bench: error: {{.*}}: --post-ops 'relu,gelu': unknown step 'gelu', expected relu or neg
 # MMARGS: graft_bench: error: {{.*}}: needs LHS.npy and RHS.npy, found 1 path(s)
-# MISSING-onednn: graft_bench: error: onednn-matmul: peer 'onednn' is missing: libdnnl-dev was not found when graft_bench was configured (install it with tests/bench/install-peers.sh and reconfigure)
+# MISSING-onednn: graft_bench: error: onednn-matmul: peer 'onednn' is missing: libdnnl-dev (with OpenMP) was not found when graft_bench was configured (install it with tests/bench/install-peers.sh and reconfigure)
 # MISSING-openblas: graft_bench: error: openblas-sgemm: peer 'openblas' is missing: libopenblas-dev was not found when graft_bench was configured (install it with tests/bench/install-peers.sh and reconfigure)
 
 # ---- run_bench.py ----------------------------------------------------------
