@@ -70,6 +70,15 @@ bool loadKernelSource(const YamlSource &ys, const YAML::Node &key, const YAML::N
   if (!ys.expectScalar(pathNode, "'" + kind + "'"))
     return false;
   std::filesystem::path p(pathNode.Scalar());
+  // clang picks the language from the extension (and takes anything it does
+  // not know as a linker input), so a C kernel must say it is C.
+  if (src.kind == KernelSource::Kind::CSource && p.extension() != ".c")
+    return ys.error(pathNode, "kernel source '" + pathNode.Scalar() + "' has " +
+                                  (p.extension().empty()
+                                       ? std::string("no extension")
+                                       : "extension '" + p.extension().string() + "'") +
+                                  "; a 'source' kernel is C and must end in '.c' (compiled "
+                                  "objects go under 'object:', LLVM bitcode under 'bitcode:')");
   if (p.is_relative())
     p = std::filesystem::path(baseDir) / p;
   src.path = p.lexically_normal().string();
