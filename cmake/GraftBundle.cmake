@@ -4,17 +4,21 @@
 #
 #   graft_add_bundle(<name> GRAPH <file>
 #                    [SPECS <yaml>...] [TARGETS <arch>...] [OUTPUT <path>]
+#                    [INCLUDE_DIRECTORIES <dir>...] [DEFINES <name[=value]>...]
+#                    [FLAGS <clang flag>...]
 #                    [EMIT <kind>...] [EMIT_DIR <dir>] [DEPENDS <file>...]
 #                    [EXTRA_ARGS <arg>...])
 #
 # Adds a custom command running `graft build` and a target <name> (in ALL)
 # that depends on it. The bundle's path is the target property
 # GRAFT_BUNDLE_FILE (default ${CMAKE_CURRENT_BINARY_DIR}/<name>.graft).
-# Input paths are relative to CMAKE_CURRENT_SOURCE_DIR, OUTPUT and EMIT_DIR to
-# CMAKE_CURRENT_BINARY_DIR. graft writes a depfile naming the graph, the
-# specs and every kernel file the specs use, so editing a kernel rebuilds the
-# bundle; generators without depfile support only see GRAPH, SPECS and
-# DEPENDS.
+# Input paths (INCLUDE_DIRECTORIES too) are relative to
+# CMAKE_CURRENT_SOURCE_DIR, OUTPUT and EMIT_DIR to CMAKE_CURRENT_BINARY_DIR.
+# INCLUDE_DIRECTORIES, DEFINES and FLAGS apply to every C kernel. graft
+# writes a depfile naming the graph, the specs, every kernel file the specs
+# use and every header those kernels include, so editing any of them
+# rebuilds the bundle; generators without depfile support only see GRAPH,
+# SPECS and DEPENDS.
 include_guard(GLOBAL)
 # Functions keep the policies in effect where they are defined: CMP0116 (NEW
 # in 3.20) makes Ninja read the depfile relative to this directory.
@@ -47,10 +51,12 @@ endfunction()
 function(graft_add_bundle name)
   set(_graft_name ${name})
   cmake_parse_arguments(PARSE_ARGV 1 ARG ""
-    "GRAPH;OUTPUT;EMIT_DIR" "SPECS;TARGETS;EMIT;DEPENDS;EXTRA_ARGS")
+    "GRAPH;OUTPUT;EMIT_DIR"
+    "SPECS;TARGETS;INCLUDE_DIRECTORIES;DEFINES;FLAGS;EMIT;DEPENDS;EXTRA_ARGS")
   set(usage "expected graft_add_bundle(<name> GRAPH <file> [SPECS <yaml>...] "
-            "[TARGETS <arch>...] [OUTPUT <path>] [EMIT <kind>...] [EMIT_DIR <dir>] "
-            "[DEPENDS <file>...] [EXTRA_ARGS <arg>...])")
+            "[TARGETS <arch>...] [OUTPUT <path>] [INCLUDE_DIRECTORIES <dir>...] "
+            "[DEFINES <name[=value]>...] [FLAGS <flag>...] [EMIT <kind>...] "
+            "[EMIT_DIR <dir>] [DEPENDS <file>...] [EXTRA_ARGS <arg>...])")
   string(CONCAT usage ${usage})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "graft_add_bundle(${name}): unknown argument(s) "
@@ -98,6 +104,17 @@ function(graft_add_bundle name)
     string(REPLACE ";" "," targets "${ARG_TARGETS}")
     list(APPEND args --target "${targets}")
   endif()
+  foreach(dir IN LISTS ARG_INCLUDE_DIRECTORIES)
+    get_filename_component(path "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND args -I "${path}")
+  endforeach()
+  foreach(def IN LISTS ARG_DEFINES)
+    list(APPEND args -D "${def}")
+  endforeach()
+  foreach(flag IN LISTS ARG_FLAGS)
+    list(APPEND args "--kernel-flag=${flag}")
+  endforeach()
+  set(byproducts "")
   if(ARG_EMIT)
     string(REPLACE ";" "," emit "${ARG_EMIT}")
     if(ARG_EMIT_DIR)
@@ -106,6 +123,22 @@ function(graft_add_bundle name)
       set(emit_dir "${CMAKE_CURRENT_BINARY_DIR}/${name}.emit")
     endif()
     list(APPEND args --emit "${emit}" --emit-dir "${emit_dir}")
+    # Declared to the build (so `clean` removes them and other rules may
+    # depend on them) when the targets are known here.
+    get_filename_component(module "${graph}" NAME_WLE)
+    foreach(target IN LISTS ARG_TARGETS)
+      foreach(kind IN LISTS ARG_EMIT)
+        set(ext_llvm ll)
+        set(ext_asm s)
+        set(ext_obj o)
+        set(ext_elf so)
+        if(NOT DEFINED ext_${kind})
+          message(FATAL_ERROR "graft_add_bundle(${name}): unknown EMIT kind '${kind}' "
+            "(kinds: llvm, asm, obj, elf)")
+        endif()
+        list(APPEND byproducts "${emit_dir}/${module}.${target}.${ext_${kind}}")
+      endforeach()
+    endforeach()
   elseif(ARG_EMIT_DIR)
     message(FATAL_ERROR "graft_add_bundle(${name}): EMIT_DIR without EMIT <kind>... "
       "(kinds: llvm, asm, obj, elf)")
@@ -123,8 +156,12 @@ function(graft_add_bundle name)
 
   get_filename_component(output_dir "${output}" DIRECTORY)
   file(MAKE_DIRECTORY "${output_dir}")
+  if(byproducts)
+    set(byproducts BYPRODUCTS ${byproducts})
+  endif()
   add_custom_command(
     OUTPUT "${output}"
+    ${byproducts}
     COMMAND graft::graft ${args}
     DEPENDS "${graph}" ${specs} ${extra_depends} "$<TARGET_FILE:graft::graft>"
     ${depfile_args}

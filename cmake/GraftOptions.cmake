@@ -67,6 +67,8 @@ function(graft_unittest name)
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
   graft_target_defaults(${name})
   add_test(NAME unit/${name} COMMAND ${name})
+  # Test binaries do not sit where graft finds its kernel toolchain (next
+  # to the graft binary): name it explicitly.
   set_tests_properties(unit/${name} PROPERTIES ENVIRONMENT
-    "GRAFT_SOURCE_DIR=${PROJECT_SOURCE_DIR};GRAFT_BINARY_DIR=${PROJECT_BINARY_DIR}")
+    "GRAFT_SOURCE_DIR=${PROJECT_SOURCE_DIR};GRAFT_BINARY_DIR=${PROJECT_BINARY_DIR};GRAFT_INCLUDE_DIR=${PROJECT_SOURCE_DIR}/runtime/include;GRAFT_CLANG=${GRAFT_CLANG}")
 endfunction()

@@ -24,8 +24,12 @@
 #include "spec/KernelCompiler.h"
 #include "spec/Rewriter.h"
 #include "spec/SpecLoader.h"
+#include "support/Depfile.h"
 #include "support/Diagnostics.h"
 #include "targets/Target.h"
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/Path.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -54,6 +58,9 @@ struct BuildContext {
   std::string workDir;
   std::string moduleName;
   std::vector<std::vector<uint8_t>> slices;
+  // Files the kernels were made from (sources, the headers clang read,
+  // objects), over all targets: they go into the depfile.
+  std::set<std::string> kernelDependencies;
 
   explicit BuildContext(const BuildOptions &o) : opts(o) {}
   ~BuildContext() {
@@ -177,22 +184,26 @@ bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
 }
 
 bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
+  KernelBuildOptions options;
+  options.flags = ctx.opts.kernelFlags;
+  options.color = ctx.opts.color;
   for (unsigned r : tb.usedRules) {
     const Rule &rule = *ctx.specs.rules[r];
     const KernelSource &src = rule.kernels.at(tb.target->name);
     std::string dir = ctx.workDir + "/" + tb.target->name + "/kernels/" + std::to_string(r);
     fs::create_directories(dir);
     CompiledKernel k;
-    if (src.kind == KernelSource::Kind::CSource && ctx.opts.verbose) {
+    // Compiles C sources and checks architecture, symbol and arity.
+    bool ok = compileKernel(rule, src, *tb.target, dir, ctx.diag, k, options);
+    if (!k.command.empty()) {
       std::string line;
-      for (const std::string &a : kernelCompileCommand(src, *tb.target,
-                                                         dir + "/" + rule.name + "." + tb.target->name + ".bc"))
+      for (const std::string &a : k.command)
         line += (line.empty() ? "" : " ") + a;
       ctx.log(std::string(tb.target->name) + ": " + line);
     }
-    // Compiles C sources and checks architecture, symbol and arity.
-    if (!compileKernel(rule, src, *tb.target, dir, ctx.diag, k))
+    if (!ok)
       return false;
+    ctx.kernelDependencies.insert(k.dependencies.begin(), k.dependencies.end());
     if (k.kind == CompiledKernel::Bitcode)
       tb.bitcode.push_back(k.path);
     else
@@ -239,33 +250,19 @@ bool compileAndLink(BuildContext &ctx, TargetBuild &tb) {
   return true;
 }
 
-// Make syntax: spaces and '$' in paths escaped, one rule for the output.
-std::string makeEscape(const std::string &path) {
-  std::string out;
-  for (char c : path) {
-    if (c == ' ' || c == '#')
-      out += '\\';
-    if (c == '$')
-      out += '$';
-    out += c;
-  }
-  return out;
-}
-
-// Everything the bundle depends on: the graph, the specs and every kernel
-// file they name, so build systems rebuild when any of them changes.
+// Everything the bundle was made from: the graph, the specs, every kernel
+// file they name and every header a C kernel included (clang's own -MD
+// list), with an empty rule for each so that Make copes with a deleted or
+// renamed input. Written last, so a failed build leaves the old one.
 bool writeDepfile(BuildContext &ctx) {
   std::set<std::string> inputs = {ctx.opts.graph};
   inputs.insert(ctx.opts.specs.begin(), ctx.opts.specs.end());
   for (const auto &rule : ctx.specs.rules)
     for (const auto &k : rule->kernels)
       inputs.insert(k.second.path);
-  std::string text = makeEscape(ctx.opts.output) + ":";
-  for (const std::string &in : inputs)
-    text += " \\\n  " + makeEscape(in);
-  text += "\n";
+  inputs.insert(ctx.kernelDependencies.begin(), ctx.kernelDependencies.end());
   std::ofstream out(ctx.opts.depfile, std::ios::binary);
-  out << text;
+  out << formatDepfile(ctx.opts.output, {inputs.begin(), inputs.end()});
   if (!out) {
     ctx.diag.error(ctx.opts.depfile, "cannot write: " + std::string(std::strerror(errno)));
     return false;
@@ -306,9 +303,15 @@ int runBuild(const BuildOptions &opts) {
     return 1;
   if (!readInputs(ctx))
     return 1;
-  char tmpl[] = "/tmp/graft-build.XXXXXX";
-  if (!mkdtemp(tmpl)) {
-    ctx.diag.error("graft", "cannot create a temporary directory");
+  // $TMPDIR (else /tmp) holds the per-target work files while graft runs.
+  llvm::SmallString<256> tmp;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, tmp);
+  llvm::sys::path::append(tmp, "graft-build.XXXXXX");
+  std::string tmpl(tmp.str());
+  if (!mkdtemp(tmpl.data())) {
+    ctx.diag.error(std::string(tmp.str()), "cannot create a temporary directory: " +
+                                                std::string(std::strerror(errno)) +
+                                                " (set TMPDIR to a writable directory)");
     return 1;
   }
   ctx.workDir = tmpl;

@@ -43,6 +43,9 @@ const OptionDesc kBuildOptions[] = {
     {"--emit", "KINDS", "also write llvm,asm,obj,elf per target into --emit-dir"},
     {"--emit-dir", "DIR", "directory for --emit (default: .)"},
     {"--depfile", "FILE", "write the bundle's inputs (graph, specs, kernels) as a Make rule"},
+    {"-I", "DIR", "include directory for every C kernel"},
+    {"-D", "NAME[=VALUE]", "macro definition for every C kernel"},
+    {"--kernel-flag", "FLAG", "clang flag for every C kernel"},
     {"--explain", nullptr, "report every spec match and why candidates did not match"},
     {"-v", nullptr, "print what each pass did"},
 };
@@ -124,6 +127,9 @@ int parseBuild(int argc, char **argv) {
       }
     } else if (n == "--emit-dir") o.emitDir = value;
     else if (n == "--depfile") o.depfile = value;
+    else if (n == "-I") o.kernelFlags.push_back("-I" + value);
+    else if (n == "-D") o.kernelFlags.push_back("-D" + value);
+    else if (n == "--kernel-flag") o.kernelFlags.push_back(value);
     else if (n == "--explain") o.explain = true;
     else if (n == "-v") o.verbose = true;
   }

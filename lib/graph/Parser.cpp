@@ -683,7 +683,14 @@ std::unique_ptr<Module> parseModuleText(std::string_view text, uint32_t file,
 
 std::unique_ptr<Module> parseModule(const SourceManager &sm, uint32_t file,
                                     DiagEngine &diag, const ParseOptions &opts) {
-  return parseModuleText(sm.text(file), file, diag, opts);
+  unsigned errors = diag.errorCount();
+  std::unique_ptr<Module> m = parseModuleText(sm.text(file), file, diag, opts);
+  // A file of comments alone (or one whose line ends were misread) builds
+  // an empty bundle; say so rather than succeed silently.
+  if (m && m->functions.empty() && diag.errorCount() == errors)
+    diag.warning(SourceLoc{file, 0, 0}, "no function defined; the file is empty or "
+                                        "holds only comments");
+  return m;
 }
 
 } // namespace graft

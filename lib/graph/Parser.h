@@ -22,7 +22,7 @@ struct ParseOptions {
   uint32_t colOffset = 0;
 };
 
-// Parses the whole text of |file|.
+// Parses the whole text of |file|; warns when it defines no function.
 std::unique_ptr<Module> parseModule(const SourceManager &sm, uint32_t file,
                                     DiagEngine &diag,
                                     const ParseOptions &opts = {});

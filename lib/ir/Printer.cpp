@@ -2,8 +2,10 @@
 // parses again to the same IR, which the parser tests check by round trip.
 #include "ir/IR.h"
 
-#include <map>
-#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 namespace graft {
 
@@ -50,6 +52,7 @@ private:
     while (n.empty() || taken_.count(n))
       n = "_" + std::to_string(next_++);
     taken_.insert(n);
+    takenLog_.push_back(n);
     names_[v] = n;
     return "%" + n;
   }
@@ -117,9 +120,10 @@ private:
     for (size_t i = 0; i < op.results.size(); ++i)
       out_ += (i ? ", " : " ") + op.results[i]->type.str();
     if (const Region *r = op.region.get()) {
-      // Body names are local: remember what was taken before the body so
-      // the next body may reuse the same names.
-      std::set<std::string> saved = taken_;
+      // Body names are local: forget what the body took when it ends, so
+      // the next body may reuse the same names. Undoing only the body's own
+      // names keeps printing linear in the number of ops.
+      size_t mark = takenLog_.size();
       out_ += " {\n" + indent + "^bb0(";
       for (size_t i = 0; i < r->args.size(); ++i)
         out_ += (i ? ", " : "") + name(r->args[i]) + ": " + r->args[i]->type.str();
@@ -132,15 +136,18 @@ private:
       for (const Op *inner : r->ops)
         for (const Value *v : inner->results)
           names_.erase(v);
-      taken_ = std::move(saved);
+      for (size_t i = mark; i < takenLog_.size(); ++i)
+        taken_.erase(takenLog_[i]);
+      takenLog_.resize(mark);
     }
     out_ += "\n";
   }
 
   const Function &f_;
   std::string out_;
-  std::map<const Value *, std::string> names_;
-  std::set<std::string> taken_;
+  std::unordered_map<const Value *, std::string> names_;
+  std::unordered_set<std::string> taken_;
+  std::vector<std::string> takenLog_; // taken_ insertions, in order
   unsigned next_ = 0;
 };
 

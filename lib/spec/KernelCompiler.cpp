@@ -3,6 +3,8 @@
 // bitcode reader and object file library.
 #include "spec/KernelCompiler.h"
 
+#include "support/Depfile.h"
+
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -15,24 +17,10 @@
 #include <llvm/Support/Program.h>
 #include <llvm/TargetParser/Triple.h>
 
-#include <cstdlib>
-
-#ifndef GRAFT_CLANG_PATH
-#define GRAFT_CLANG_PATH "clang-19"
-#endif
-#ifndef GRAFT_SOURCE_INCLUDE_DIR
-#define GRAFT_SOURCE_INCLUDE_DIR ""
-#endif
 
 namespace graft {
 
 namespace {
-
-std::string clangPath() {
-  if (const char *env = std::getenv("GRAFT_CLANG"); env && *env)
-    return env;
-  return GRAFT_CLANG_PATH;
-}
 
 std::string archName(uint16_t machine) {
   for (const TargetInfo *t : allTargets())
@@ -184,26 +172,13 @@ bool checkObject(const CompiledKernel &k, const std::string &symbol,
 
 } // namespace
 
-std::string graftIncludeDir() {
-  if (const char *env = std::getenv("GRAFT_INCLUDE_DIR"); env && *env)
-    return env;
-  static int anchor;
-  std::string exe = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
-  if (!exe.empty()) {
-    llvm::SmallString<256> dir(llvm::sys::path::parent_path(exe));
-    llvm::sys::path::append(dir, "..", "include");
-    llvm::SmallString<256> probe(dir);
-    llvm::sys::path::append(probe, "graft", "kernel.h");
-    if (llvm::sys::fs::exists(probe))
-      return std::string(dir);
-  }
-  return GRAFT_SOURCE_INCLUDE_DIR;
-}
-
-std::vector<std::string> kernelCompileCommand(const KernelSource &src,
+std::vector<std::string> kernelCompileCommand(const KernelToolchain &toolchain,
+                                              const KernelSource &src,
                                               const TargetInfo &target,
+                                              const KernelBuildOptions &options,
                                               const std::string &outPath) {
-  std::vector<std::string> cmd = {clangPath(), std::string("--target=") + target.clangTriple};
+  std::vector<std::string> cmd = {toolchain.clang,
+                                  std::string("--target=") + target.clangTriple};
   cmd.insert(cmd.end(), target.clangFlags.begin(), target.clangFlags.end());
   // Freestanding: no libc, no stack protector runtime, no unwinding; PIC for
   // the ET_DYN slice; hidden so only graft's query symbol is exported.
@@ -212,8 +187,13 @@ std::vector<std::string> kernelCompileCommand(const KernelSource &src,
                         "-fPIC",
                         "-fvisibility=hidden", "-O2", "-emit-llvm", "-c"})
     cmd.push_back(f);
-  cmd.push_back("-I" + graftIncludeDir());
+  // clang writes to a log file, not a terminal: say explicitly what to do.
+  cmd.push_back(options.color ? "-fcolor-diagnostics" : "-fno-color-diagnostics");
+  cmd.push_back("-I" + toolchain.includeDir);
   cmd.insert(cmd.end(), src.flags.begin(), src.flags.end());
+  cmd.insert(cmd.end(), options.flags.begin(), options.flags.end());
+  // Every file clang reads, for the bundle's depfile.
+  cmd.insert(cmd.end(), {"-MD", "-MF", outPath + ".d"});
   cmd.push_back(src.path);
   cmd.push_back("-o");
   cmd.push_back(outPath);
@@ -228,7 +208,8 @@ bool checkKernel(const CompiledKernel &kernel, const std::string &symbol,
 }
 
 bool compileKernel(const Rule &rule, const KernelSource &src, const TargetInfo &target,
-                   const std::string &workDir, DiagEngine &diag, CompiledKernel &out) {
+                   const std::string &workDir, DiagEngine &diag, CompiledKernel &out,
+                   const KernelBuildOptions &options) {
   out = CompiledKernel();
   std::string err;
   auto context = [&] {
@@ -236,6 +217,12 @@ bool compileKernel(const Rule &rule, const KernelSource &src, const TargetInfo &
                            target.name + " of rule '" + rule.name + "'");
   };
   if (src.kind == KernelSource::Kind::CSource) {
+    KernelToolchain toolchain;
+    if (!findKernelToolchain(toolchain, err)) {
+      diag.error(src.path, err);
+      context();
+      return false;
+    }
     if (auto ec = llvm::sys::fs::create_directories(workDir)) {
       diag.error(workDir, "cannot create work directory: " + ec.message());
       return false;
@@ -244,7 +231,8 @@ bool compileKernel(const Rule &rule, const KernelSource &src, const TargetInfo &
     llvm::sys::path::append(bc, rule.name + "." + target.name + ".bc");
     llvm::SmallString<256> log(workDir);
     llvm::sys::path::append(log, rule.name + "." + target.name + ".log");
-    std::vector<std::string> cmd = kernelCompileCommand(src, target, std::string(bc));
+    out.command = kernelCompileCommand(toolchain, src, target, options, std::string(bc));
+    const std::vector<std::string> &cmd = out.command;
     std::vector<llvm::StringRef> argv(cmd.begin(), cmd.end());
     std::optional<llvm::StringRef> redirects[3] = {std::nullopt, std::nullopt,
                                                    llvm::StringRef(log)};
@@ -267,12 +255,20 @@ bool compileKernel(const Rule &rule, const KernelSource &src, const TargetInfo &
       context();
       return false;
     }
+    std::vector<char> depText;
+    if (!readFile(std::string(bc) + ".d", depText, err)) {
+      diag.error(std::string(bc) + ".d", "cannot read clang's dependency file: " + err);
+      context();
+      return false;
+    }
+    out.dependencies = parseDepfilePrerequisites(std::string(depText.begin(), depText.end()));
     out.kind = CompiledKernel::Bitcode;
     out.path = std::string(bc);
   } else {
     out.kind = src.kind == KernelSource::Kind::Object ? CompiledKernel::Object
                                                       : CompiledKernel::Bitcode;
     out.path = src.path;
+    out.dependencies = {src.path};
   }
   if (!readFile(out.path, out.bytes, err)) {
     diag.error(out.path, "cannot read kernel: " + err);

@@ -5,6 +5,7 @@
 // symbol, no thread-local storage (slices have no TLS).
 #pragma once
 
+#include "spec/KernelToolchain.h"
 #include "spec/Spec.h"
 #include "targets/Target.h"
 
@@ -18,25 +19,38 @@ struct CompiledKernel {
   std::string path;        // file on disk (the compiled bitcode in |workDir|,
                            // or the user's object/bitcode file)
   std::vector<char> bytes; // its contents
+  // Every file the kernel was made from: the source and each header clang
+  // read (from its -MD output), or the object/bitcode file itself.
+  std::vector<std::string> dependencies;
+  // The clang command line of a C source (for --verbose), set even when
+  // compilation fails.
+  std::vector<std::string> command;
+};
+
+// What a whole build passes to every C kernel.
+struct KernelBuildOptions {
+  // Added after the spec's own flags (-I, -D from the command line or
+  // graft_add_bundle), so the build can override a spec.
+  std::vector<std::string> flags;
+  bool color = false; // clang's coloured diagnostics
 };
 
 // The clang command line used for a C kernel (exposed for tests and
 // --verbose): clang --target=... <target flags> <freestanding flags> -O2
-// -emit-llvm -c -I<graft include dir> <user flags> src -o out.
-std::vector<std::string> kernelCompileCommand(const KernelSource &src,
+// -emit-llvm -c -I<graft include dir> <spec flags> <build flags> -MD -MF
+// <out>.d src -o out.
+std::vector<std::string> kernelCompileCommand(const KernelToolchain &toolchain,
+                                              const KernelSource &src,
                                               const TargetInfo &target,
+                                              const KernelBuildOptions &options,
                                               const std::string &outPath);
-
-// The directory holding graft/kernel.h: $GRAFT_INCLUDE_DIR, else
-// <dir of the running binary>/../include when it has graft/kernel.h, else the
-// source tree's runtime/include.
-std::string graftIncludeDir();
 
 // Produces the kernel of |rule| for |target| from |src|. C sources compile
 // into |workDir| (created if missing). Errors name the kernel file, the rule
 // and the target.
 bool compileKernel(const Rule &rule, const KernelSource &src, const TargetInfo &target,
-                   const std::string &workDir, DiagEngine &diag, CompiledKernel &out);
+                   const std::string &workDir, DiagEngine &diag, CompiledKernel &out,
+                   const KernelBuildOptions &options = {});
 
 // Checks that |kernel| is for |target| (ELF e_machine or bitcode triple),
 // defines |symbol| and has no thread-local variables. |display| names the

@@ -68,7 +68,10 @@ protected:
     std::string out = (dir / (name + ".o")).string();
     std::string clang = GRAFT_CLANG_PATH;
     std::string targetFlag = "--target=" + triple;
-    std::string inc = "-I" + graftIncludeDir();
+    KernelToolchain tc;
+    std::string err;
+    EXPECT_TRUE(findKernelToolchain(tc, err)) << err;
+    std::string inc = "-I" + tc.includeDir;
     std::vector<llvm::StringRef> argv = {clang, targetFlag, inc, "-ffreestanding", "-O1", "-c", c.path, "-o", out};
     EXPECT_EQ(llvm::sys::ExecuteAndWait(clang, argv), 0);
     return KernelSource{KernelSource::Kind::Object, out, {}, {}};
@@ -108,16 +111,50 @@ TEST_F(KernelCompilerTest, CompilesCForTwoArchitectures) {
 TEST_F(KernelCompilerTest, CommandLineIsFreestandingForTheTarget) {
   KernelSource src = write("neg.c", kKernel);
   src.flags = {"-O3"};
-  std::vector<std::string> cmd = kernelCompileCommand(src, *lookupTarget("aarch64"), "o.bc");
-  auto has = [&](const std::string &f) {
-    return std::find(cmd.begin(), cmd.end(), f) != cmd.end();
+  KernelBuildOptions options;
+  options.flags = {"-DFROM_BUILD=1"};
+  std::vector<std::string> cmd = kernelCompileCommand(KernelToolchain{"clang-19", "/inc"}, src,
+                                                      *lookupTarget("aarch64"), options, "o.bc");
+  auto at = [&](const std::string &f) {
+    return std::find(cmd.begin(), cmd.end(), f) - cmd.begin();
   };
+  auto has = [&](const std::string &f) { return at(f) != long(cmd.size()); };
+  EXPECT_EQ(cmd[0], "clang-19");
   EXPECT_TRUE(has("--target=aarch64-unknown-linux-gnu"));
   EXPECT_TRUE(has("-ffixed-x18"));
   EXPECT_TRUE(has("-ffreestanding"));
   EXPECT_TRUE(has("-emit-llvm"));
   EXPECT_TRUE(has("-fPIC"));
-  EXPECT_EQ(cmd[cmd.size() - 4], "-O3"); // user flags come last, so they win
+  EXPECT_TRUE(has("-I/inc"));
+  EXPECT_TRUE(has("-fno-color-diagnostics"));
+  // Spec flags come after graft's, build flags after the spec's: later wins.
+  EXPECT_LT(at("-O2"), at("-O3"));
+  EXPECT_LT(at("-O3"), at("-DFROM_BUILD=1"));
+  // clang lists what it read, next to the output.
+  EXPECT_EQ(cmd[at("-MF") + 1], "o.bc.d");
+}
+
+TEST_F(KernelCompilerTest, DependenciesIncludeHeaders) {
+  std::ofstream(dir / "neg_impl.h") << "static inline float negate(float v) { return -v; }\n";
+  KernelSource src = write("neg_h.c", R"(#include "graft/kernel.h"
+#include "neg_impl.h"
+GRAFT_KERNEL_EXPORT void neg_kernel(const float *x, float *r, int32_t n) {
+  for (int32_t i = 0; i < n; ++i)
+    r[i] = negate(x[i]);
+}
+)");
+  CompiledKernel k;
+  ASSERT_TRUE(compileKernel(rule, src, *lookupTarget("x86_64"), (dir / "w").string(), diag, k))
+      << diag.text();
+  auto has = [&](const std::string &suffix) {
+    for (const std::string &d : k.dependencies)
+      if (d.size() >= suffix.size() && d.compare(d.size() - suffix.size(), suffix.size(), suffix) == 0)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(has("/neg_h.c"));
+  EXPECT_TRUE(has("/neg_impl.h"));
+  EXPECT_TRUE(has("/graft/kernel.h"));
 }
 
 TEST_F(KernelCompilerTest, ObjectForTheWrongArchitecture) {

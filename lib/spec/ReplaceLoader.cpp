@@ -38,6 +38,46 @@ bool loadGrid(const YamlSource &ys, const YAML::Node &n, const SpecScope &scope,
   return ok;
 }
 
+// clang flags whose value is a path. A relative path in a spec means the
+// spec's directory (where its kernels are), not wherever graft runs.
+const char *const kPathFlags[] = {"-I", "-isystem", "-iquote", "-idirafter", "-include",
+                                  "-imacros", "-isysroot", "--sysroot"};
+
+std::string underBase(const std::string &path, const std::string &baseDir) {
+  std::filesystem::path p(path);
+  if (path.empty() || p.is_absolute() || path[0] == '=') // "=dir": sysroot-relative
+    return path;
+  return (std::filesystem::path(baseDir) / p).lexically_normal().string();
+}
+
+// Rewrites the relative paths in |flags| ("-Idir", "-I dir", "-I=..." left
+// alone, "--sysroot=dir") to paths under |baseDir|.
+void resolveFlagPaths(std::vector<std::string> &flags, const std::string &baseDir) {
+  for (size_t i = 0; i < flags.size(); ++i) {
+    std::string &f = flags[i];
+    for (const char *pf : kPathFlags) {
+      std::string name = pf;
+      if (f == name) { // the path is the next flag
+        if (i + 1 < flags.size()) {
+          ++i;
+          flags[i] = underBase(flags[i], baseDir);
+        }
+        break;
+      }
+      if (name.compare(0, 2, "--") == 0 && f.compare(0, name.size() + 1, name + "=") == 0) {
+        f = name + "=" + underBase(f.substr(name.size() + 1), baseDir);
+        break;
+      }
+      // Joined short forms: only -I takes one ("-Iinc"); "-include" and
+      // friends would otherwise read as "-I" + "nclude".
+      if (name == "-I" && f.size() > 2 && f.compare(0, 2, "-I") == 0) {
+        f = "-I" + underBase(f.substr(2), baseDir);
+        break;
+      }
+    }
+  }
+}
+
 bool loadKernelSource(const YamlSource &ys, const YAML::Node &key, const YAML::Node &n,
                       const std::string &baseDir, Rule &rule) {
   if (!ys.expectScalar(key, "a target name"))
@@ -70,6 +110,15 @@ bool loadKernelSource(const YamlSource &ys, const YAML::Node &key, const YAML::N
   if (!ys.expectScalar(pathNode, "'" + kind + "'"))
     return false;
   std::filesystem::path p(pathNode.Scalar());
+  // clang picks the language from the extension (and takes anything it does
+  // not know as a linker input), so a C kernel must say it is C.
+  if (src.kind == KernelSource::Kind::CSource && p.extension() != ".c")
+    return ys.error(pathNode, "kernel source '" + pathNode.Scalar() + "' has " +
+                                  (p.extension().empty()
+                                       ? std::string("no extension")
+                                       : "extension '" + p.extension().string() + "'") +
+                                  "; a 'source' kernel is C and must end in '.c' (compiled "
+                                  "objects go under 'object:', LLVM bitcode under 'bitcode:')");
   if (p.is_relative())
     p = std::filesystem::path(baseDir) / p;
   src.path = p.lexically_normal().string();
@@ -88,6 +137,7 @@ bool loadKernelSource(const YamlSource &ys, const YAML::Node &key, const YAML::N
         return false;
       src.flags.push_back(f.Scalar());
     }
+    resolveFlagPaths(src.flags, baseDir);
   }
   rule.kernels[target] = std::move(src);
   return true;

@@ -291,6 +291,8 @@ bool loadSpecText(uint32_t file, const std::string &baseDir, DiagEngine &diag,
     return ys.error(doc, "missing 'rules'");
   if (!ys.expectSequence(doc["rules"], "'rules'"))
     return false;
+  if (doc["rules"].size() == 0)
+    diag.warning(ys.loc(doc["rules"]), "the spec defines no rule ('rules' is empty)");
   bool ok = true;
   std::vector<std::unique_ptr<Rule>> loaded;
   SpecSet seen; // names of earlier files and of this file so far

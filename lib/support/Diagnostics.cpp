@@ -5,10 +5,36 @@
 
 namespace graft {
 
+namespace {
+
+// One text convention for every reader: a leading UTF-8 byte order mark is
+// dropped and CRLF or a lone CR (old Mac files) become LF, so lexers, YAML
+// and carets only ever see '\n' line ends. Columns do not change: the
+// removed bytes sit before line 1 or at line ends.
+std::string normalizeText(std::string text) {
+  size_t begin = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  if (begin == 0 && text.find('\r') == std::string::npos)
+    return text;
+  std::string out;
+  out.reserve(text.size() - begin);
+  for (size_t i = begin; i < text.size(); ++i) {
+    if (text[i] != '\r') {
+      out += text[i];
+      continue;
+    }
+    out += '\n';
+    if (i + 1 < text.size() && text[i + 1] == '\n')
+      ++i;
+  }
+  return out;
+}
+
+} // namespace
+
 uint32_t SourceManager::add(std::string name, std::string text) {
   File f;
   f.name = std::move(name);
-  f.text = std::move(text);
+  f.text = normalizeText(std::move(text));
   f.lineStarts.push_back(0);
   for (uint32_t i = 0; i < f.text.size(); ++i)
     if (f.text[i] == '\n')
@@ -36,8 +62,6 @@ std::string_view SourceManager::line(uint32_t file, uint32_t line) const {
   uint32_t begin = f.lineStarts[line - 1];
   uint32_t end = line < f.lineStarts.size() ? f.lineStarts[line] - 1
                                              : static_cast<uint32_t>(f.text.size());
-  if (end > begin && f.text[end - 1] == '\r')
-    --end;
   return std::string_view(f.text).substr(begin, end - begin);
 }
 

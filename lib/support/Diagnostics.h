@@ -27,7 +27,9 @@ struct SourceLoc {
 // source lines. File ids start at 1.
 class SourceManager {
 public:
-  // Adds a file's text; returns its id.
+  // Adds a file's text; returns its id. The text is kept normalized: a
+  // UTF-8 byte order mark is dropped and CRLF and lone CR line ends become
+  // LF.
   uint32_t add(std::string name, std::string text);
   const std::string &name(uint32_t file) const;
   const std::string &text(uint32_t file) const;

@@ -100,3 +100,18 @@ check --check-prefix=NAME "$TEST_DIR/spec_errors.sh" < "$T/out"
 # NAME-NEXT: {{^}}      args: [lhs, rhz,
 # NAME-NEXT: {{^}}                  ^
 # NAME: name.yaml:18:79: error: unknown name 'lhq'; expected a pattern argument or output name
+
+# A source kernel must be C: another extension (clang would take kern.txt as
+# a linker input) is refused at spec load, at the path, naming what works.
+cp k.c kern.txt
+rule "x86_64: {source: kern.txt}" "$ARGS" > ext.yaml
+expect_fail "$GRAFT" build "$G" --spec ext.yaml --target x86_64 -o x.graft
+check --check-prefix=EXT "$TEST_DIR/spec_errors.sh" < "$T/out"
+# EXT: ext.yaml:20:26: error: kernel source 'kern.txt' has extension '.txt'; a 'source' kernel is C and must end in '.c' (compiled objects go under 'object:', LLVM bitcode under 'bitcode:')
+# EXT-NEXT: {{^}}        x86_64: {source: kern.txt}
+# EXT-NEXT: {{^}}                         ^
+cp k.c kern
+rule "x86_64: {source: kern}" "$ARGS" > noext.yaml
+expect_fail "$GRAFT" build "$G" --spec noext.yaml --target x86_64 -o x.graft
+check --check-prefix=NOEXT "$TEST_DIR/spec_errors.sh" < "$T/out"
+# NOEXT: noext.yaml:20:26: error: kernel source 'kern' has no extension; a 'source' kernel is C
