@@ -432,6 +432,7 @@ int main(int argc, char** argv) {
   test_elf_structure_cases();
   test_truncation();
   test_validate_cases();
+  test_protection_cases();
   test_byte_flips();
   printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed > 0 ? 1 : 0;
