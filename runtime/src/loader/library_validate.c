@@ -9,6 +9,8 @@
  * to earlier entries so evaluation order is always defined. Messages say
  * which function, which entry, what was expected and what was found. */
 #include <stdalign.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elf_format.h"
@@ -402,5 +404,40 @@ graft_status_t graft_library_validate(const graft_elf_image_t* image,
   for (uint32_t i = 0; i < header->function_count && !status; ++i) {
     status = validate_function(image, header, i);
   }
+  return status;
+}
+
+static int is_missing(const graft_library_v1_t* lib,
+                      const graft_import_fn_t* resolved, uint32_t i) {
+  return lib->imports[i][0] != GRAFT_IMPORT_OPTIONAL_PREFIX &&
+         (!resolved || !resolved[i]);
+}
+
+graft_status_t graft_library_check_imports(const graft_library_v1_t* lib,
+                                           const graft_import_fn_t* resolved) {
+  uint32_t missing = 0;
+  size_t length = 1;
+  for (uint32_t i = 0; i < lib->import_count; ++i) {
+    if (!is_missing(lib, resolved, i)) continue;
+    ++missing;
+    length += strlen(lib->imports[i]) + 4; /* "'name', " */
+  }
+  if (missing == 0) return NULL;
+  char* names = (char*)malloc(length);
+  if (!names) {
+    FAIL("library '" NAME "' has %u unresolved required imports", lib->name,
+         missing);
+  }
+  size_t used = 0;
+  for (uint32_t i = 0; i < lib->import_count; ++i) {
+    if (!is_missing(lib, resolved, i)) continue;
+    used += (size_t)snprintf(names + used, length - used, "%s'%s'",
+                             used ? ", " : "", lib->imports[i]);
+  }
+  graft_status_t status = graft_status_make(
+      GRAFT_NOT_FOUND,
+      "library '" NAME "' requires %u import%s that nothing provides: %s",
+      lib->name, missing, missing == 1 ? "" : "s", names);
+  free(names);
   return status;
 }

@@ -158,7 +158,43 @@ static void header_cases(fixture_t* f) {
   expect(f, "import 0 has an empty name", "validate: empty import name");
 }
 
+/* Required imports must be resolved before a module opens; nothing
+ * resolves them yet, so any required import refuses the library and every
+ * missing name is listed (optional ones are not). */
+static int provided_import(void* params, void* context, void* reserved) {
+  (void)params;
+  (void)context;
+  (void)reserved;
+  return 0;
+}
+
+static void import_cases(void) {
+  static const char* const names[] = {"mlp_ukernel", "?maybe", "other"};
+  graft_library_v1_t lib;
+  memset(&lib, 0, sizeof(lib));
+  lib.name = "m";
+  lib.import_count = 3;
+  lib.imports = names;
+  test_expect_error(graft_library_check_imports(&lib, NULL),
+                    "library 'm' requires 2 imports that nothing provides: "
+                    "'mlp_ukernel', 'other'",
+                    "imports: every missing required import is listed");
+  graft_import_fn_t resolved[3] = {provided_import, NULL, NULL};
+  test_expect_error(graft_library_check_imports(&lib, resolved),
+                    "library 'm' requires 1 import that nothing provides: "
+                    "'other'",
+                    "imports: a resolved import is not listed");
+  resolved[2] = provided_import;
+  test_expect_ok(graft_library_check_imports(&lib, resolved),
+                 "imports: an optional import may stay unresolved");
+  lib.imports = names + 1;
+  lib.import_count = 1;
+  test_expect_ok(graft_library_check_imports(&lib, NULL),
+                 "imports: only optional imports need nothing");
+}
+
 void test_validate_cases(void) {
+  import_cases();
   test_file_t elf = test_read_fixture(test_fixture_name(0, NULL));
   fixture_t f;
   memset(&f, 0, sizeof(f));
