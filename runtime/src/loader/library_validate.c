@@ -188,6 +188,33 @@ static graft_status_t validate_buffer(const graft_elf_image_t* image,
   return NULL;
 }
 
+/* Whether buffer |b| of a validated buffer table is read-only: an argument
+ * or a constant, itself or at the end of its ALIAS chain (aliases refer to
+ * earlier buffers, so the chain ends). If so, |role| says which, e.g.
+ * "argument 0" or "an alias of buffer 2, a constant". */
+static int read_only_role(const graft_function_v1_t* f, uint32_t b,
+                          char* role, size_t capacity) {
+  uint32_t storage = b;
+  while (f->buffers[storage].kind == GRAFT_BUFFER_ALIAS) {
+    storage = f->buffers[storage].index;
+  }
+  const graft_buffer_v1_t* buffer = &f->buffers[storage];
+  char what[32];
+  if (buffer->kind == GRAFT_BUFFER_ARG) {
+    snprintf(what, sizeof(what), "argument %u", buffer->index);
+  } else if (buffer->kind == GRAFT_BUFFER_CONST) {
+    snprintf(what, sizeof(what), "a constant");
+  } else {
+    return 0;
+  }
+  if (storage == b) {
+    snprintf(role, capacity, "%s", what);
+  } else {
+    snprintf(role, capacity, "an alias of buffer %u, %s", storage, what);
+  }
+  return 1;
+}
+
 static graft_status_t validate_step(const graft_elf_image_t* image,
                                     const graft_library_v1_t* lib,
                                     const graft_function_v1_t* f, uint32_t i) {
@@ -223,6 +250,12 @@ static graft_status_t validate_step(const graft_elf_image_t* image,
       FAIL("function '" NAME "' step %u copies with %u bindings, expected 2",
            f->name, i, s->binding_count);
     }
+    char role[96];
+    if (read_only_role(f, s->bindings[1], role, sizeof(role))) {
+      FAIL("function '" NAME "' step %u copies into buffer %u (%s); steps may "
+           "write only temporary and result buffers",
+           f->name, i, s->bindings[1], role);
+    }
     return NULL;
   }
   if (s->dispatch >= lib->dispatch_count) {
@@ -244,6 +277,16 @@ static graft_status_t validate_step(const graft_elf_image_t* image,
          "dispatch '" NAME "' takes %u and %u",
          f->name, i, s->binding_count, s->constant_count, attrs->name,
          attrs->binding_count, attrs->constant_count);
+  }
+  for (uint32_t b = 0; b < s->binding_count; ++b) {
+    if (!(attrs->binding_flags[b] & GRAFT_BINDING_WRITE)) continue;
+    char role[96];
+    if (read_only_role(f, s->bindings[b], role, sizeof(role))) {
+      FAIL("function '" NAME "' step %u binds buffer %u (%s) to binding %u of "
+           "dispatch '" NAME "', which writes it; steps may write only "
+           "temporary and result buffers",
+           f->name, i, s->bindings[b], role, b, attrs->name);
+    }
   }
   return NULL;
 }
@@ -331,6 +374,26 @@ static graft_status_t validate_dispatches(const graft_elf_image_t* image,
     if (!is_string(image, attrs->name) || !is_string(image, attrs->source)) {
       FAIL("dispatch %u name or source is not a string inside the slice image",
            i);
+    }
+    if (attrs->binding_count > GRAFT_LIBRARY_MAX_COUNT ||
+        attrs->constant_count > GRAFT_LIBRARY_MAX_COUNT) {
+      FAIL("dispatch '" NAME "' has implausible counts (bindings %u, "
+           "constants %u; at most %u each)",
+           attrs->name, attrs->binding_count, attrs->constant_count,
+           GRAFT_LIBRARY_MAX_COUNT);
+    }
+    if (!IS_ARRAY(image, attrs->binding_flags, attrs->binding_count)) {
+      FAIL("dispatch '" NAME "' binding flags (%u entries) are not inside the "
+           "slice image",
+           attrs->name, attrs->binding_count);
+    }
+    for (uint32_t b = 0; b < attrs->binding_count; ++b) {
+      uint32_t flags = attrs->binding_flags[b];
+      if (flags == 0 || (flags & ~(GRAFT_BINDING_READ | GRAFT_BINDING_WRITE))) {
+        FAIL("dispatch '" NAME "' binding %u has flags 0x%x, expected READ "
+             "(1), WRITE (2) or both",
+             attrs->name, b, flags);
+      }
     }
     /* Converting a function pointer to an object pointer is what the
      * containment check needs; it is well defined on every POSIX system. */

@@ -129,6 +129,68 @@ static void step_cases(fixture_t* f) {
          "validate: huge binding count");
 }
 
+/* What a step may write (issue 11, defect 2): a COPY into a constant
+ * crashed the executor's own copy, a dispatch output bound to a constant
+ * crashed in slice code, a COPY into an argument overwrote the caller's
+ * input. The fixture's step binds (argument 0, argument 1, result) to
+ * (READ, READ, WRITE). */
+static void buffer_role_cases(fixture_t* f) {
+  graft_step_v1_t* step = MUT(graft_step_v1_t, &f->fn->steps[0]);
+  graft_buffer_v1_t* buffers = MUT(graft_buffer_v1_t, f->fn->buffers);
+  MUT(uint32_t, step->bindings)[2] = 0;
+  expect(f, "function 'add' step 0 binds buffer 0 (argument 0) to binding 2 "
+            "of dispatch 'add_dispatch_0_map', which writes it; steps may "
+            "write only temporary and result buffers",
+         "roles: dispatch writes an argument");
+  buffers[2].kind = GRAFT_BUFFER_CONST;
+  buffers[2].data = f->fn->exprs;
+  buffers[2].data_size = 16;
+  expect(f, "step 0 binds buffer 2 (a constant) to binding 2 of dispatch "
+            "'add_dispatch_0_map', which writes it",
+         "roles: dispatch writes a constant");
+  buffers[2].kind = GRAFT_BUFFER_ALIAS;
+  buffers[2].index = 1;
+  expect(f, "step 0 binds buffer 2 (an alias of buffer 1, argument 1) to "
+            "binding 2",
+         "roles: dispatch writes an argument through an alias");
+  step->kind = GRAFT_STEP_COPY;
+  step->binding_count = 2;
+  MUT(uint32_t, step->bindings)[1] = 0;
+  MUT(uint32_t, step->bindings)[0] = 2;
+  expect(f, "function 'add' step 0 copies into buffer 0 (argument 0); steps "
+            "may write only temporary and result buffers",
+         "roles: copy into an argument");
+  step->kind = GRAFT_STEP_COPY;
+  step->binding_count = 2;
+  MUT(uint32_t, step->bindings)[1] = 2;
+  MUT(uint32_t, step->bindings)[0] = 0;
+  buffers[2].kind = GRAFT_BUFFER_CONST;
+  buffers[2].data = f->fn->exprs;
+  buffers[2].data_size = 16;
+  expect(f, "step 0 copies into buffer 2 (a constant)",
+         "roles: copy into a constant");
+  step->kind = GRAFT_STEP_COPY;
+  step->binding_count = 2;
+  MUT(uint32_t, step->bindings)[1] = 2;
+  test_expect_ok(graft_library_validate(&f->image, f->lib),
+                 "roles: copy into a result is fine");
+  restore(f);
+
+  graft_dispatch_attrs_v1_t* attrs =
+      MUT(graft_dispatch_attrs_v1_t, &f->lib->dispatch_attrs[0]);
+  MUT(uint32_t, attrs->binding_flags)[1] = 4;
+  expect(f, "dispatch 'add_dispatch_0_map' binding 1 has flags 0x4, expected "
+            "READ (1), WRITE (2) or both",
+         "roles: unknown binding flag");
+  MUT(uint32_t, attrs->binding_flags)[0] = 0;
+  expect(f, "binding 0 has flags 0x0", "roles: binding neither read nor "
+                                       "written");
+  attrs->binding_flags = (const uint32_t*)(f->image.base + f->image.span_end);
+  expect(f, "dispatch 'add_dispatch_0_map' binding flags (3 entries) are not "
+            "inside the slice image",
+         "roles: binding flags outside the image");
+}
+
 static void header_cases(fixture_t* f) {
   graft_library_v1_t* lib = f->lib;
   lib->magic = 0x12345678;
@@ -224,6 +286,7 @@ void test_validate_cases(void) {
   value_type_cases(&f);
   expr_and_buffer_cases(&f);
   step_cases(&f);
+  buffer_role_cases(&f);
   header_cases(&f);
   free(f.snapshot);
   graft_elf_image_unload(&f.image);
