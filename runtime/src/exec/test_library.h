@@ -18,6 +18,12 @@
 #include <string.h>
 
 #include "graft/abi.h"
+#include "graft/status.h"
+
+/* Validates |library| as the loader validates a slice (test_validate.c),
+ * with this test program as the image. The executor trusts only validated
+ * libraries, so every test passes its hand-written ones through this. */
+graft_status_t tl_validate(const graft_library_v1_t* library);
 
 #define TL_ELEMENTS_PER_WORKGROUP 4
 

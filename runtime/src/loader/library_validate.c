@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "elf_format.h"
+#include "graft/tensor.h"
 #include "library_validate.h"
 
 #define FAIL(...) return graft_status_make(GRAFT_DATA_LOSS, __VA_ARGS__)
@@ -120,6 +121,61 @@ static graft_status_t validate_exprs(const graft_elf_image_t* image,
   return NULL;
 }
 
+/* An ARG buffer has exactly its argument's shape: dim d is expression
+ * ARG_DIM(argument, d), or a CONST equal to the declared static size. The
+ * executor checks the caller's tensors against the declared types, so the
+ * buffer then always fits the caller's storage. */
+static graft_status_t validate_argument_shape(const graft_function_v1_t* f,
+                                              uint32_t i) {
+  const graft_buffer_v1_t* b = &f->buffers[i];
+  const graft_value_type_v1_t* arg = &f->args[b->index];
+  if (b->rank != arg->rank) {
+    FAIL("function '" NAME "' buffer %u has rank %u but argument %u has rank "
+         "%u",
+         f->name, i, b->rank, b->index, arg->rank);
+  }
+  for (uint32_t d = 0; d < b->rank; ++d) {
+    const graft_expr_v1_t* e = &f->exprs[b->dims[d]];
+    int is_arg_dim = e->op == GRAFT_EXPR_ARG_DIM && e->a == b->index &&
+                     e->imm == (int64_t)d;
+    int is_static = e->op == GRAFT_EXPR_CONST &&
+                    arg->dims[d] != GRAFT_DIM_DYNAMIC && e->imm == arg->dims[d];
+    if (!is_arg_dim && !is_static) {
+      FAIL("function '" NAME "' buffer %u dim %u is expr %u, which is neither "
+           "dim %u of argument %u nor its static size",
+           f->name, i, d, b->dims[d], d, b->index);
+    }
+  }
+  return NULL;
+}
+
+/* A CONST buffer has a static shape whose size is exactly its data's. */
+static graft_status_t validate_constant_shape(const graft_function_v1_t* f,
+                                              uint32_t i) {
+  const graft_buffer_v1_t* b = &f->buffers[i];
+  uint64_t size = graft_dtype_size(b->dtype);
+  for (uint32_t d = 0; d < b->rank; ++d) {
+    const graft_expr_v1_t* e = &f->exprs[b->dims[d]];
+    if (e->op != GRAFT_EXPR_CONST || e->imm < 0) {
+      FAIL("function '" NAME "' constant buffer %u dim %u is not a constant "
+           "size",
+           f->name, i, d);
+    }
+    if (__builtin_mul_overflow(size, (uint64_t)e->imm, &size)) {
+      FAIL("function '" NAME "' constant buffer %u has a size that overflows "
+           "64 bits",
+           f->name, i);
+    }
+  }
+  if (size != b->data_size) {
+    FAIL("function '" NAME "' constant buffer %u needs %llu bytes for its "
+         "shape but has %llu",
+         f->name, i, (unsigned long long)size,
+         (unsigned long long)b->data_size);
+  }
+  return NULL;
+}
+
 static graft_status_t validate_buffer(const graft_elf_image_t* image,
                                       const graft_function_v1_t* f,
                                       uint32_t i) {
@@ -160,7 +216,7 @@ static graft_status_t validate_buffer(const graft_elf_image_t* image,
              "dtype %u",
              f->name, i, b->dtype, b->index, f->args[b->index].dtype);
       }
-      break;
+      return validate_argument_shape(f, i);
     case GRAFT_BUFFER_RESULT:
       if (b->index >= f->result_count) {
         FAIL("function '" NAME "' buffer %u is result %u but there are %u "
@@ -181,7 +237,7 @@ static graft_status_t validate_buffer(const graft_elf_image_t* image,
              "inside the slice image",
              f->name, i, (unsigned long long)b->data_size);
       }
-      break;
+      return validate_constant_shape(f, i);
     default:
       break;
   }

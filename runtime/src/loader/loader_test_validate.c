@@ -63,6 +63,16 @@ static void value_type_cases(fixture_t* f) {
   expect(f, "function 'add' has a table", "validate: table past the image");
 }
 
+/* Turns |b| into a valid one-element f32 constant: its dim is the
+ * fixture's expr 4 (CONST 1), found in the step's workgroup counts {3, 4,
+ * 4}; its data is any 4 bytes of the image. */
+static void make_constant(fixture_t* f, graft_buffer_v1_t* b) {
+  b->kind = GRAFT_BUFFER_CONST;
+  b->dims = &f->fn->steps[0].workgroup_count[1];
+  b->data = f->fn->exprs;
+  b->data_size = 4;
+}
+
 static void expr_and_buffer_cases(fixture_t* f) {
   graft_expr_v1_t* exprs = MUT(graft_expr_v1_t, f->fn->exprs);
   exprs[3].a = 4;
@@ -98,6 +108,25 @@ static void expr_and_buffer_cases(fixture_t* f) {
   buffers[2].data_size = 64;
   expect(f, "buffer 2 constant data (64 bytes) is not inside the slice image",
          "validate: const data past the image");
+  /* The executor no longer re-checks that a buffer fits its source: an
+   * argument buffer must have the argument's shape, a constant's shape
+   * must be static and exactly its data. */
+  MUT(uint32_t, buffers[0].dims)[0] = 2;
+  expect(f, "function 'add' buffer 0 dim 0 is expr 2, which is neither dim 0 "
+            "of argument 0 nor its static size",
+         "validate: argument buffer with another shape");
+  buffers[1].rank = 0;
+  expect(f, "buffer 1 has rank 0 but argument 1 has rank 1",
+         "validate: argument buffer with another rank");
+  make_constant(f, &buffers[2]);
+  buffers[2].data_size = 8;
+  expect(f, "function 'add' constant buffer 2 needs 4 bytes for its shape but "
+            "has 8",
+         "validate: constant data of another size");
+  make_constant(f, &buffers[2]);
+  buffers[2].dims = f->fn->buffers[0].dims;
+  expect(f, "function 'add' constant buffer 2 dim 0 is not a constant size",
+         "validate: constant with a dynamic shape");
   MUT(uint32_t, f->fn->result_buffers)[0] = 7;
   expect(f, "result 0 is buffer 7 but there are 3 buffers",
          "validate: result buffer out of range");
@@ -142,9 +171,7 @@ static void buffer_role_cases(fixture_t* f) {
             "of dispatch 'add_dispatch_0_map', which writes it; steps may "
             "write only temporary and result buffers",
          "roles: dispatch writes an argument");
-  buffers[2].kind = GRAFT_BUFFER_CONST;
-  buffers[2].data = f->fn->exprs;
-  buffers[2].data_size = 16;
+  make_constant(f, &buffers[2]);
   expect(f, "step 0 binds buffer 2 (a constant) to binding 2 of dispatch "
             "'add_dispatch_0_map', which writes it",
          "roles: dispatch writes a constant");
@@ -164,9 +191,7 @@ static void buffer_role_cases(fixture_t* f) {
   step->binding_count = 2;
   MUT(uint32_t, step->bindings)[1] = 2;
   MUT(uint32_t, step->bindings)[0] = 0;
-  buffers[2].kind = GRAFT_BUFFER_CONST;
-  buffers[2].data = f->fn->exprs;
-  buffers[2].data_size = 16;
+  make_constant(f, &buffers[2]);
   expect(f, "step 0 copies into buffer 2 (a constant)",
          "roles: copy into a constant");
   step->kind = GRAFT_STEP_COPY;
