@@ -64,7 +64,7 @@ expect bad_output 2 "--output 'out.npy': expected '-' or '@FILE.npy'" -- "$bundl
 expect too_many_outputs 1 "2 --output flags for 1 results of 'add'" -- "$bundle" --function add "${A[@]}" --output - --output -
 expect help 0 "usage: graft-run BUNDLE [--function NAME]" -- --help
 expect help_function 0 "function to run (default: the bundle's only function)" -- --help
-expect version 0 "graft-run 0.1.0 (bundle ABI 1)" -- --version
+expect version 0 "graft-run 0.1.0 (bundle ABI 2)" -- --version
 
 echo "$passed passed, $failed failed"
 [[ $failed == 0 ]]

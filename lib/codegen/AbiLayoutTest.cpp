@@ -57,7 +57,8 @@ TEST(AbiLayout, StructsMatchC) {
            offsetof(graft_dispatch_attrs_v1_t, binding_count),
            offsetof(graft_dispatch_attrs_v1_t, constant_count),
            offsetof(graft_dispatch_attrs_v1_t, scratch_size),
-           offsetof(graft_dispatch_attrs_v1_t, flags)},
+           offsetof(graft_dispatch_attrs_v1_t, flags),
+           offsetof(graft_dispatch_attrs_v1_t, binding_flags)},
           "graft_dispatch_attrs_v1_t");
     check(codegen::exprType(c), sizeof(graft_expr_v1_t),
           {offsetof(graft_expr_v1_t, op), offsetof(graft_expr_v1_t, a),

@@ -21,7 +21,7 @@ StructType *workgroupStateType(LLVMContext &c) {
   return StructType::get(c, {u32x3(c), i32(c), i32(c), ptr(c), i64(c)});
 }
 StructType *dispatchAttrsType(LLVMContext &c) {
-  return StructType::get(c, {ptr(c), ptr(c), i32(c), i32(c), i32(c), i32(c)});
+  return StructType::get(c, {ptr(c), ptr(c), i32(c), i32(c), i32(c), i32(c), ptr(c)});
 }
 StructType *exprType(LLVMContext &c) { return StructType::get(c, {i32(c), i32(c), i64(c)}); }
 StructType *checkType(LLVMContext &c) { return StructType::get(c, {i32(c), i32(c), ptr(c)}); }

@@ -12,6 +12,7 @@
 #include <llvm/IR/Module.h>
 
 #include <map>
+#include <set>
 
 namespace graft::codegen {
 
@@ -33,8 +34,11 @@ public:
       fns.push_back(f);
       attrs.push_back(ConstantStruct::get(
           attrsTy, {str(d.name), str(d.source), u32(d.bindings.size()), u32(d.params.size()),
-                    u32(0), u32(d.isCall && d.call.rule->form == Rule::Form::Dispatch
-                                    ? GRAFT_DISPATCH_FLAG_USER_KERNEL : 0)}));
+                    u32(0),
+                    u32(d.isCall && d.call.rule->form == Rule::Form::Dispatch
+                            ? GRAFT_DISPATCH_FLAG_USER_KERNEL
+                            : 0),
+                    u32Array(bindingFlags(d))}));
     }
     std::vector<Constant *> functions;
     for (const FunctionProgram &fp : ps.functions)
@@ -60,6 +64,24 @@ public:
   }
 
 private:
+  // GRAFT_BINDING_* per binding: a dispatch writes the buffers of its
+  // outputs and only reads the others; a user kernel may also read back what
+  // it wrote. The loader checks these against the buffers each step binds
+  // (no writes into arguments or constants).
+  static std::vector<uint32_t> bindingFlags(const Dispatch &d) {
+    std::set<uint32_t> outputs;
+    if (d.isCall)
+      outputs.insert(d.call.outputBuffers.begin(), d.call.outputBuffers.end());
+    else
+      for (const KernelOutput &o : d.loop.outputs)
+        outputs.insert(o.buffer);
+    uint32_t output = d.isCall ? GRAFT_BINDING_READ | GRAFT_BINDING_WRITE : GRAFT_BINDING_WRITE;
+    std::vector<uint32_t> flags;
+    for (uint32_t b : d.bindings)
+      flags.push_back(outputs.count(b) ? output : GRAFT_BINDING_READ);
+    return flags;
+  }
+
   Constant *u32(uint64_t v) { return ConstantInt::get(i32_, v); }
   Constant *s64(int64_t v) { return ConstantInt::getSigned(i64_, v); }
 

@@ -125,3 +125,15 @@ check --check-prefix=NOSLICE "$C" <out
 expect_fail run_aarch64 x64.graft --function mlp --input "$A" --input "$B"
 check --check-prefix=NOSLICE64 "$C" <out
 # NOSLICE64: graft-run: x64.graft: no slice for this CPU (aarch64); the bundle has: x86_64
+
+# Special files are refused, not read until memory runs out.
+expect_fail "$GRAFT_RUN" /dev/zero --function mlp
+check --check-prefix=DEVZERO "$C" <out
+# DEVZERO: graft-run: cannot read '/dev/zero': it is a character device; graft reads only regular files
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "2x2xf32=@/dev/zero" --input "$B"
+check --check-prefix=INZERO "$C" <out
+# INZERO: graft-run: --input '2x2xf32=@/dev/zero': cannot read '/dev/zero': it is a character device
+mkfifo fifo.graft
+expect_fail "$GRAFT_RUN" fifo.graft --function mlp
+check --check-prefix=FIFO "$C" <out
+# FIFO: graft-run: cannot read 'fifo.graft': it is a FIFO or pipe; graft reads only regular files

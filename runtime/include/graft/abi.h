@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-#define GRAFT_ABI_VERSION 1u
+#define GRAFT_ABI_VERSION 2u
 #define GRAFT_LIBRARY_MAGIC 0x54464152u /* "RAFT" read little-endian */
 #define GRAFT_QUERY_SYMBOL "graft_library_query"
 
@@ -104,9 +104,17 @@ typedef struct graft_dispatch_attrs_v1_t {
   uint32_t constant_count;
   uint32_t scratch_size;     /* bytes of per-worker scratch needed */
   uint32_t flags;            /* GRAFT_DISPATCH_FLAG_* */
+  /* (ABI 2) How the dispatch uses each binding: |binding_count| entries of
+   * GRAFT_BINDING_* bits, at least one set. The loader refuses a step that
+   * binds a read-only buffer (an argument or a constant, directly or through
+   * an alias) to a binding marked GRAFT_BINDING_WRITE. */
+  const uint32_t* binding_flags;
 } graft_dispatch_attrs_v1_t;
 
 #define GRAFT_DISPATCH_FLAG_USER_KERNEL 1u /* whole-dispatch user kernel */
+
+#define GRAFT_BINDING_READ 1u  /* the dispatch reads the buffer */
+#define GRAFT_BINDING_WRITE 2u /* the dispatch writes the buffer */
 
 /*===----------------------------------------------------------------------===
  * Host program of a function
@@ -175,7 +183,9 @@ typedef struct graft_buffer_v1_t {
 
 typedef enum graft_step_kind_e {
   GRAFT_STEP_DISPATCH = 0,
-  GRAFT_STEP_COPY = 1, /* copy bindings[0] -> bindings[1] (whole buffer) */
+  /* Copy bindings[0] -> bindings[1] (whole buffers of equal size). The
+   * destination must be a TEMP or RESULT buffer (or an alias of one). */
+  GRAFT_STEP_COPY = 1,
   GRAFT_STEP_KIND_COUNT_ = 2,
 } graft_step_kind_t;
 

@@ -64,10 +64,16 @@ void graft_runtime_options_initialize(graft_runtime_options_t* out_options);
 /* A loaded bundle slice plus the thread pool that runs it. */
 typedef struct graft_module_s graft_module_t;
 
+/* The largest bundle file graft_module_open_file reads (4 GiB); a slice's
+ * image is at most 1 GiB. */
+#define GRAFT_MAX_BUNDLE_FILE_SIZE (4ull << 30)
+
 /* Reads the bundle at |path| (FatELF or plain ELF), loads the slice for this
  * CPU and starts the pool. |options| may be NULL for the defaults. The caller
  * owns *out_module (graft_module_close). A missing file fails with
- * "cannot open 'x.graft': No such file or directory". */
+ * "cannot open 'x.graft': No such file or directory". Only a regular file of
+ * at most GRAFT_MAX_BUNDLE_FILE_SIZE bytes is read (not a FIFO or device:
+ * "cannot read '/dev/zero': it is a character device; ..."). */
 graft_status_t graft_module_open_file(const char* path,
                                       const graft_runtime_options_t* options,
                                       graft_module_t** out_module);

@@ -28,7 +28,8 @@ graft_status_t graft_module_open_file(const char* path,
   *out_module = NULL;
   uint8_t* data = NULL;
   size_t size = 0;
-  graft_status_t st = graft_io_read_file(path, &data, &size);
+  graft_status_t st =
+      graft_io_read_file(path, GRAFT_MAX_BUNDLE_FILE_SIZE, &data, &size);
   if (st) return st;
   st = graft_module_open_memory(data, size, options, out_module);
   free(data);

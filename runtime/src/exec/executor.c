@@ -6,9 +6,12 @@
  *   3. lay out buffers: arguments, temporaries, results, constants, aliases
  *   4. run the steps in order (dispatches over the pool, copies)
  *   5. hand result buffers to the caller (move, or copy when shared)
- * The library is trusted after validation by the loader, but indices are
- * still bounds-checked here because tests and future producers hand us
- * libraries that never went through the loader; those are internal errors. */
+ * The library must have passed graft_library_validate (the loader's
+ * library_validate.c), and is trusted: indices, counts, kinds, which
+ * buffers a step may write and that argument and constant buffers fit their
+ * storage are not checked again here. What depends on the arguments'
+ * values is checked per invocation: overflowing sizes, negative dims, grid
+ * counts, that an alias fits its source and a copy's buffers agree. */
 #define _POSIX_C_SOURCE 200809L
 #include "exec/executor.h"
 
@@ -108,17 +111,11 @@ static graft_status_t run_checks(const invocation_t* inv) {
   const graft_function_v1_t* f = inv->f;
   for (uint32_t i = 0; i < f->check_count; ++i) {
     const graft_check_v1_t* c = &f->checks[i];
-    if (c->lhs >= f->expr_count || c->rhs >= f->expr_count)
-      return graft_status_make(GRAFT_INTERNAL,
-                               "function '%s': check %u refers to a missing "
-                               "expression",
-                               f->name, i);
     int64_t lhs = inv->values[c->lhs], rhs = inv->values[c->rhs];
     if (lhs != rhs)
       return graft_status_make(GRAFT_FAILED_PRECONDITION, "%s: %lld != %lld",
-                               c->message && c->message[0]
-                                   ? c->message
-                                   : "runtime shape check failed",
+                               c->message[0] ? c->message
+                                             : "runtime shape check failed",
                                (long long)lhs, (long long)rhs);
   }
   return NULL;
@@ -129,20 +126,10 @@ static graft_status_t setup_buffer(invocation_t* inv, uint32_t i) {
   const graft_function_v1_t* f = inv->f;
   const graft_buffer_v1_t* b = &f->buffers[i];
   slot_t* s = &inv->slots[i];
-  size_t element_size = graft_dtype_size(b->dtype);
-  if (b->rank > GRAFT_MAX_RANK || element_size == 0)
-    return graft_status_make(GRAFT_INTERNAL,
-                             "function '%s': buffer %u has rank %u, dtype %u",
-                             f->name, i, b->rank, b->dtype);
   s->dtype = b->dtype;
   s->rank = b->rank;
-  uint64_t size = element_size;
+  uint64_t size = graft_dtype_size(b->dtype);
   for (uint32_t d = 0; d < b->rank; ++d) {
-    if (b->dims[d] >= f->expr_count)
-      return graft_status_make(GRAFT_INTERNAL,
-                               "function '%s': buffer %u refers to a missing "
-                               "expression",
-                               f->name, i);
     int64_t dim = inv->values[b->dims[d]];
     if (dim < 0)
       return graft_status_make(GRAFT_INVALID_ARGUMENT,
@@ -158,11 +145,12 @@ static graft_status_t setup_buffer(invocation_t* inv, uint32_t i) {
   s->size = size;
   switch (b->kind) {
     case GRAFT_BUFFER_ARG: {
-      if (b->index >= f->arg_count) break;
+      /* Validated: the buffer has the argument's shape, which check_args
+       * compared with the tensor's storage. */
       const graft_tensor_t* arg = &inv->args[b->index];
-      if (size > arg->size) break;
       if (((uintptr_t)arg->data & 63) == 0) {
-        /* Dispatches promise not to write ARG bindings. */
+        /* No step writes an ARG buffer (validated); dispatches are trusted
+         * to honour their binding flags. */
         s->data = arg->data;
         return NULL;
       }
@@ -184,19 +172,21 @@ static graft_status_t setup_buffer(invocation_t* inv, uint32_t i) {
       return NULL;
     }
     case GRAFT_BUFFER_CONST:
-      if (size > b->data_size || (size && !b->data)) break;
+      /* Validated: a static shape of exactly data_size bytes. */
       s->data = (void*)b->data;
       return NULL;
-    case GRAFT_BUFFER_ALIAS:
-      if (b->index >= i || size > inv->slots[b->index].size) break;
+    default: /* GRAFT_BUFFER_ALIAS of an earlier buffer (validated) */
+      if (size > inv->slots[b->index].size)
+        return graft_status_make(GRAFT_DATA_LOSS,
+                                 "function '%s': buffer %u needs %llu bytes "
+                                 "but the buffer %u it aliases has %llu; the "
+                                 "bundle's host program is inconsistent",
+                                 f->name, i, (unsigned long long)size,
+                                 b->index,
+                                 (unsigned long long)inv->slots[b->index].size);
       s->data = inv->slots[b->index].data;
       return NULL;
   }
-  return graft_status_make(GRAFT_INTERNAL,
-                           "function '%s': buffer %u (kind %u, index %u, %llu "
-                           "bytes) does not fit its source",
-                           f->name, i, b->kind, b->index,
-                           (unsigned long long)size);
 }
 
 /*===--- dispatch ---------------------------------------------------------===*/
@@ -236,11 +226,6 @@ static uint64_t now_ns(void) {
 /* Evaluated grid count |e| of step |si| as uint32. */
 static graft_status_t grid_count(const invocation_t* inv, uint32_t si,
                                  uint32_t e, uint32_t* out) {
-  if (e >= inv->f->expr_count)
-    return graft_status_make(GRAFT_INTERNAL,
-                             "function '%s': step %u refers to a missing "
-                             "expression",
-                             inv->f->name, si);
   int64_t v = inv->values[e];
   if (v < 0 || v > (int64_t)UINT32_MAX)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
@@ -257,19 +242,7 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   const graft_function_v1_t* f = inv->f;
   const graft_step_v1_t* step = &f->steps[si];
   const graft_library_v1_t* lib = inv->library;
-  if (step->dispatch >= lib->dispatch_count)
-    return graft_status_make(GRAFT_INTERNAL,
-                             "function '%s': step %u names dispatch %u of %u",
-                             f->name, si, step->dispatch, lib->dispatch_count);
   const graft_dispatch_attrs_v1_t* attrs = &lib->dispatch_attrs[step->dispatch];
-  if (attrs->binding_count != step->binding_count ||
-      attrs->constant_count != step->constant_count)
-    return graft_status_make(GRAFT_INTERNAL,
-                             "function '%s': step %u passes %u bindings and %u "
-                             "constants, dispatch '%s' takes %u and %u",
-                             f->name, si, step->binding_count,
-                             step->constant_count, attrs->name,
-                             attrs->binding_count, attrs->constant_count);
   graft_dispatch_state_v1_t state;
   memset(&state, 0, sizeof(state));
   for (int d = 0; d < 3; ++d) {
@@ -278,11 +251,6 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
     if (st) return st;
   }
   for (uint32_t c = 0; c < step->constant_count; ++c) {
-    if (step->constants[c] >= f->expr_count)
-      return graft_status_make(GRAFT_INTERNAL,
-                               "function '%s': step %u constant %u refers to a "
-                               "missing expression",
-                               f->name, si, c);
     constants[c] = (uint64_t)inv->values[step->constants[c]];
   }
   state.constant_count = step->constant_count;
@@ -308,7 +276,7 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   if (st) return graft_status_annotate(st, "dispatch '%s'", attrs->name);
   if (inv->executor->trace) {
     graft_trace_event_t event = {
-        f->name, attrs->name, attrs->source ? attrs->source : "",
+        f->name, attrs->name, attrs->source,
         step->dispatch,
         {state.workgroup_count[0], state.workgroup_count[1],
          state.workgroup_count[2]},
@@ -318,7 +286,7 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   if (failure.code != 0) {
     uint32_t id[3];
     workgroup_id(&state, failure.index, id);
-    const char* source = attrs->source ? attrs->source : "";
+    const char* source = attrs->source;
     return graft_status_make(GRAFT_ABORTED,
                              "dispatch '%s'%s%s%s failed with code %d in "
                              "workgroup (%u,%u,%u)",
@@ -331,11 +299,13 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
 
 static graft_status_t run_copy(const invocation_t* inv, uint32_t si,
                                void** bindings, uint64_t* lengths) {
-  if (inv->f->steps[si].binding_count != 2 || lengths[0] != lengths[1])
-    return graft_status_make(GRAFT_INTERNAL,
-                             "function '%s': copy step %u needs two bindings "
-                             "of equal size",
-                             inv->f->name, si);
+  if (lengths[0] != lengths[1])
+    return graft_status_make(GRAFT_DATA_LOSS,
+                             "function '%s': copy step %u copies %llu bytes "
+                             "into %llu; the bundle's host program is "
+                             "inconsistent",
+                             inv->f->name, si, (unsigned long long)lengths[0],
+                             (unsigned long long)lengths[1]);
   if (lengths[0]) memmove(bindings[1], bindings[0], (size_t)lengths[0]);
   return NULL;
 }
@@ -354,24 +324,14 @@ static graft_status_t run_steps(const invocation_t* inv) {
       st = graft_status_make(GRAFT_RESOURCE_EXHAUSTED, "out of memory");
     }
     for (uint32_t b = 0; !st && b < nb; ++b) {
-      if (step->bindings[b] >= f->buffer_count) {
-        st = graft_status_make(GRAFT_INTERNAL,
-                               "function '%s': step %u binds missing buffer %u",
-                               f->name, si, step->bindings[b]);
-        break;
-      }
       bindings[b] = inv->slots[step->bindings[b]].data;
       lengths[b] = inv->slots[step->bindings[b]].size;
     }
     if (!st) {
       if (step->kind == GRAFT_STEP_DISPATCH)
         st = run_dispatch(inv, si, bindings, lengths, constants);
-      else if (step->kind == GRAFT_STEP_COPY)
+      else /* GRAFT_STEP_COPY, the only other kind (validated) */
         st = run_copy(inv, si, bindings, lengths);
-      else
-        st = graft_status_make(GRAFT_INTERNAL,
-                               "function '%s': step %u has unknown kind %u",
-                               f->name, si, step->kind);
     }
     free(bindings);
     free(lengths);
@@ -386,13 +346,7 @@ static graft_status_t check_results(const invocation_t* inv,
                                     const graft_tensor_t* results) {
   const graft_function_v1_t* f = inv->f;
   for (uint32_t r = 0; r < f->result_count; ++r) {
-    uint32_t b = f->result_buffers[r];
-    if (b >= f->buffer_count)
-      return graft_status_make(GRAFT_INTERNAL,
-                               "function '%s': result %u names missing buffer "
-                               "%u",
-                               f->name, r, b);
-    const slot_t* s = &inv->slots[b];
+    const slot_t* s = &inv->slots[f->result_buffers[r]];
     if (results[r].data && results[r].size != s->size) {
       char type[128];
       graft_tensor_t shape = {.dtype = s->dtype, .rank = s->rank};

@@ -1,7 +1,10 @@
 /* Runs one function of a library: interprets its host program (integer
  * expressions, checks, buffers, steps) and issues every dispatch over the
  * thread pool. Works on a graft_library_v1_t directly, so tests can hand it
- * a library written in C without any ELF. Internal to graft_runtime. */
+ * a library written in C without any ELF; every library must have passed
+ * graft_library_validate first (loader/library_validate.h), which is what
+ * lets the executor trust its indices, counts and buffer roles. Internal to
+ * graft_runtime. */
 #ifndef GRAFT_RUNTIME_EXECUTOR_H_
 #define GRAFT_RUNTIME_EXECUTOR_H_
 
@@ -34,8 +37,8 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
                                      size_t result_count);
 
 /* Evaluates f->exprs in order into |values| (f->expr_count entries):
- * overflow-checked int64 arithmetic, floor division; division by zero and
- * bad operand indices are errors. |args| were already checked against
+ * overflow-checked int64 arithmetic, floor division; division by zero is
+ * an error. |f| is validated and |args| were already checked against
  * f->args. Exposed for tests. */
 graft_status_t graft_host_exprs_evaluate(const graft_function_v1_t* f,
                                          const graft_tensor_t* args,

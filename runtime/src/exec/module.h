@@ -11,7 +11,8 @@
 extern "C" {
 #endif
 
-/* Wraps |library| (borrowed; must stay valid until close). On success the
+/* Wraps |library| (borrowed; must stay valid until close), which must have
+ * passed graft_library_validate: the executor trusts it. On success the
  * module owns |release_arg| and calls release(release_arg) when closed; on
  * failure the caller still owns it. |release| may be NULL. */
 graft_status_t graft_module_create_from_library(

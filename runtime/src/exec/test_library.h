@@ -18,6 +18,12 @@
 #include <string.h>
 
 #include "graft/abi.h"
+#include "graft/status.h"
+
+/* Validates |library| as the loader validates a slice (test_validate.c),
+ * with this test program as the image. The executor trusts only validated
+ * libraries, so every test passes its hand-written ones through this. */
+graft_status_t tl_validate(const graft_library_v1_t* library);
 
 #define TL_ELEMENTS_PER_WORKGROUP 4
 
@@ -75,11 +81,15 @@ static int tl_add_scalar_dispatch(const graft_dispatch_state_v1_t* d,
 static const graft_dispatch_fn_t tl_dispatches[] = {
     tl_add_dispatch, tl_scale_dispatch, tl_fail_dispatch,
     tl_add_scalar_dispatch};
+static const uint32_t tl_read_read_write[] = {
+    GRAFT_BINDING_READ, GRAFT_BINDING_READ, GRAFT_BINDING_WRITE};
+static const uint32_t tl_read_write[] = {GRAFT_BINDING_READ,
+                                         GRAFT_BINDING_WRITE};
 static const graft_dispatch_attrs_v1_t tl_dispatch_attrs[] = {
-    {"add_dispatch_0", "add.graph:4:8", 3, 1, 0, 0},
-    {"scale_dispatch_0", "scale.graph:2:3", 2, 1, 256, 0},
-    {"fail_dispatch", "fail.graph:7:9", 0, 0, 0, 0},
-    {"add_scalar_dispatch", "", 2, 2, 0, 0},
+    {"add_dispatch_0", "add.graph:4:8", 3, 1, 0, 0, tl_read_read_write},
+    {"scale_dispatch_0", "scale.graph:2:3", 2, 1, 256, 0, tl_read_write},
+    {"fail_dispatch", "fail.graph:7:9", 0, 0, 0, 0, NULL},
+    {"add_scalar_dispatch", "", 2, 2, 0, 0, tl_read_write},
 };
 
 /*--- add / add4 -----------------------------------------------------------*/

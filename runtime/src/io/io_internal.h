@@ -22,10 +22,29 @@ uint16_t graft_io_f32_to_f16(float f);
 float graft_io_bf16_to_f32(uint16_t h);
 uint16_t graft_io_f32_to_bf16(float f);
 
-/* Reads the whole file; *out_data is malloc'd (free()). The error reads
- * "cannot open 'path': No such file or directory". */
-graft_status_t graft_io_read_file(const char* path, uint8_t** out_data,
-                                  size_t* out_size);
+/* A regular file opened for bounded reads (file.c). */
+typedef struct graft_io_file_t {
+  int fd;
+  uint64_t size;    /* from fstat, before anything is read */
+  const char* path; /* borrowed, for messages */
+} graft_io_file_t;
+
+/* Opens |path| for reading. Only regular files are accepted: a FIFO,
+ * device, socket or directory is refused ("cannot read '/dev/zero': it is
+ * a character device; graft reads only regular files"), since nothing
+ * bounds how much it yields. A missing file reads "cannot open 'path': No
+ * such file or directory". */
+graft_status_t graft_io_file_open(const char* path, graft_io_file_t* out);
+/* Reads exactly |size| bytes at |offset|; a file that ends early is an
+ * error. */
+graft_status_t graft_io_file_read(const graft_io_file_t* file, uint64_t offset,
+                                  void* dst, size_t size);
+void graft_io_file_close(graft_io_file_t* file);
+
+/* Reads the whole regular file |path| if it has at most |max_size| bytes;
+ * *out_data is malloc'd (free()). */
+graft_status_t graft_io_read_file(const char* path, uint64_t max_size,
+                                  uint8_t** out_data, size_t* out_size);
 
 /* Decodes the bytes of a whole .npy file (graft_tensor_read_npy without the
  * file read; the fuzzer's entry point). |path| only names the input in

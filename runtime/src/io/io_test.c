@@ -4,13 +4,16 @@
  *   graft_io_test print FILE_OR_TEXT   parse and print (used by
  *                                      npy_numpy_test.py)
  *   graft_io_test write TEXT FILE.npy  parse TEXT and write it as .npy */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "graft/tensor.h"
+#include "io/io_internal.h"
 #include "io/test_harness.h"
 
 #ifndef GRAFT_IO_TESTDATA
@@ -236,6 +239,48 @@ static void npy_errors(void) {
   remove(path);
 }
 
+/* `--input 2x3xf32=@/dev/zero` and `@/dev/zero` read until memory ran out
+ * (issue 11, defect 4). Only regular files are read, and never more than
+ * what is expected: the shape, the .npy header, a maximum. */
+static void bounded_reads(void) {
+  const char* device = "cannot read '/dev/zero': it is a character device; "
+                       "graft reads only regular files";
+  EXPECT_ERROR(parse_only("2x3xf32=@/dev/zero"), device);
+  EXPECT_ERROR(parse_only("@/dev/zero"), device);
+  const char* fifo = "graft_io_test.fifo";
+  remove(fifo);
+  EXPECT(mkfifo(fifo, 0600) == 0);
+  EXPECT_ERROR(parse_only("@graft_io_test.fifo"),
+               "cannot read 'graft_io_test.fifo': it is a FIFO or pipe");
+  EXPECT_ERROR(parse_only("4xf32=@graft_io_test.fifo"), "it is a FIFO or pipe");
+  remove(fifo);
+  EXPECT_ERROR(parse_only("@."), "cannot read '.': it is a directory");
+
+  /* The file's size is compared with the shape before allocating. */
+  const char* path = "graft_io_test_bounded.bin";
+  float values[4] = {1, 2, 3, 4};
+  write_bytes(path, values, sizeof(values));
+  EXPECT_ERROR(parse_only("1000000000x1000000xf32=@graft_io_test_bounded.bin"),
+               "'graft_io_test_bounded.bin' has 16 bytes, expected "
+               "4000000000000000");
+  uint8_t* data = NULL;
+  size_t size = 0;
+  EXPECT_ERROR(graft_io_read_file(path, 8, &data, &size),
+               "cannot read 'graft_io_test_bounded.bin': it has 16 bytes, more "
+               "than the maximum of 8");
+  EXPECT_OK(graft_io_read_file(path, 16, &data, &size));
+  EXPECT(size == 16 && data && memcmp(data, values, 16) == 0);
+  free(data);
+
+  /* A .npy header is read only up to its documented maximum. */
+  write_bytes(path, "\x93NUMPY\x02\x00\x00\x00\x00\x01{", 13);
+  graft_tensor_t t;
+  EXPECT_ERROR(graft_tensor_read_npy(path, &t),
+               "'graft_io_test_bounded.bin': .npy header of 16777216 bytes is "
+               "larger than the maximum of 65536");
+  remove(path);
+}
+
 static void status_basics(void) {
   EXPECT(graft_status_make(GRAFT_OK, "x") == NULL);
   EXPECT(graft_status_code(NULL) == GRAFT_OK);
@@ -287,6 +332,7 @@ int main(int argc, char** argv) {
   TEST_CASE(npy_round_trip);
   TEST_CASE(npy_checked_in);
   TEST_CASE(npy_errors);
+  TEST_CASE(bounded_reads);
   TEST_CASE(status_basics);
   return graft_test_finish();
 }

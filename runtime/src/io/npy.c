@@ -18,6 +18,12 @@
 
 static const uint8_t kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
+/* The longest header graft reads (numpy writes a few hundred bytes; its own
+ * reader refuses more than 10000 by default), and so the longest prefix
+ * (preamble + header) read before the data. */
+#define GRAFT_NPY_MAX_HEADER 65536u
+#define NPY_PREFIX_MAX (12u + GRAFT_NPY_MAX_HEADER)
+
 static const struct {
   const char* descr;
   uint32_t dtype;
@@ -164,8 +170,19 @@ static graft_status_t parse_header(header_parser_t* hp, uint32_t* out_dtype,
   return NULL;
 }
 
-graft_status_t graft_io_npy_decode(const char* path, const uint8_t* bytes,
-                                   size_t size, graft_tensor_t* out) {
+/* Where a .npy file's elements are and what they are. */
+typedef struct npy_layout_t {
+  uint32_t dtype;
+  uint32_t rank;
+  int64_t dims[GRAFT_MAX_RANK];
+  uint64_t data_offset; /* preamble + header */
+} npy_layout_t;
+
+/* Parses the preamble and header dict from |bytes|, the first |size| bytes
+ * of the file (at least NPY_PREFIX_MAX of them when the file has that
+ * many). */
+static graft_status_t parse_prefix(const char* path, const uint8_t* bytes,
+                                   size_t size, npy_layout_t* out) {
   memset(out, 0, sizeof(*out));
   if (size < 10 || memcmp(bytes, kMagic, 6) != 0)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
@@ -191,25 +208,34 @@ graft_status_t graft_io_npy_decode(const char* path, const uint8_t* bytes,
     return graft_status_make(GRAFT_UNIMPLEMENTED,
                              "'%s': unsupported .npy version %u.%u", path,
                              major, minor);
+  if (header_len > GRAFT_NPY_MAX_HEADER)
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "'%s': .npy header of %zu bytes is larger than "
+                             "the maximum of %u",
+                             path, header_len, GRAFT_NPY_MAX_HEADER);
   if (header_len > size - data_start)
     return graft_status_make(GRAFT_DATA_LOSS, "'%s': truncated .npy header",
                              path);
   header_parser_t hp = {path, (const char*)bytes + data_start,
                         (const char*)bytes + data_start + header_len,
                         (const char*)bytes + data_start};
-  uint32_t dtype = 0, rank = 0;
-  int64_t dims[GRAFT_MAX_RANK] = {0};
-  graft_status_t status = parse_header(&hp, &dtype, &rank, dims);
-  if (status) return status;
-  /* Compare the shape with the bytes present before allocating: a tiny file
-   * must not make us allocate and zero gigabytes only to reject it. A zero
-   * dim makes the tensor empty whatever the other dims are. */
-  size_t data_size = size - data_start - header_len;
-  uint64_t expected = graft_dtype_size(dtype);
+  out->data_offset = data_start + header_len;
+  return parse_header(&hp, &out->dtype, &out->rank, out->dims);
+}
+
+/* The file's |data_size| bytes after the header must be exactly what the
+ * shape needs; checked before allocating, so a tiny file cannot make us
+ * allocate and zero gigabytes only to reject it. A zero dim makes the
+ * tensor empty whatever the other dims are. */
+static graft_status_t check_data_size(const char* path,
+                                      const npy_layout_t* layout,
+                                      uint64_t data_size) {
+  uint64_t expected = graft_dtype_size(layout->dtype);
   int empty = 0, overflow = 0;
-  for (uint32_t i = 0; i < rank; ++i) {
-    empty |= dims[i] == 0;
-    overflow |= __builtin_mul_overflow(expected, (uint64_t)dims[i], &expected);
+  for (uint32_t i = 0; i < layout->rank; ++i) {
+    empty |= layout->dims[i] == 0;
+    overflow |=
+        __builtin_mul_overflow(expected, (uint64_t)layout->dims[i], &expected);
   }
   if (empty) expected = 0;
   if ((overflow && !empty) || expected != data_size) {
@@ -217,29 +243,65 @@ graft_status_t graft_io_npy_decode(const char* path, const uint8_t* bytes,
     if (!overflow || empty)
       snprintf(shape, sizeof(shape), "%llu", (unsigned long long)expected);
     return graft_status_make(GRAFT_DATA_LOSS,
-                             "'%s': expected %s data bytes, found %zu", path,
-                             shape, data_size);
-  }
-  status = graft_tensor_allocate(dtype, rank, dims, out);
-  if (status) return graft_status_annotate(status, "'%s'", path);
-  if (data_size) memcpy(out->data, bytes + data_start + header_len, data_size);
-  if (dtype == GRAFT_DTYPE_I1) {
-    /* numpy bools are 0/1 already; normalise anything else defensively. */
-    uint8_t* b = out->data;
-    for (size_t i = 0; i < data_size; ++i) b[i] = b[i] != 0;
+                             "'%s': expected %s data bytes, found %llu", path,
+                             shape, (unsigned long long)data_size);
   }
   return NULL;
 }
 
+/* numpy bools are 0/1 already; normalise anything else defensively. */
+static void normalize_bools(graft_tensor_t* t) {
+  if (t->dtype != GRAFT_DTYPE_I1) return;
+  uint8_t* b = t->data;
+  for (uint64_t i = 0; i < t->size; ++i) b[i] = b[i] != 0;
+}
+
+graft_status_t graft_io_npy_decode(const char* path, const uint8_t* bytes,
+                                   size_t size, graft_tensor_t* out) {
+  memset(out, 0, sizeof(*out));
+  npy_layout_t layout;
+  graft_status_t status = parse_prefix(path, bytes, size, &layout);
+  if (!status) status = check_data_size(path, &layout, size - layout.data_offset);
+  if (status) return status;
+  status = graft_tensor_allocate(layout.dtype, layout.rank, layout.dims, out);
+  if (status) return graft_status_annotate(status, "'%s'", path);
+  if (out->size) memcpy(out->data, bytes + layout.data_offset, out->size);
+  normalize_bools(out);
+  return NULL;
+}
+
+/* Reads the header, then exactly the bytes its shape needs: the file's
+ * size must match before anything else is read or allocated. */
 graft_status_t graft_tensor_read_npy(const char* path, graft_tensor_t* out) {
   memset(out, 0, sizeof(*out));
-  uint8_t* bytes = NULL;
-  size_t size = 0;
-  graft_status_t status = graft_io_read_file(path, &bytes, &size);
+  graft_io_file_t file;
+  graft_status_t status = graft_io_file_open(path, &file);
   if (status) return status;
-  status = graft_io_npy_decode(path, bytes, size, out);
-  free(bytes);
-  return status;
+  size_t prefix_size = file.size < NPY_PREFIX_MAX ? (size_t)file.size
+                                                 : NPY_PREFIX_MAX;
+  uint8_t* prefix = malloc(prefix_size ? prefix_size : 1);
+  npy_layout_t layout;
+  status = prefix ? graft_io_file_read(&file, 0, prefix, prefix_size)
+                  : graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                                      "out of memory reading '%s'", path);
+  if (!status) status = parse_prefix(path, prefix, prefix_size, &layout);
+  if (!status)
+    status = check_data_size(path, &layout, file.size - layout.data_offset);
+  if (!status) {
+    status = graft_tensor_allocate(layout.dtype, layout.rank, layout.dims, out);
+    if (status) status = graft_status_annotate(status, "'%s'", path);
+  }
+  if (!status && out->size)
+    status = graft_io_file_read(&file, layout.data_offset, out->data,
+                                (size_t)out->size);
+  graft_io_file_close(&file);
+  free(prefix);
+  if (status) {
+    graft_tensor_release(out);
+    return status;
+  }
+  normalize_bools(out);
+  return NULL;
 }
 
 graft_status_t graft_tensor_write_npy(const char* path,

@@ -1,6 +1,5 @@
-/* Host tensors: dtype table, aligned allocation, element conversion and
- * file reads shared by the text and .npy forms. */
-#include <errno.h>
+/* Host tensors: dtype table, aligned allocation and element conversion
+ * shared by the text and .npy forms. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,41 +181,4 @@ double graft_tensor_element_as_double(const graft_tensor_t* t, uint64_t i) {
     case GRAFT_DTYPE_F64: { double v; memcpy(&v, p, 8); return v; }
   }
   return NAN;
-}
-
-graft_status_t graft_io_read_file(const char* path, uint8_t** out_data,
-                                  size_t* out_size) {
-  *out_data = NULL;
-  *out_size = 0;
-  FILE* f = fopen(path, "rb");
-  if (!f)
-    return graft_status_make(GRAFT_NOT_FOUND, "cannot open '%s': %s", path,
-                             strerror(errno));
-  size_t capacity = 1 << 16, size = 0;
-  uint8_t* data = malloc(capacity);
-  graft_status_t status = NULL;
-  while (data) {
-    size_t n = fread(data + size, 1, capacity - size, f);
-    size += n;
-    if (n == 0) break;
-    if (size == capacity) {
-      uint8_t* grown = capacity * 2 > capacity ? realloc(data, capacity * 2) : NULL;
-      if (!grown) { free(data); data = NULL; break; }
-      data = grown;
-      capacity *= 2;
-    }
-  }
-  if (!data) {
-    status = graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
-                               "cannot read '%s': out of memory", path);
-  } else if (ferror(f)) {
-    status = graft_status_make(GRAFT_DATA_LOSS, "cannot read '%s': %s", path,
-                               strerror(errno));
-    free(data);
-  } else {
-    *out_data = data;
-    *out_size = size;
-  }
-  fclose(f);
-  return status;
 }

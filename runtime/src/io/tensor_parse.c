@@ -175,20 +175,33 @@ static graft_status_t parse_elements(const parse_ctx_t* ctx, const char* p,
   return NULL;
 }
 
-/* Reads raw little-endian element bytes from a file into |t|. */
-static graft_status_t parse_raw_file(const char* path, graft_tensor_t* t) {
-  uint8_t* bytes = NULL;
-  size_t size = 0;
-  graft_status_t status = graft_io_read_file(path, &bytes, &size);
+/* Reads raw little-endian element bytes from |path| into a new tensor of
+ * the given shape. The file must hold exactly the bytes the shape needs,
+ * compared before allocating and reading: nothing more is ever read. */
+static graft_status_t parse_raw_file(const char* path, uint32_t dtype,
+                                     uint32_t rank, const int64_t* dims,
+                                     graft_tensor_t* out) {
+  graft_io_file_t file;
+  graft_status_t status = graft_io_file_open(path, &file);
   if (status) return status;
-  if (size != t->size) {
-    status = graft_status_make(
-        GRAFT_INVALID_ARGUMENT, "'%s' has %zu bytes, expected %llu", path,
-        size, (unsigned long long)t->size);
-  } else if (size) {
-    memcpy(t->data, bytes, size);
+  uint64_t needed = graft_dtype_size(dtype);
+  int empty = 0, overflow = 0;
+  for (uint32_t i = 0; i < rank; ++i) {
+    empty |= dims[i] == 0;
+    overflow |= __builtin_mul_overflow(needed, (uint64_t)dims[i], &needed);
   }
-  free(bytes);
+  if (empty) needed = 0;
+  /* (An overflowing shape is left to the allocation to report.) */
+  if ((!overflow || empty) && file.size != needed) {
+    status = graft_status_make(
+        GRAFT_INVALID_ARGUMENT, "'%s' has %llu bytes, expected %llu", path,
+        (unsigned long long)file.size, (unsigned long long)needed);
+  }
+  if (!status) status = graft_tensor_allocate(dtype, rank, dims, out);
+  if (!status && out->size)
+    status = graft_io_file_read(&file, 0, out->data, (size_t)out->size);
+  graft_io_file_close(&file);
+  if (status) graft_tensor_release(out);
   return status;
 }
 
@@ -286,16 +299,16 @@ graft_status_t graft_tensor_parse(const char* text, graft_tensor_t* out) {
                                (unsigned long long)count, count == 1 ? "" : "s",
                                (unsigned long long)written);
   }
-  status = graft_tensor_allocate(dtype, rank, dims, out);
-  if (status) return status;
   if (data < end && *data == '@') {
     char* path = strndup(data + 1, (size_t)(end - data - 1));
-    status = path ? parse_raw_file(path, out)
+    status = path ? parse_raw_file(path, dtype, rank, dims, out)
                   : graft_status_make(GRAFT_RESOURCE_EXHAUSTED, "out of memory");
     free(path);
-  } else {
-    status = parse_elements(&ctx, data, end, out);
+    return status;
   }
+  status = graft_tensor_allocate(dtype, rank, dims, out);
+  if (status) return status;
+  status = parse_elements(&ctx, data, end, out);
   if (status) graft_tensor_release(out);
   return status;
 }

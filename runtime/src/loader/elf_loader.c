@@ -166,6 +166,28 @@ static graft_status_t validate_load(const graft_elf64_phdr_t* ph, size_t index,
   return NULL;
 }
 
+/* PT_GNU_RELRO names data that is written by relocation and read-only
+ * afterwards, so it must lie inside one writable PT_LOAD: over text or
+ * read-only data it would only change protections nothing asked for (made
+ * read-only, an executable segment stops being executable). */
+static graft_status_t validate_relro(const load_plan_t* plan) {
+  const graft_elf64_phdr_t* relro = &plan->relro;
+  if (!plan->has_relro || relro->p_memsz == 0) return NULL;
+  for (size_t i = 0; i < plan->load_count; ++i) {
+    const graft_elf64_phdr_t* load = &plan->loads[i];
+    if ((load->p_flags & GRAFT_PF_W) && relro->p_vaddr >= load->p_vaddr &&
+        relro->p_vaddr - load->p_vaddr <= load->p_memsz &&
+        relro->p_memsz <= load->p_memsz - (relro->p_vaddr - load->p_vaddr)) {
+      return NULL;
+    }
+  }
+  return graft_status_make(GRAFT_DATA_LOSS,
+                           "PT_GNU_RELRO [0x%llx, +0x%llx) is not inside one "
+                           "writable PT_LOAD segment",
+                           (unsigned long long)relro->p_vaddr,
+                           (unsigned long long)relro->p_memsz);
+}
+
 static graft_status_t build_plan(const uint8_t* data, size_t size,
                                  uint64_t page, load_plan_t* plan) {
   graft_status_t status = validate_ehdr(data, size, &plan->ehdr);
@@ -233,7 +255,7 @@ static graft_status_t build_plan(const uint8_t* data, size_t size,
                              "slice has no PT_DYNAMIC; cannot find its "
                              "symbols");
   }
-  return NULL;
+  return validate_relro(plan);
 }
 
 static uint32_t protection_of(uint32_t pf_flags) {
@@ -287,16 +309,8 @@ static graft_status_t protect_segments(const load_plan_t* plan, uint64_t page,
     if (status) return status;
   }
   if (plan->has_relro && plan->relro.p_memsz > 0) {
+    /* validate_relro placed it inside one writable segment. */
     const graft_elf64_phdr_t* relro = &plan->relro;
-    if (!graft_elf_image_contains(image,
-                                  (const void*)(image->base + relro->p_vaddr),
-                                  relro->p_memsz, 0)) {
-      return graft_status_make(GRAFT_DATA_LOSS,
-                               "PT_GNU_RELRO [0x%llx, +0x%llx) is not inside "
-                               "one loaded segment",
-                               (unsigned long long)relro->p_vaddr,
-                               (unsigned long long)relro->p_memsz);
-    }
     /* Like glibc, round the end down: a partial last page stays writable
      * rather than taking unrelated data with it. */
     uint64_t begin = page_floor(relro->p_vaddr, page);

@@ -9,9 +9,12 @@
  * to earlier entries so evaluation order is always defined. Messages say
  * which function, which entry, what was expected and what was found. */
 #include <stdalign.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elf_format.h"
+#include "graft/tensor.h"
 #include "library_validate.h"
 
 #define FAIL(...) return graft_status_make(GRAFT_DATA_LOSS, __VA_ARGS__)
@@ -118,6 +121,61 @@ static graft_status_t validate_exprs(const graft_elf_image_t* image,
   return NULL;
 }
 
+/* An ARG buffer has exactly its argument's shape: dim d is expression
+ * ARG_DIM(argument, d), or a CONST equal to the declared static size. The
+ * executor checks the caller's tensors against the declared types, so the
+ * buffer then always fits the caller's storage. */
+static graft_status_t validate_argument_shape(const graft_function_v1_t* f,
+                                              uint32_t i) {
+  const graft_buffer_v1_t* b = &f->buffers[i];
+  const graft_value_type_v1_t* arg = &f->args[b->index];
+  if (b->rank != arg->rank) {
+    FAIL("function '" NAME "' buffer %u has rank %u but argument %u has rank "
+         "%u",
+         f->name, i, b->rank, b->index, arg->rank);
+  }
+  for (uint32_t d = 0; d < b->rank; ++d) {
+    const graft_expr_v1_t* e = &f->exprs[b->dims[d]];
+    int is_arg_dim = e->op == GRAFT_EXPR_ARG_DIM && e->a == b->index &&
+                     e->imm == (int64_t)d;
+    int is_static = e->op == GRAFT_EXPR_CONST &&
+                    arg->dims[d] != GRAFT_DIM_DYNAMIC && e->imm == arg->dims[d];
+    if (!is_arg_dim && !is_static) {
+      FAIL("function '" NAME "' buffer %u dim %u is expr %u, which is neither "
+           "dim %u of argument %u nor its static size",
+           f->name, i, d, b->dims[d], d, b->index);
+    }
+  }
+  return NULL;
+}
+
+/* A CONST buffer has a static shape whose size is exactly its data's. */
+static graft_status_t validate_constant_shape(const graft_function_v1_t* f,
+                                              uint32_t i) {
+  const graft_buffer_v1_t* b = &f->buffers[i];
+  uint64_t size = graft_dtype_size(b->dtype);
+  for (uint32_t d = 0; d < b->rank; ++d) {
+    const graft_expr_v1_t* e = &f->exprs[b->dims[d]];
+    if (e->op != GRAFT_EXPR_CONST || e->imm < 0) {
+      FAIL("function '" NAME "' constant buffer %u dim %u is not a constant "
+           "size",
+           f->name, i, d);
+    }
+    if (__builtin_mul_overflow(size, (uint64_t)e->imm, &size)) {
+      FAIL("function '" NAME "' constant buffer %u has a size that overflows "
+           "64 bits",
+           f->name, i);
+    }
+  }
+  if (size != b->data_size) {
+    FAIL("function '" NAME "' constant buffer %u needs %llu bytes for its "
+         "shape but has %llu",
+         f->name, i, (unsigned long long)size,
+         (unsigned long long)b->data_size);
+  }
+  return NULL;
+}
+
 static graft_status_t validate_buffer(const graft_elf_image_t* image,
                                       const graft_function_v1_t* f,
                                       uint32_t i) {
@@ -158,7 +216,7 @@ static graft_status_t validate_buffer(const graft_elf_image_t* image,
              "dtype %u",
              f->name, i, b->dtype, b->index, f->args[b->index].dtype);
       }
-      break;
+      return validate_argument_shape(f, i);
     case GRAFT_BUFFER_RESULT:
       if (b->index >= f->result_count) {
         FAIL("function '" NAME "' buffer %u is result %u but there are %u "
@@ -179,11 +237,38 @@ static graft_status_t validate_buffer(const graft_elf_image_t* image,
              "inside the slice image",
              f->name, i, (unsigned long long)b->data_size);
       }
-      break;
+      return validate_constant_shape(f, i);
     default:
       break;
   }
   return NULL;
+}
+
+/* Whether buffer |b| of a validated buffer table is read-only: an argument
+ * or a constant, itself or at the end of its ALIAS chain (aliases refer to
+ * earlier buffers, so the chain ends). If so, |role| says which, e.g.
+ * "argument 0" or "an alias of buffer 2, a constant". */
+static int read_only_role(const graft_function_v1_t* f, uint32_t b,
+                          char* role, size_t capacity) {
+  uint32_t storage = b;
+  while (f->buffers[storage].kind == GRAFT_BUFFER_ALIAS) {
+    storage = f->buffers[storage].index;
+  }
+  const graft_buffer_v1_t* buffer = &f->buffers[storage];
+  char what[32];
+  if (buffer->kind == GRAFT_BUFFER_ARG) {
+    snprintf(what, sizeof(what), "argument %u", buffer->index);
+  } else if (buffer->kind == GRAFT_BUFFER_CONST) {
+    snprintf(what, sizeof(what), "a constant");
+  } else {
+    return 0;
+  }
+  if (storage == b) {
+    snprintf(role, capacity, "%s", what);
+  } else {
+    snprintf(role, capacity, "an alias of buffer %u, %s", storage, what);
+  }
+  return 1;
 }
 
 static graft_status_t validate_step(const graft_elf_image_t* image,
@@ -221,6 +306,12 @@ static graft_status_t validate_step(const graft_elf_image_t* image,
       FAIL("function '" NAME "' step %u copies with %u bindings, expected 2",
            f->name, i, s->binding_count);
     }
+    char role[96];
+    if (read_only_role(f, s->bindings[1], role, sizeof(role))) {
+      FAIL("function '" NAME "' step %u copies into buffer %u (%s); steps may "
+           "write only temporary and result buffers",
+           f->name, i, s->bindings[1], role);
+    }
     return NULL;
   }
   if (s->dispatch >= lib->dispatch_count) {
@@ -242,6 +333,16 @@ static graft_status_t validate_step(const graft_elf_image_t* image,
          "dispatch '" NAME "' takes %u and %u",
          f->name, i, s->binding_count, s->constant_count, attrs->name,
          attrs->binding_count, attrs->constant_count);
+  }
+  for (uint32_t b = 0; b < s->binding_count; ++b) {
+    if (!(attrs->binding_flags[b] & GRAFT_BINDING_WRITE)) continue;
+    char role[96];
+    if (read_only_role(f, s->bindings[b], role, sizeof(role))) {
+      FAIL("function '" NAME "' step %u binds buffer %u (%s) to binding %u of "
+           "dispatch '" NAME "', which writes it; steps may write only "
+           "temporary and result buffers",
+           f->name, i, s->bindings[b], role, b, attrs->name);
+    }
   }
   return NULL;
 }
@@ -330,6 +431,26 @@ static graft_status_t validate_dispatches(const graft_elf_image_t* image,
       FAIL("dispatch %u name or source is not a string inside the slice image",
            i);
     }
+    if (attrs->binding_count > GRAFT_LIBRARY_MAX_COUNT ||
+        attrs->constant_count > GRAFT_LIBRARY_MAX_COUNT) {
+      FAIL("dispatch '" NAME "' has implausible counts (bindings %u, "
+           "constants %u; at most %u each)",
+           attrs->name, attrs->binding_count, attrs->constant_count,
+           GRAFT_LIBRARY_MAX_COUNT);
+    }
+    if (!IS_ARRAY(image, attrs->binding_flags, attrs->binding_count)) {
+      FAIL("dispatch '" NAME "' binding flags (%u entries) are not inside the "
+           "slice image",
+           attrs->name, attrs->binding_count);
+    }
+    for (uint32_t b = 0; b < attrs->binding_count; ++b) {
+      uint32_t flags = attrs->binding_flags[b];
+      if (flags == 0 || (flags & ~(GRAFT_BINDING_READ | GRAFT_BINDING_WRITE))) {
+        FAIL("dispatch '" NAME "' binding %u has flags 0x%x, expected READ "
+             "(1), WRITE (2) or both",
+             attrs->name, b, flags);
+      }
+    }
     /* Converting a function pointer to an object pointer is what the
      * containment check needs; it is well defined on every POSIX system. */
     const void* code = (const void*)(uintptr_t)lib->dispatches[i];
@@ -402,5 +523,40 @@ graft_status_t graft_library_validate(const graft_elf_image_t* image,
   for (uint32_t i = 0; i < header->function_count && !status; ++i) {
     status = validate_function(image, header, i);
   }
+  return status;
+}
+
+static int is_missing(const graft_library_v1_t* lib,
+                      const graft_import_fn_t* resolved, uint32_t i) {
+  return lib->imports[i][0] != GRAFT_IMPORT_OPTIONAL_PREFIX &&
+         (!resolved || !resolved[i]);
+}
+
+graft_status_t graft_library_check_imports(const graft_library_v1_t* lib,
+                                           const graft_import_fn_t* resolved) {
+  uint32_t missing = 0;
+  size_t length = 1;
+  for (uint32_t i = 0; i < lib->import_count; ++i) {
+    if (!is_missing(lib, resolved, i)) continue;
+    ++missing;
+    length += strlen(lib->imports[i]) + 4; /* "'name', " */
+  }
+  if (missing == 0) return NULL;
+  char* names = (char*)malloc(length);
+  if (!names) {
+    FAIL("library '" NAME "' has %u unresolved required imports", lib->name,
+         missing);
+  }
+  size_t used = 0;
+  for (uint32_t i = 0; i < lib->import_count; ++i) {
+    if (!is_missing(lib, resolved, i)) continue;
+    used += (size_t)snprintf(names + used, length - used, "%s'%s'",
+                             used ? ", " : "", lib->imports[i]);
+  }
+  graft_status_t status = graft_status_make(
+      GRAFT_NOT_FOUND,
+      "library '" NAME "' requires %u import%s that nothing provides: %s",
+      lib->name, missing, missing == 1 ? "" : "s", names);
+  free(names);
   return status;
 }

@@ -22,6 +22,15 @@ extern "C" {
 graft_status_t graft_library_validate(const graft_elf_image_t* image,
                                       const graft_library_v1_t* header);
 
+/* Every required import of |lib| (a name without the '?' prefix) must have
+ * a non-NULL function in |resolved| (lib->import_count entries, or NULL
+ * when nothing was resolved) before a module opens; optional imports may
+ * stay NULL. The error lists every missing name. Import resolution
+ * (plugins) plugs in here: resolve, then check the table the dispatches
+ * will see. |lib| must have passed graft_library_validate. */
+graft_status_t graft_library_check_imports(const graft_library_v1_t* lib,
+                                           const graft_import_fn_t* resolved);
+
 #ifdef __cplusplus
 }
 #endif

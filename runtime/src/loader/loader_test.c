@@ -199,9 +199,16 @@ static void test_refusals(void) {
   test_file_t abi = test_read_fixture(test_fixture_name(0, "abi99"));
   test_expect_error(graft_library_open(abi.data, abi.size, &handle),
                     "bundle ABI version 99 is not supported by this runtime "
-                    "(supports 1)",
+                    "(supports 2)",
                     "refuse: ABI version 99");
   free(abi.data);
+
+  test_file_t imports = test_read_fixture(test_fixture_name(0, "imports"));
+  test_expect_error(graft_library_open(imports.data, imports.size, &handle),
+                    "library 'fixture' requires 2 imports that nothing "
+                    "provides: 'fixture_ukernel', 'fixture_helper'",
+                    "refuse: unresolved required imports listed");
+  free(imports.data);
 
   const char* host = graft_elf_machine_name(graft_elf_host_machine());
   test_file_t other = test_read_fixture(test_fixture_name(1, NULL));
@@ -432,6 +439,7 @@ int main(int argc, char** argv) {
   test_elf_structure_cases();
   test_truncation();
   test_validate_cases();
+  test_protection_cases();
   test_byte_flips();
   printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed > 0 ? 1 : 0;

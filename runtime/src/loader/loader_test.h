@@ -32,5 +32,6 @@ int test_expect_ok(graft_status_t status, const char* what);
 
 void test_elf_structure_cases(void);
 void test_validate_cases(void);
+void test_protection_cases(void);
 
 #endif /* GRAFT_RUNTIME_LOADER_LOADER_TEST_H_ */

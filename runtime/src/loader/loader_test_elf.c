@@ -115,6 +115,31 @@ static void program_header_cases(void) {
   memcpy(p, &ph, sizeof(ph));
   expect_load(&s, "thread-local storage", "elf: PT_TLS refused");
 
+  /* PT_GNU_RELRO over the text segment used to be accepted and made
+   * read-only, so the first dispatch faulted: RELRO must lie inside one
+   * writable PT_LOAD. */
+  s = fresh_slice();
+  graft_elf64_phdr_t text;
+  find_phdr(&s, GRAFT_PT_LOAD, 1, &text);
+  p = find_phdr(&s, GRAFT_PT_GNU_RELRO, 0, &ph);
+  ph.p_vaddr = text.p_vaddr;
+  ph.p_offset = text.p_offset;
+  ph.p_filesz = ph.p_memsz = text.p_memsz;
+  memcpy(p, &ph, sizeof(ph));
+  char expected[128];
+  snprintf(expected, sizeof(expected),
+           "PT_GNU_RELRO [0x%llx, +0x%llx) is not inside one writable PT_LOAD "
+           "segment",
+           (unsigned long long)text.p_vaddr, (unsigned long long)text.p_memsz);
+  expect_load(&s, expected, "elf: PT_GNU_RELRO over the text segment");
+
+  s = fresh_slice();
+  p = find_phdr(&s, GRAFT_PT_GNU_RELRO, 0, &ph);
+  ph.p_memsz += 0x10000;
+  memcpy(p, &ph, sizeof(ph));
+  expect_load(&s, "is not inside one writable PT_LOAD segment",
+              "elf: PT_GNU_RELRO past its segment");
+
   s = fresh_slice();
   p = find_phdr(&s, GRAFT_PT_DYNAMIC, 0, &ph);
   ph.p_type = 0x6474e551u;

@@ -63,6 +63,16 @@ static void value_type_cases(fixture_t* f) {
   expect(f, "function 'add' has a table", "validate: table past the image");
 }
 
+/* Turns |b| into a valid one-element f32 constant: its dim is the
+ * fixture's expr 4 (CONST 1), found in the step's workgroup counts {3, 4,
+ * 4}; its data is any 4 bytes of the image. */
+static void make_constant(fixture_t* f, graft_buffer_v1_t* b) {
+  b->kind = GRAFT_BUFFER_CONST;
+  b->dims = &f->fn->steps[0].workgroup_count[1];
+  b->data = f->fn->exprs;
+  b->data_size = 4;
+}
+
 static void expr_and_buffer_cases(fixture_t* f) {
   graft_expr_v1_t* exprs = MUT(graft_expr_v1_t, f->fn->exprs);
   exprs[3].a = 4;
@@ -98,6 +108,25 @@ static void expr_and_buffer_cases(fixture_t* f) {
   buffers[2].data_size = 64;
   expect(f, "buffer 2 constant data (64 bytes) is not inside the slice image",
          "validate: const data past the image");
+  /* The executor no longer re-checks that a buffer fits its source: an
+   * argument buffer must have the argument's shape, a constant's shape
+   * must be static and exactly its data. */
+  MUT(uint32_t, buffers[0].dims)[0] = 2;
+  expect(f, "function 'add' buffer 0 dim 0 is expr 2, which is neither dim 0 "
+            "of argument 0 nor its static size",
+         "validate: argument buffer with another shape");
+  buffers[1].rank = 0;
+  expect(f, "buffer 1 has rank 0 but argument 1 has rank 1",
+         "validate: argument buffer with another rank");
+  make_constant(f, &buffers[2]);
+  buffers[2].data_size = 8;
+  expect(f, "function 'add' constant buffer 2 needs 4 bytes for its shape but "
+            "has 8",
+         "validate: constant data of another size");
+  make_constant(f, &buffers[2]);
+  buffers[2].dims = f->fn->buffers[0].dims;
+  expect(f, "function 'add' constant buffer 2 dim 0 is not a constant size",
+         "validate: constant with a dynamic shape");
   MUT(uint32_t, f->fn->result_buffers)[0] = 7;
   expect(f, "result 0 is buffer 7 but there are 3 buffers",
          "validate: result buffer out of range");
@@ -129,6 +158,64 @@ static void step_cases(fixture_t* f) {
          "validate: huge binding count");
 }
 
+/* What a step may write (issue 11, defect 2): a COPY into a constant
+ * crashed the executor's own copy, a dispatch output bound to a constant
+ * crashed in slice code, a COPY into an argument overwrote the caller's
+ * input. The fixture's step binds (argument 0, argument 1, result) to
+ * (READ, READ, WRITE). */
+static void buffer_role_cases(fixture_t* f) {
+  graft_step_v1_t* step = MUT(graft_step_v1_t, &f->fn->steps[0]);
+  graft_buffer_v1_t* buffers = MUT(graft_buffer_v1_t, f->fn->buffers);
+  MUT(uint32_t, step->bindings)[2] = 0;
+  expect(f, "function 'add' step 0 binds buffer 0 (argument 0) to binding 2 "
+            "of dispatch 'add_dispatch_0_map', which writes it; steps may "
+            "write only temporary and result buffers",
+         "roles: dispatch writes an argument");
+  make_constant(f, &buffers[2]);
+  expect(f, "step 0 binds buffer 2 (a constant) to binding 2 of dispatch "
+            "'add_dispatch_0_map', which writes it",
+         "roles: dispatch writes a constant");
+  buffers[2].kind = GRAFT_BUFFER_ALIAS;
+  buffers[2].index = 1;
+  expect(f, "step 0 binds buffer 2 (an alias of buffer 1, argument 1) to "
+            "binding 2",
+         "roles: dispatch writes an argument through an alias");
+  step->kind = GRAFT_STEP_COPY;
+  step->binding_count = 2;
+  MUT(uint32_t, step->bindings)[1] = 0;
+  MUT(uint32_t, step->bindings)[0] = 2;
+  expect(f, "function 'add' step 0 copies into buffer 0 (argument 0); steps "
+            "may write only temporary and result buffers",
+         "roles: copy into an argument");
+  step->kind = GRAFT_STEP_COPY;
+  step->binding_count = 2;
+  MUT(uint32_t, step->bindings)[1] = 2;
+  MUT(uint32_t, step->bindings)[0] = 0;
+  make_constant(f, &buffers[2]);
+  expect(f, "step 0 copies into buffer 2 (a constant)",
+         "roles: copy into a constant");
+  step->kind = GRAFT_STEP_COPY;
+  step->binding_count = 2;
+  MUT(uint32_t, step->bindings)[1] = 2;
+  test_expect_ok(graft_library_validate(&f->image, f->lib),
+                 "roles: copy into a result is fine");
+  restore(f);
+
+  graft_dispatch_attrs_v1_t* attrs =
+      MUT(graft_dispatch_attrs_v1_t, &f->lib->dispatch_attrs[0]);
+  MUT(uint32_t, attrs->binding_flags)[1] = 4;
+  expect(f, "dispatch 'add_dispatch_0_map' binding 1 has flags 0x4, expected "
+            "READ (1), WRITE (2) or both",
+         "roles: unknown binding flag");
+  MUT(uint32_t, attrs->binding_flags)[0] = 0;
+  expect(f, "binding 0 has flags 0x0", "roles: binding neither read nor "
+                                       "written");
+  attrs->binding_flags = (const uint32_t*)(f->image.base + f->image.span_end);
+  expect(f, "dispatch 'add_dispatch_0_map' binding flags (3 entries) are not "
+            "inside the slice image",
+         "roles: binding flags outside the image");
+}
+
 static void header_cases(fixture_t* f) {
   graft_library_v1_t* lib = f->lib;
   lib->magic = 0x12345678;
@@ -158,7 +245,43 @@ static void header_cases(fixture_t* f) {
   expect(f, "import 0 has an empty name", "validate: empty import name");
 }
 
+/* Required imports must be resolved before a module opens; nothing
+ * resolves them yet, so any required import refuses the library and every
+ * missing name is listed (optional ones are not). */
+static int provided_import(void* params, void* context, void* reserved) {
+  (void)params;
+  (void)context;
+  (void)reserved;
+  return 0;
+}
+
+static void import_cases(void) {
+  static const char* const names[] = {"mlp_ukernel", "?maybe", "other"};
+  graft_library_v1_t lib;
+  memset(&lib, 0, sizeof(lib));
+  lib.name = "m";
+  lib.import_count = 3;
+  lib.imports = names;
+  test_expect_error(graft_library_check_imports(&lib, NULL),
+                    "library 'm' requires 2 imports that nothing provides: "
+                    "'mlp_ukernel', 'other'",
+                    "imports: every missing required import is listed");
+  graft_import_fn_t resolved[3] = {provided_import, NULL, NULL};
+  test_expect_error(graft_library_check_imports(&lib, resolved),
+                    "library 'm' requires 1 import that nothing provides: "
+                    "'other'",
+                    "imports: a resolved import is not listed");
+  resolved[2] = provided_import;
+  test_expect_ok(graft_library_check_imports(&lib, resolved),
+                 "imports: an optional import may stay unresolved");
+  lib.imports = names + 1;
+  lib.import_count = 1;
+  test_expect_ok(graft_library_check_imports(&lib, NULL),
+                 "imports: only optional imports need nothing");
+}
+
 void test_validate_cases(void) {
+  import_cases();
   test_file_t elf = test_read_fixture(test_fixture_name(0, NULL));
   fixture_t f;
   memset(&f, 0, sizeof(f));
@@ -188,6 +311,7 @@ void test_validate_cases(void) {
   value_type_cases(&f);
   expr_and_buffer_cases(&f);
   step_cases(&f);
+  buffer_role_cases(&f);
   header_cases(&f);
   free(f.snapshot);
   graft_elf_image_unload(&f.image);
