@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graft/runtime.h"
+
 typedef enum {
   OPT_FUNCTION, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
-  OPT_THREADS, OPT_BENCHMARK, OPT_LIST, OPT_TRACE, OPT_HELP, OPT_VERSION,
+  OPT_THREADS, OPT_BENCHMARK, OPT_GUARD, OPT_LIST, OPT_TRACE, OPT_HELP,
+  OPT_VERSION,
 } option_id_t;
 
 static const struct {
@@ -17,26 +20,35 @@ static const struct {
   option_id_t id;
   const char* value; /* NULL for a switch */
   const char* help;
+  /* A value used when the option is given without "=value" (the next
+   * argument is then not taken), or NULL when a value is required. */
+  const char* implied;
 } kOptions[] = {
     {"function", OPT_FUNCTION, "NAME",
-     "function to run (default: the bundle's only function)"},
+     "function to run (default: the bundle's only function)", NULL},
     {"input", OPT_INPUT, "VALUE",
      "argument, in order: 2x2xf32=[[1 2][3 4]], f32=1.5, 4xi32=0 (splat), "
-     "@file.npy, 2x2xf32=@raw.bin"},
+     "@file.npy, 2x2xf32=@raw.bin", NULL},
     {"output", OPT_OUTPUT, "-|@FILE.npy",
-     "where result i goes (default: printed to stdout)"},
+     "where result i goes (default: printed to stdout)", NULL},
     {"expected_output", OPT_EXPECTED, "VALUE",
-     "expected result i; exit 1 on a mismatch"},
+     "expected result i; exit 1 on a mismatch", NULL},
     {"tolerance", OPT_TOLERANCE, "X",
-     "allowed |got - expected| <= X + X*|expected| for floats (default 1e-5)"},
-    {"threads", OPT_THREADS, "N", "worker threads (default: all CPUs)"},
+     "allowed |got - expected| <= X + X*|expected| for floats (default 1e-5)",
+     NULL},
+    {"threads", OPT_THREADS, "N", "worker threads (default: all CPUs)", NULL},
     {"benchmark", OPT_BENCHMARK, "N",
-     "after one warm-up call, time N calls and print mean/min"},
-    {"list", OPT_LIST, NULL, "list the functions of the bundle and exit"},
+     "after one warm-up call, time N calls and print mean/min", NULL},
+    {"guard", OPT_GUARD, "[=overflow|underflow]",
+     "debugging: every buffer against a guard page after its end (overflow, "
+     "the default) or before its start (underflow); an overrun names the "
+     "dispatch, workgroup and buffer",
+     "overflow"},
+    {"list", OPT_LIST, NULL, "list the functions of the bundle and exit", NULL},
     {"trace", OPT_TRACE, NULL,
-     "print each dispatch (name, source, grid, time) to stderr"},
-    {"help", OPT_HELP, NULL, "show this help"},
-    {"version", OPT_VERSION, NULL, "show the version"},
+     "print each dispatch (name, source, grid, time) to stderr", NULL},
+    {"help", OPT_HELP, NULL, "show this help", NULL},
+    {"version", OPT_VERSION, NULL, "show the version", NULL},
 };
 #define OPTION_COUNT (sizeof(kOptions) / sizeof(kOptions[0]))
 
@@ -47,7 +59,7 @@ void graft_run_print_help(void) {
   for (size_t i = 0; i < OPTION_COUNT; ++i) {
     char left[64];
     snprintf(left, sizeof(left), "--%s%s%s", kOptions[i].name,
-             kOptions[i].value ? " " : "",
+             kOptions[i].value && !kOptions[i].implied ? " " : "",
              kOptions[i].value ? kOptions[i].value : "");
     printf("  %-30s %s\n", left, kOptions[i].help);
   }
@@ -111,6 +123,16 @@ static int apply(graft_run_options_t* o, option_id_t id, const char* name,
       if (!parse_u32(value, 1, &o->benchmark_runs))
         return usage_error("--benchmark '%s': expected a count >= 1", value);
       break;
+    case OPT_GUARD:
+      if (strcmp(value, "overflow") == 0) {
+        o->guard = GRAFT_RUNTIME_GUARD_OVERFLOW;
+      } else if (strcmp(value, "underflow") == 0) {
+        o->guard = GRAFT_RUNTIME_GUARD_UNDERFLOW;
+      } else {
+        return usage_error("--guard '%s': expected 'overflow' or 'underflow'",
+                           value);
+      }
+      break;
     case OPT_LIST: o->list = 1; break;
     case OPT_TRACE: o->trace = 1; break;
     case OPT_HELP: o->help = 1; break;
@@ -145,6 +167,8 @@ int graft_run_options_parse(int argc, char** argv, graft_run_options_t* o) {
     if (kOptions[k].value) {
       if (eq) {
         value = eq + 1;
+      } else if (kOptions[k].implied) {
+        value = kOptions[k].implied;
       } else if (i + 1 < argc) {
         value = argv[++i];
       } else {

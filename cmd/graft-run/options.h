@@ -18,6 +18,7 @@ typedef struct graft_run_options_t {
   double tolerance;             /* absolute and relative */
   uint32_t threads;             /* 0 = all CPUs */
   uint32_t benchmark_runs;      /* 0 = no benchmark */
+  uint32_t guard;               /* graft_runtime_guard_t */
   int list;
   int trace;
   int help;

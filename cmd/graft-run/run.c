@@ -26,6 +26,7 @@ static graft_status_t open_module(run_ctx_t* ctx) {
   graft_runtime_options_t options;
   graft_runtime_options_initialize(&options);
   options.threads = ctx->options->threads;
+  options.guard = ctx->options->guard;
   if (ctx->options->trace) options.flags |= GRAFT_RUNTIME_FLAG_TRACE_STDERR;
   return graft_module_open_file(ctx->options->bundle, &options, &ctx->module);
 }

@@ -51,11 +51,28 @@ typedef void (*graft_trace_fn_t)(const graft_trace_event_t* event,
  * "[trace] mlp: mlp_dispatch_0 (mlp.graph:7:9) grid 2x1x1 0.012 ms". */
 #define GRAFT_RUNTIME_FLAG_TRACE_STDERR 1u
 
+/* Guarded buffers, a debugging mode (graft-run --guard): every buffer of an
+ * invocation gets its own mapping against an inaccessible guard page, so a
+ * kernel that runs past the end (OVERFLOW) or before the start (UNDERFLOW)
+ * of a buffer faults at once; arguments and constants are read-only while
+ * dispatches run. A fault prints the dispatch, workgroup and buffer to
+ * stderr and the process then ends with SIGSEGV as it would without graft;
+ * a small overrun into the alignment padding is found after the dispatch
+ * and fails the invocation instead. Slow: every buffer is mapped and
+ * copied. Limits are listed in docs/threat-model.md. */
+typedef enum graft_runtime_guard_e {
+  GRAFT_RUNTIME_GUARD_NONE = 0,
+  GRAFT_RUNTIME_GUARD_OVERFLOW = 1,
+  GRAFT_RUNTIME_GUARD_UNDERFLOW = 2,
+  GRAFT_RUNTIME_GUARD_COUNT_ = 3,
+} graft_runtime_guard_t;
+
 typedef struct graft_runtime_options_t {
   uint32_t threads;      /* workers incl. the caller; 0 = online CPUs */
   uint32_t flags;        /* GRAFT_RUNTIME_FLAG_* */
   graft_trace_fn_t trace; /* optional; NULL = no callback */
   void* trace_user_data;
+  uint32_t guard;        /* graft_runtime_guard_t */
 } graft_runtime_options_t;
 
 /* Fills |out_options| with the defaults (all CPUs, no tracing). */

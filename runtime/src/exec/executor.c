@@ -11,7 +11,9 @@
  * buffers a step may write and that argument and constant buffers fit their
  * storage are not checked again here. What depends on the arguments'
  * values is checked per invocation: overflowing sizes, negative dims, grid
- * counts, that an alias fits its source and a copy's buffers agree. */
+ * counts, that an alias fits its source and a copy's buffers agree.
+ * Under --guard (exec/guard.h) every buffer but an alias gets its own
+ * guarded mapping in stage 3 and results are copied out in stage 5. */
 #define _POSIX_C_SOURCE 200809L
 #include "exec/executor.h"
 
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "exec/guard.h"
 #include "exec/signature.h"
 
 typedef struct slot_t {
@@ -39,6 +42,7 @@ typedef struct invocation_t {
   const graft_tensor_t* args;
   int64_t* values; /* f->expr_count */
   slot_t* slots;   /* f->buffer_count */
+  graft_guard_region_t* regions; /* f->buffer_count when guarding, or NULL */
 } invocation_t;
 
 static int dtype_accepts(uint32_t declared, uint32_t actual) {
@@ -121,6 +125,25 @@ static graft_status_t run_checks(const invocation_t* inv) {
   return NULL;
 }
 
+/* Stage 3 under --guard: buffer |i| in its own guarded mapping, filled
+ * from |source| and sealed read-only when given (arguments, constants). */
+static graft_status_t setup_guarded(invocation_t* inv, uint32_t i,
+                                    const void* source) {
+  slot_t* s = &inv->slots[i];
+  graft_guard_region_t* r = &inv->regions[i];
+  graft_status_t st =
+      graft_guard_region_create(inv->executor->guard, s->size, r);
+  if (!st && source) {
+    if (s->size) memcpy(r->data, source, (size_t)s->size);
+    st = graft_guard_region_seal(r);
+  }
+  if (st)
+    return graft_status_annotate(st, "function '%s': buffer %u",
+                                 inv->f->name, i);
+  s->data = r->data;
+  return NULL;
+}
+
 /* Stage 3: shape, size and storage of buffer |i|. */
 static graft_status_t setup_buffer(invocation_t* inv, uint32_t i) {
   const graft_function_v1_t* f = inv->f;
@@ -143,6 +166,12 @@ static graft_status_t setup_buffer(invocation_t* inv, uint32_t i) {
     s->dims[d] = dim;
   }
   s->size = size;
+  if (inv->regions && b->kind != GRAFT_BUFFER_ALIAS) {
+    const void* source = b->kind == GRAFT_BUFFER_ARG ? inv->args[b->index].data
+                         : b->kind == GRAFT_BUFFER_CONST ? b->data
+                                                         : NULL;
+    return setup_guarded(inv, i, source);
+  }
   switch (b->kind) {
     case GRAFT_BUFFER_ARG: {
       /* Validated: the buffer has the argument's shape, which check_args
@@ -194,6 +223,7 @@ static graft_status_t setup_buffer(invocation_t* inv, uint32_t i) {
 typedef struct workgroup_run_t {
   graft_dispatch_fn_t fn;
   const graft_dispatch_state_v1_t* state;
+  const graft_guard_watch_t* watch; /* NULL unless guarding */
 } workgroup_run_t;
 
 static void workgroup_id(const graft_dispatch_state_v1_t* state,
@@ -214,7 +244,11 @@ static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
   wg.worker_id = worker_id;
   wg.scratch = scratch;
   wg.scratch_size = scratch_size;
-  return run->fn(run->state, &wg);
+  if (!run->watch) return run->fn(run->state, &wg);
+  graft_guard_enter(run->watch, index);
+  int rc = run->fn(run->state, &wg);
+  graft_guard_enter(NULL, 0);
+  return rc;
 }
 
 static uint64_t now_ns(void) {
@@ -267,7 +301,9 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
                              "dispatch '%s': grid %ux%ux%u is too large",
                              attrs->name, state.workgroup_count[0],
                              state.workgroup_count[1], state.workgroup_count[2]);
-  workgroup_run_t run = {lib->dispatches[step->dispatch], &state};
+  graft_guard_watch_t watch = {f, attrs, state.workgroup_count, inv->regions};
+  workgroup_run_t run = {lib->dispatches[step->dispatch], &state,
+                         inv->regions ? &watch : NULL};
   graft_parallel_failure_t failure;
   uint64_t start = inv->executor->trace ? now_ns() : 0;
   graft_status_t st = graft_thread_pool_parallel_for(
@@ -294,7 +330,7 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
                              source[0] ? ")" : "", failure.code, id[0], id[1],
                              id[2]);
   }
-  return NULL;
+  return inv->regions ? graft_guard_check_dispatch(&watch) : NULL;
 }
 
 static graft_status_t run_copy(const invocation_t* inv, uint32_t si,
@@ -374,12 +410,13 @@ static graft_status_t deliver_results(invocation_t* inv,
     const graft_buffer_v1_t* b = &f->buffers[f->result_buffers[r]];
     if (out->data) {
       if (s->size) memcpy(out->data, s->data, (size_t)s->size);
-    } else if (b->kind == GRAFT_BUFFER_RESULT && !s->moved) {
+    } else if (b->kind == GRAFT_BUFFER_RESULT && !s->moved && !inv->regions) {
       *out = s->storage;
       s->moved = 1;
       allocated[r] = 1;
     } else {
-      /* An argument, constant, alias or a buffer returned twice: copy. */
+      /* An argument, constant, alias, a buffer returned twice or a guarded
+       * mapping: copy. */
       graft_status_t st = graft_tensor_allocate(s->dtype, s->rank, s->dims, out);
       if (st) return st;
       allocated[r] = 1;
@@ -406,11 +443,15 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
   graft_status_t st = check_args(f, args, arg_count, result_count);
   if (st) return st;
 
-  invocation_t inv = {library, f, executor, args, NULL, NULL};
+  invocation_t inv = {library, f, executor, args, NULL, NULL, NULL};
   int* allocated = calloc(result_count ? result_count : 1, sizeof(int));
   inv.values = calloc(f->expr_count ? f->expr_count : 1, sizeof(int64_t));
   inv.slots = calloc(f->buffer_count ? f->buffer_count : 1, sizeof(slot_t));
-  if (!allocated || !inv.values || !inv.slots)
+  if (executor->guard)
+    inv.regions = calloc(f->buffer_count ? f->buffer_count : 1,
+                         sizeof(graft_guard_region_t));
+  if (!allocated || !inv.values || !inv.slots ||
+      (executor->guard && !inv.regions))
     st = graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                            "out of memory invoking '%s'", f->name);
   if (!st) st = graft_host_exprs_evaluate(f, args, inv.values);
@@ -429,6 +470,9 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
     for (uint32_t i = 0; i < f->buffer_count; ++i)
       if (!inv.slots[i].moved) graft_tensor_release(&inv.slots[i].storage);
   }
+  for (uint32_t i = 0; inv.regions && i < f->buffer_count; ++i)
+    graft_guard_region_release(&inv.regions[i]);
+  free(inv.regions);
   free(inv.slots);
   free(inv.values);
   free(allocated);

@@ -24,6 +24,7 @@ typedef struct graft_executor_t {
   graft_thread_pool_t* pool;
   graft_trace_fn_t trace; /* NULL = no tracing */
   void* trace_user_data;
+  uint32_t guard; /* graft_runtime_guard_t (exec/guard.h) */
 } graft_executor_t;
 
 /* Invokes library->functions[function_ordinal] with the contract of

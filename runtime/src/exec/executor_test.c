@@ -18,7 +18,7 @@ static graft_status_t invoke(const char* name, const graft_tensor_t* args,
   while (ordinal < tl_library.function_count &&
          strcmp(tl_library.functions[ordinal].name, name) != 0)
     ++ordinal;
-  graft_executor_t executor = {g_pool, NULL, NULL};
+  graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE};
   return graft_function_invoke(&tl_library, ordinal, &executor, args,
                                arg_count, results, result_count);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "exec/executor.h"
+#include "exec/guard.h"
 #include "exec/signature.h"
 #include "exec/thread_pool.h"
 
@@ -17,6 +18,7 @@ struct graft_module_s {
   graft_thread_pool_t* pool;
   graft_trace_fn_t trace;
   void* trace_user_data;
+  uint32_t guard;
   void (*release)(void* arg);
   void* release_arg;
 };
@@ -43,6 +45,14 @@ graft_status_t graft_module_create_from_library(
   graft_runtime_options_t defaults;
   graft_runtime_options_initialize(&defaults);
   if (!options) options = &defaults;
+  if (options->guard >= GRAFT_RUNTIME_GUARD_COUNT_)
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "unknown guard mode %u (expected 0 to %u)",
+                             options->guard, GRAFT_RUNTIME_GUARD_COUNT_ - 1);
+  if (options->guard) {
+    graft_status_t st = graft_guard_install_handler();
+    if (st) return st;
+  }
   graft_module_t* m = calloc(1, sizeof(*m));
   if (!m)
     return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
@@ -55,6 +65,7 @@ graft_status_t graft_module_create_from_library(
   m->library = library;
   m->trace = options->trace;
   m->trace_user_data = options->trace_user_data;
+  m->guard = options->guard;
   if (!m->trace && (options->flags & GRAFT_RUNTIME_FLAG_TRACE_STDERR))
     m->trace = trace_to_stderr;
   m->release = release;
@@ -156,7 +167,7 @@ graft_status_t graft_module_function_invoke(graft_module_t* module,
   graft_status_t st = check_ordinal(module, ordinal);
   if (st) return st;
   graft_executor_t executor = {module->pool, module->trace,
-                               module->trace_user_data};
+                               module->trace_user_data, module->guard};
   /* Executor errors already name the function, dispatch or source line. */
   return graft_function_invoke(module->library, ordinal, &executor, inputs,
                                input_count, outputs, output_count);
