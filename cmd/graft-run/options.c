@@ -11,7 +11,7 @@
 
 typedef enum {
   OPT_FUNCTION, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
-  OPT_THREADS, OPT_BENCHMARK, OPT_GUARD, OPT_LIST, OPT_TRACE, OPT_HELP,
+  OPT_THREADS, OPT_BENCHMARK, OPT_GUARD, OPT_TIMEOUT, OPT_LIST, OPT_TRACE, OPT_HELP,
   OPT_VERSION,
 } option_id_t;
 
@@ -44,6 +44,10 @@ static const struct {
      "the default) or before its start (underflow); an overrun names the "
      "dispatch, workgroup and buffer",
      "overflow"},
+    {"timeout", OPT_TIMEOUT, "SECONDS",
+     "end the process with an error naming the running dispatch when the "
+     "call takes longer (e.g. 2.5)",
+     NULL},
     {"list", OPT_LIST, NULL, "list the functions of the bundle and exit", NULL},
     {"trace", OPT_TRACE, NULL,
      "print each dispatch (name, source, grid, time) to stderr", NULL},
@@ -133,6 +137,17 @@ static int apply(graft_run_options_t* o, option_id_t id, const char* name,
                            value);
       }
       break;
+    case OPT_TIMEOUT: {
+      char* end = NULL;
+      double seconds = strtod(value, &end);
+      /* At least 1 ms; at most what uint32 milliseconds hold (49 days). */
+      if (!*value || *end || !(seconds >= 0.001 && seconds <= 4294967.0))
+        return usage_error("--timeout '%s': expected seconds between 0.001 "
+                           "and 4294967",
+                           value);
+      o->timeout_ms = (uint32_t)(seconds * 1000.0 + 0.5);
+      break;
+    }
     case OPT_LIST: o->list = 1; break;
     case OPT_TRACE: o->trace = 1; break;
     case OPT_HELP: o->help = 1; break;

@@ -19,6 +19,7 @@ typedef struct graft_run_options_t {
   uint32_t threads;             /* 0 = all CPUs */
   uint32_t benchmark_runs;      /* 0 = no benchmark */
   uint32_t guard;               /* graft_runtime_guard_t */
+  uint32_t timeout_ms;          /* 0 = no deadline */
   int list;
   int trace;
   int help;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "compare.h"
 #include "graft/runtime.h"
@@ -21,12 +22,25 @@ typedef struct run_ctx_t {
   graft_tensor_t* results;  /* info.result_count */
 } run_ctx_t;
 
-/* Opens the bundle with the requested threads and tracing. */
+/* --timeout: a kernel thread stuck past the deadline cannot be stopped, so
+ * graft-run reports it and ends the process from the watchdog's thread. */
+static void end_on_timeout(const graft_timeout_event_t* event, void* unused) {
+  (void)unused;
+  fflush(stdout);
+  fprintf(stderr, "graft-run: %s\n", event->message);
+  fflush(stderr);
+  _exit(1);
+}
+
+/* Opens the bundle with the requested threads, tracing, guard and
+ * deadline. */
 static graft_status_t open_module(run_ctx_t* ctx) {
   graft_runtime_options_t options;
   graft_runtime_options_initialize(&options);
   options.threads = ctx->options->threads;
   options.guard = ctx->options->guard;
+  options.timeout_ms = ctx->options->timeout_ms;
+  options.on_timeout = end_on_timeout;
   if (ctx->options->trace) options.flags |= GRAFT_RUNTIME_FLAG_TRACE_STDERR;
   return graft_module_open_file(ctx->options->bundle, &options, &ctx->module);
 }

@@ -67,12 +67,40 @@ typedef enum graft_runtime_guard_e {
   GRAFT_RUNTIME_GUARD_COUNT_ = 3,
 } graft_runtime_guard_t;
 
+/* An invocation still running at its deadline (see timeout_ms below). The
+ * strings are owned by the module. */
+typedef struct graft_timeout_event_t {
+  const char* function;
+  const char* dispatch; /* the dispatch running at the deadline, or "" */
+  const char* source;   /* its "file:line:col", or "" */
+  uint32_t timeout_ms;
+  /* The invocation's error message: "function 'f' ran past its deadline of
+   * 100 ms in dispatch 'f_dispatch_0' (f.graph:2:8)". */
+  const char* message;
+} graft_timeout_event_t;
+
+/* Called once, from the watchdog's own thread, when an invocation reaches
+ * its deadline; it should return promptly or end the process. */
+typedef void (*graft_timeout_fn_t)(const graft_timeout_event_t* event,
+                                   void* user_data);
+
 typedef struct graft_runtime_options_t {
   uint32_t threads;      /* workers incl. the caller; 0 = online CPUs */
   uint32_t flags;        /* GRAFT_RUNTIME_FLAG_* */
   graft_trace_fn_t trace; /* optional; NULL = no callback */
   void* trace_user_data;
   uint32_t guard;        /* graft_runtime_guard_t */
+  /* A deadline for every invocation, in milliseconds from its start; 0 =
+   * none. At the deadline a watchdog thread stops the running dispatch from
+   * starting further workgroups, calls |on_timeout| (if set) and the
+   * invocation fails with GRAFT_DEADLINE_EXCEEDED naming the dispatch
+   * ("function 'f' ran past its deadline of 100 ms in dispatch 'f_dispatch_0'
+   * (f.graph:2:8)") once its running workgroups return. A workgroup stuck
+   * in a kernel cannot be reclaimed: the invocation then never returns and
+   * |on_timeout| is the only way out (graft-run's ends the process). */
+  uint32_t timeout_ms;
+  graft_timeout_fn_t on_timeout;
+  void* timeout_user_data;
 } graft_runtime_options_t;
 
 /* Fills |out_options| with the defaults (all CPUs, no tracing). */

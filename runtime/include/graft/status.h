@@ -23,6 +23,7 @@ typedef enum graft_status_code_e {
   GRAFT_INTERNAL = 6,
   GRAFT_ABORTED = 7,          /* a dispatch returned non-zero */
   GRAFT_FAILED_PRECONDITION = 8, /* runtime check failed (shape mismatch) */
+  GRAFT_DEADLINE_EXCEEDED = 9,   /* ran past graft_runtime_options_t.timeout_ms */
 } graft_status_code_t;
 
 typedef struct graft_status_s* graft_status_t;

@@ -24,6 +24,7 @@
 
 #include "exec/guard.h"
 #include "exec/signature.h"
+#include "exec/watchdog.h"
 
 typedef struct slot_t {
   void* data;
@@ -43,6 +44,7 @@ typedef struct invocation_t {
   int64_t* values; /* f->expr_count */
   slot_t* slots;   /* f->buffer_count */
   graft_guard_region_t* regions; /* f->buffer_count when guarding, or NULL */
+  graft_watchdog_t* watchdog;    /* NULL without a deadline */
 } invocation_t;
 
 static int dtype_accepts(uint32_t declared, uint32_t actual) {
@@ -224,6 +226,7 @@ typedef struct workgroup_run_t {
   graft_dispatch_fn_t fn;
   const graft_dispatch_state_v1_t* state;
   const graft_guard_watch_t* watch; /* NULL unless guarding */
+  const graft_watchdog_t* watchdog; /* NULL without a deadline */
 } workgroup_run_t;
 
 static void workgroup_id(const graft_dispatch_state_v1_t* state,
@@ -244,6 +247,9 @@ static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
   wg.worker_id = worker_id;
   wg.scratch = scratch;
   wg.scratch_size = scratch_size;
+  /* Past the deadline no further workgroup starts; any nonzero code stops
+   * the loop and run_dispatch asks the watchdog what happened. */
+  if (run->watchdog && graft_watchdog_expired(run->watchdog)) return -1;
   if (!run->watch) return run->fn(run->state, &wg);
   graft_guard_enter(run->watch, index);
   int rc = run->fn(run->state, &wg);
@@ -303,12 +309,21 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
                              state.workgroup_count[1], state.workgroup_count[2]);
   graft_guard_watch_t watch = {f, attrs, state.workgroup_count, inv->regions};
   workgroup_run_t run = {lib->dispatches[step->dispatch], &state,
-                         inv->regions ? &watch : NULL};
+                         inv->regions ? &watch : NULL, inv->watchdog};
+  if (inv->watchdog) graft_watchdog_enter(inv->watchdog, attrs);
   graft_parallel_failure_t failure;
   uint64_t start = inv->executor->trace ? now_ns() : 0;
   graft_status_t st = graft_thread_pool_parallel_for(
       inv->executor->pool, total, attrs->scratch_size, run_workgroup, &run,
       &failure);
+  if (inv->watchdog) {
+    graft_watchdog_enter(inv->watchdog, NULL);
+    graft_status_t expired = graft_watchdog_status(inv->watchdog);
+    if (expired) {
+      graft_status_free(st);
+      return expired;
+    }
+  }
   if (st) return graft_status_annotate(st, "dispatch '%s'", attrs->name);
   if (inv->executor->trace) {
     graft_trace_event_t event = {
@@ -351,6 +366,7 @@ static graft_status_t run_steps(const invocation_t* inv) {
   const graft_function_v1_t* f = inv->f;
   graft_status_t st = NULL;
   for (uint32_t si = 0; si < f->step_count && !st; ++si) {
+    if (inv->watchdog && (st = graft_watchdog_status(inv->watchdog))) break;
     const graft_step_v1_t* step = &f->steps[si];
     uint32_t nb = step->binding_count, nc = step->constant_count;
     void** bindings = calloc(nb ? nb : 1, sizeof(void*));
@@ -443,7 +459,12 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
   graft_status_t st = check_args(f, args, arg_count, result_count);
   if (st) return st;
 
-  invocation_t inv = {library, f, executor, args, NULL, NULL, NULL};
+  invocation_t inv = {library, f, executor, args, NULL, NULL, NULL, NULL};
+  if (executor->timeout_ms) {
+    st = graft_watchdog_start(f, executor->timeout_ms, executor->on_timeout,
+                              executor->timeout_user_data, &inv.watchdog);
+    if (st) return st;
+  }
   int* allocated = calloc(result_count ? result_count : 1, sizeof(int));
   inv.values = calloc(f->expr_count ? f->expr_count : 1, sizeof(int64_t));
   inv.slots = calloc(f->buffer_count ? f->buffer_count : 1, sizeof(slot_t));
@@ -470,6 +491,7 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
     for (uint32_t i = 0; i < f->buffer_count; ++i)
       if (!inv.slots[i].moved) graft_tensor_release(&inv.slots[i].storage);
   }
+  graft_watchdog_stop(inv.watchdog);
   for (uint32_t i = 0; inv.regions && i < f->buffer_count; ++i)
     graft_guard_region_release(&inv.regions[i]);
   free(inv.regions);

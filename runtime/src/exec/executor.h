@@ -25,6 +25,9 @@ typedef struct graft_executor_t {
   graft_trace_fn_t trace; /* NULL = no tracing */
   void* trace_user_data;
   uint32_t guard; /* graft_runtime_guard_t (exec/guard.h) */
+  uint32_t timeout_ms; /* 0 = no deadline (exec/watchdog.h) */
+  graft_timeout_fn_t on_timeout;
+  void* timeout_user_data;
 } graft_executor_t;
 
 /* Invokes library->functions[function_ordinal] with the contract of

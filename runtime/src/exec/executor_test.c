@@ -18,7 +18,8 @@ static graft_status_t invoke(const char* name, const graft_tensor_t* args,
   while (ordinal < tl_library.function_count &&
          strcmp(tl_library.functions[ordinal].name, name) != 0)
     ++ordinal;
-  graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE};
+  graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
+                               0,      NULL, NULL};
   return graft_function_invoke(&tl_library, ordinal, &executor, args,
                                arg_count, results, result_count);
 }
@@ -271,7 +272,8 @@ static void threads_1_vs_2_identical(void) {
  * e.g. a COPY into a constant (issue 11: the executor's own memmove wrote
  * to read-only slice data). */
 static graft_step_v1_t g_bad_steps[1];
-static graft_function_v1_t g_bad_functions[6];
+static graft_function_v1_t
+    g_bad_functions[sizeof(tl_functions) / sizeof(tl_functions[0])];
 static graft_library_v1_t g_bad_library;
 
 static void hand_written_libraries_are_validated(void) {

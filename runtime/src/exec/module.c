@@ -19,6 +19,9 @@ struct graft_module_s {
   graft_trace_fn_t trace;
   void* trace_user_data;
   uint32_t guard;
+  uint32_t timeout_ms;
+  graft_timeout_fn_t on_timeout;
+  void* timeout_user_data;
   void (*release)(void* arg);
   void* release_arg;
 };
@@ -66,6 +69,9 @@ graft_status_t graft_module_create_from_library(
   m->trace = options->trace;
   m->trace_user_data = options->trace_user_data;
   m->guard = options->guard;
+  m->timeout_ms = options->timeout_ms;
+  m->on_timeout = options->on_timeout;
+  m->timeout_user_data = options->timeout_user_data;
   if (!m->trace && (options->flags & GRAFT_RUNTIME_FLAG_TRACE_STDERR))
     m->trace = trace_to_stderr;
   m->release = release;
@@ -166,8 +172,10 @@ graft_status_t graft_module_function_invoke(graft_module_t* module,
                                             size_t output_count) {
   graft_status_t st = check_ordinal(module, ordinal);
   if (st) return st;
-  graft_executor_t executor = {module->pool, module->trace,
-                               module->trace_user_data, module->guard};
+  graft_executor_t executor = {module->pool,       module->trace,
+                               module->trace_user_data, module->guard,
+                               module->timeout_ms, module->on_timeout,
+                               module->timeout_user_data};
   /* Executor errors already name the function, dispatch or source line. */
   return graft_function_invoke(module->library, ordinal, &executor, inputs,
                                input_count, outputs, output_count);

@@ -1,6 +1,6 @@
 /* Public API tests over a module wrapping the hand-written library:
- * listing, signatures, lookup, tracing, and two threads invoking the same
- * function at once. */
+ * listing, signatures, lookup, tracing, two threads invoking the same
+ * function at once, guarded buffers and the deadline. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -26,7 +26,7 @@ static void list_and_signatures(void) {
   graft_module_t* m = open_test_module(1, NULL, NULL);
   if (!m) return;
   EXPECT_STR(graft_module_name(m), "testlib");
-  EXPECT(graft_module_function_count(m) == 6);
+  EXPECT(graft_module_function_count(m) == 7);
   EXPECT(graft_module_thread_count(m) == 1);
   const char* expected[] = {
       "add(tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>",
@@ -34,8 +34,9 @@ static void list_and_signatures(void) {
       "scale_add(tensor<?xf32>) -> tensor<?xf32>",
       "fail(tensor<?xf32>) -> tensor<?xf32>",
       "misc(tensor<2x3xf32>) -> (tensor<6xf32>, tensor<4xi32>, tensor<6xf32>)",
-      "scalar(f32, tensor<?xf32>) -> tensor<?xf32>"};
-  for (uint32_t i = 0; i < 6; ++i) {
+      "scalar(f32, tensor<?xf32>) -> tensor<?xf32>",
+      "spin(tensor<?xf32>) -> tensor<?xf32>"};
+  for (uint32_t i = 0; i < 7; ++i) {
     char* text = NULL;
     EXPECT_OK(graft_module_function_format_signature(m, i, &text));
     EXPECT_STR(text, expected[i]);
@@ -45,8 +46,8 @@ static void list_and_signatures(void) {
   EXPECT_OK(graft_module_function_info(m, 4, &info));
   EXPECT_STR(info.name, "misc");
   EXPECT(info.arg_count == 1 && info.result_count == 3);
-  EXPECT_ERROR(graft_module_function_info(m, 6, &info),
-               "function ordinal 6 out of range (module 'testlib' has 6 "
+  EXPECT_ERROR(graft_module_function_info(m, 7, &info),
+               "function ordinal 7 out of range (module 'testlib' has 7 "
                "functions)");
   graft_module_close(m);
 }
@@ -59,7 +60,7 @@ static void lookup(void) {
   EXPECT(ordinal == 2);
   EXPECT_ERROR(graft_module_function_lookup(m, "mlp", &ordinal),
                "no function 'mlp' in module 'testlib' (available: add, add4, "
-               "scale_add, fail, misc, scalar)");
+               "scale_add, fail, misc, scalar, spin)");
   graft_module_close(m);
 }
 
@@ -158,6 +159,102 @@ static void close_releases_library(void) {
   graft_module_close(NULL);
 }
 
+/* Under either guard mode every buffer kind (argument, temporary, result,
+ * constant, alias, a copy) gives the results it gives unguarded. */
+static void guarded_results_equal(void) {
+  for (uint32_t mode = GRAFT_RUNTIME_GUARD_OVERFLOW;
+       mode <= GRAFT_RUNTIME_GUARD_UNDERFLOW; ++mode) {
+    graft_runtime_options_t options;
+    graft_runtime_options_initialize(&options);
+    options.threads = 2;
+    options.guard = mode;
+    graft_module_t* m = NULL;
+    EXPECT_OK(graft_module_create_from_library(&tl_library, &options, NULL,
+                                               NULL, &m));
+    if (!m) return;
+    graft_tensor_t x = {0}, out[3] = {{0}};
+    EXPECT_OK(graft_tensor_parse("9xf32=1 2 3 4 5 6 7 8 -9", &x));
+    EXPECT_OK(graft_module_function_invoke(m, 2, &x, 1, out, 1));
+    char* text = NULL;
+    EXPECT_OK(graft_tensor_format(&out[0], &text));
+    EXPECT_STR(text, "9xf32=3 6 9 12 15 18 21 24 -27");
+    free(text);
+    graft_tensor_release(&out[0]);
+    graft_tensor_release(&x);
+    EXPECT_OK(graft_tensor_parse("2x3xf32=[1 2 3][4 5 6]", &x));
+    EXPECT_OK(graft_module_function_invoke(m, 4, &x, 1, out, 3));
+    const char* expected[] = {"6xf32=1 2 3 4 5 6", "4xi32=10 20 30 40",
+                              "6xf32=1 2 3 4 5 6"};
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_OK(graft_tensor_format(&out[i], &text));
+      EXPECT_STR(text, expected[i]);
+      free(text);
+      graft_tensor_release(&out[i]);
+    }
+    graft_tensor_release(&x);
+    graft_module_close(m);
+  }
+  graft_runtime_options_t options;
+  graft_runtime_options_initialize(&options);
+  options.guard = GRAFT_RUNTIME_GUARD_COUNT_;
+  graft_module_t* m = NULL;
+  EXPECT_ERROR(graft_module_create_from_library(&tl_library, &options, NULL,
+                                                NULL, &m),
+               "unknown guard mode 3 (expected 0 to 2)");
+}
+
+typedef struct {
+  int calls;
+  char dispatch[64];
+  char message[256];
+} timeout_log_t;
+
+/* Records the event, then lets the stuck kernel go (a real caller would
+ * end the process here, as graft-run does). */
+static void release_spin(const graft_timeout_event_t* e, void* user_data) {
+  timeout_log_t* log = user_data;
+  ++log->calls;
+  snprintf(log->dispatch, sizeof(log->dispatch), "%s", e->dispatch);
+  snprintf(log->message, sizeof(log->message), "%s", e->message);
+  __atomic_store_n(&tl_spin_release, 1, __ATOMIC_RELEASE);
+}
+
+/* A kernel stuck past the deadline: the callback names the dispatch, no
+ * further workgroup starts once the stuck ones return, the invocation
+ * fails with DEADLINE_EXCEEDED and the module stays usable. */
+static void deadline_names_dispatch(void) {
+  timeout_log_t log = {0};
+  graft_runtime_options_t options;
+  graft_runtime_options_initialize(&options);
+  options.threads = 2;
+  options.timeout_ms = 20;
+  options.on_timeout = release_spin;
+  options.timeout_user_data = &log;
+  graft_module_t* m = NULL;
+  EXPECT_OK(graft_module_create_from_library(&tl_library, &options, NULL, NULL,
+                                             &m));
+  if (!m) return;
+  graft_tensor_t x = {0}, out = {0};
+  EXPECT_OK(graft_tensor_parse("400xf32=1", &x)); /* 100 workgroups */
+  graft_status_t s = graft_module_function_invoke(m, 6, &x, 1, &out, 1);
+  EXPECT(graft_status_code(s) == GRAFT_DEADLINE_EXCEEDED);
+  EXPECT_ERROR(s, "function 'spin' ran past its deadline of 20 ms in "
+                  "dispatch 'spin_dispatch' (spin.graph:3:5)");
+  EXPECT(out.data == NULL);
+  EXPECT(log.calls == 1);
+  EXPECT_STR(log.dispatch, "spin_dispatch");
+  EXPECT_STR(log.message, "function 'spin' ran past its deadline of 20 ms in "
+                          "dispatch 'spin_dispatch' (spin.graph:3:5)");
+  /* At most one workgroup per worker was running at the deadline. */
+  EXPECT(tl_spin_workgroups >= 1 && tl_spin_workgroups <= 2);
+  /* An invocation that finishes in time is unaffected. */
+  EXPECT_OK(graft_module_function_invoke(m, 2, &x, 1, &out, 1));
+  EXPECT(log.calls == 1);
+  graft_tensor_release(&out);
+  graft_tensor_release(&x);
+  graft_module_close(m);
+}
+
 int main(void) {
   /* Modules trust their library: it must be validated first. */
   graft_status_t s = tl_validate(&tl_library);
@@ -171,5 +268,7 @@ int main(void) {
   TEST_CASE(trace_and_errors_name_function);
   TEST_CASE(concurrent_invocations);
   TEST_CASE(close_releases_library);
+  TEST_CASE(guarded_results_equal);
+  TEST_CASE(deadline_names_dispatch);
   return graft_test_finish();
 }

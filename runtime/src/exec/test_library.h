@@ -10,7 +10,9 @@
  *   fail(tensor<?xf32> %x) -> tensor<?xf32>            workgroup 1 fails
  *   misc(tensor<2x3xf32> %x) -> (tensor<6xf32>, tensor<4xi32>, tensor<6xf32>)
  *        alias of the argument, a constant, and a COPY into a result
- *   scalar(f32 %s, tensor<?xf32> %x) -> tensor<?xf32>  x + s */
+ *   scalar(f32 %s, tensor<?xf32> %x) -> tensor<?xf32>  x + s
+ *   spin(tensor<?xf32> %x) -> tensor<?xf32>            every workgroup spins
+ *        until tl_spin_release is set (the watchdog's test) */
 #ifndef GRAFT_RUNTIME_TEST_LIBRARY_H_
 #define GRAFT_RUNTIME_TEST_LIBRARY_H_
 
@@ -78,9 +80,23 @@ static int tl_add_scalar_dispatch(const graft_dispatch_state_v1_t* d,
   return 0;
 }
 
+/* Counts its workgroups and spins until a test sets tl_spin_release: a
+ * kernel stuck until its deadline. */
+static int tl_spin_release;
+static int tl_spin_workgroups;
+static int tl_spin_dispatch(const graft_dispatch_state_v1_t* d,
+                            const graft_workgroup_state_v1_t* wg) {
+  (void)d;
+  (void)wg;
+  __atomic_fetch_add(&tl_spin_workgroups, 1, __ATOMIC_RELAXED);
+  while (!__atomic_load_n(&tl_spin_release, __ATOMIC_ACQUIRE)) {
+  }
+  return 0;
+}
+
 static const graft_dispatch_fn_t tl_dispatches[] = {
     tl_add_dispatch, tl_scale_dispatch, tl_fail_dispatch,
-    tl_add_scalar_dispatch};
+    tl_add_scalar_dispatch, tl_spin_dispatch};
 static const uint32_t tl_read_read_write[] = {
     GRAFT_BINDING_READ, GRAFT_BINDING_READ, GRAFT_BINDING_WRITE};
 static const uint32_t tl_read_write[] = {GRAFT_BINDING_READ,
@@ -90,6 +106,7 @@ static const graft_dispatch_attrs_v1_t tl_dispatch_attrs[] = {
     {"scale_dispatch_0", "scale.graph:2:3", 2, 1, 256, 0, tl_read_write},
     {"fail_dispatch", "fail.graph:7:9", 0, 0, 0, 0, NULL},
     {"add_scalar_dispatch", "", 2, 2, 0, 0, tl_read_write},
+    {"spin_dispatch", "spin.graph:3:5", 0, 0, 0, 0, NULL},
 };
 
 /*--- add / add4 -----------------------------------------------------------*/
@@ -159,6 +176,10 @@ static const graft_step_v1_t tl_scale_add_steps[] = {
 static const graft_step_v1_t tl_fail_steps[] = {
     {GRAFT_STEP_DISPATCH, 2, {2, 3, 3}, 0, 0, 0, NULL, NULL}};
 
+/*--- spin ------------------------------------------------------------------*/
+static const graft_step_v1_t tl_spin_steps[] = {
+    {GRAFT_STEP_DISPATCH, 4, {2, 3, 3}, 0, 0, 0, NULL, NULL}};
+
 /*--- misc: alias, const, copy ----------------------------------------------*/
 static const int64_t tl_2x3[] = {2, 3};
 static const int64_t tl_6[] = {6};
@@ -220,10 +241,12 @@ static const graft_function_v1_t tl_functions[] = {
      0, 1, tl_misc_exprs, tl_misc_buffers, NULL, tl_misc_steps},
     {"scalar", 2, 1, tl_scalar_args, tl_vec_results, tl_result_buffer_1, 5, 2,
      0, 1, tl_scalar_exprs, tl_scalar_buffers, NULL, tl_scalar_steps},
+    {"spin", 1, 1, tl_vec_args, tl_vec_results, tl_result_buffer_2, 4, 3, 0, 1,
+     tl_vec_exprs, tl_scale_add_buffers, NULL, tl_spin_steps},
 };
 
 static const graft_library_v1_t tl_library = {
     GRAFT_LIBRARY_MAGIC, GRAFT_ABI_VERSION, "testlib", "hand-written",
-    4, 0, 6, 0, tl_dispatches, tl_dispatch_attrs, NULL, tl_functions};
+    5, 0, 7, 0, tl_dispatches, tl_dispatch_attrs, NULL, tl_functions};
 
 #endif /* GRAFT_RUNTIME_TEST_LIBRARY_H_ */

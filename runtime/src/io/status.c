@@ -94,6 +94,7 @@ const char* graft_status_code_name(graft_status_code_t code) {
     case GRAFT_INTERNAL: return "INTERNAL";
     case GRAFT_ABORTED: return "ABORTED";
     case GRAFT_FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case GRAFT_DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
   }
   return "UNKNOWN";
 }

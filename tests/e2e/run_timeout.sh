@@ -1,0 +1,61 @@
+# graft-run --timeout: a C kernel that never returns is reported with the
+# dispatch that was running and its graph location, and the process ends
+# with exit code 1 (the stuck kernel thread cannot be stopped, so graft-run
+# ends the process from the watchdog's thread). A call that finishes in
+# time is unaffected.
+cat > k.c <<'C'
+#include <stdint.h>
+void spin_k(const float *x, float *r, int64_t n) {
+  volatile int spinning = 1;
+  while (spinning) {
+  }
+}
+C
+cat > spin.yaml <<'YAML'
+graft-spec: 1
+rules:
+  - name: spin
+    match: |
+      pattern @p(%x: tensor<?xf32>) -> tensor<?xf32> {
+        %r = map %x : tensor<?xf32> {
+        ^bb0(%v: f32):
+          %0 = neg %v : f32
+          yield %0
+        }
+        return %r
+      }
+    replace:
+      call: spin_k
+      args: [x, result, "dim(x, 0) : i64"]
+      grid: [1]
+      kernels:
+        x86_64: {source: k.c}
+YAML
+cat > f.graph <<'GRAPH'
+func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %r = map %x : tensor<?xf32> {
+  ^bb0(%v: f32):
+    %0 = neg %v : f32
+    yield %0
+  }
+  return %r
+}
+GRAPH
+"$GRAFT" build f.graph --spec spin.yaml --target x86_64 -o spin.graft
+"$GRAFT" build f.graph --target x86_64 -o good.graft
+C=$TEST_DIR/run_timeout.sh
+
+set +e
+"$GRAFT_RUN" spin.graft --input 4xf32=1 --timeout 0.2 > out 2>&1
+rc=$?
+set -e
+[[ $rc == 1 ]] || { echo "expected exit code 1, got $rc"; cat out; exit 1; }
+check --check-prefix=SPIN "$C" <out
+# SPIN: graft-run: function 'f' ran past its deadline of 200 ms in dispatch 'f_dispatch_0_spin' (f.graph:2:8)
+
+"$GRAFT_RUN" good.graft --input "2xf32=[1 -2]" --timeout 60 > good.out
+echo "2xf32=-1 2" | diff -u - good.out
+
+expect_fail "$GRAFT_RUN" good.graft --input 2xf32=1 --timeout 0
+check --check-prefix=USAGE "$C" <out
+# USAGE: graft-run: --timeout '0': expected seconds between 0.001 and 4294967
