@@ -37,11 +37,28 @@ endif()
 # binary (LLVMFuzzerTestOneInput), built only with GRAFT_FUZZ=ON. Fuzzers sit
 # next to the code they exercise; their seed corpus is
 # tests/fuzz/corpus/<name>/ and cmake/fuzz.sh runs them all.
+#
+# Without GRAFT_FUZZ, a test build gets <name>_replay instead: the same
+# harness with tests/fuzz/replay_main.c for a main, registered as the CTest
+# test fuzz-replay/<name> over the seed corpus and tests/fuzz/crashes/<name>/
+# (every crash ever found), so CI replays them cheaply on every build.
 function(graft_fuzzer name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
   if(NOT GRAFT_FUZZ)
+    if(GRAFT_BUILD_TESTS)
+      add_executable(${name}_replay ${ARG_SOURCES}
+        ${PROJECT_SOURCE_DIR}/tests/fuzz/replay_main.c)
+      target_link_libraries(${name}_replay PRIVATE ${ARG_LIBS})
+      target_include_directories(${name}_replay PRIVATE ${ARG_INCLUDES})
+      graft_target_defaults(${name}_replay)
+      set(inputs ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/${name})
+      if(EXISTS ${PROJECT_SOURCE_DIR}/tests/fuzz/crashes/${name})
+        list(APPEND inputs ${PROJECT_SOURCE_DIR}/tests/fuzz/crashes/${name})
+      endif()
+      add_test(NAME fuzz-replay/${name} COMMAND ${name}_replay ${inputs})
+    endif()
     return()
   endif()
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS})
   target_include_directories(${name} PRIVATE ${ARG_INCLUDES})

@@ -6,40 +6,18 @@
  * the input; a mutated .text would then crash in the fuzzed code itself, not
  * in the loader. So by default this harness runs every step of
  * graft_library_open except that call, and instead validates each library
- * header candidate (GRAFT_LIBRARY_MAGIC at an aligned address in a readable
- * segment) it finds in the image. Set GRAFT_FUZZ_CALL_QUERY=1 to fuzz
- * graft_library_open itself (useful with corpora that only vary data).
+ * header candidate it finds in the image (fuzz_candidates.h). Set
+ * GRAFT_FUZZ_CALL_QUERY=1 to fuzz graft_library_open itself (useful with
+ * corpora that only vary data).
  *
  * Build and run: cmake/fuzz.sh (seed corpus: tests/fuzz/corpus/fuzz_loader/,
  * the x86_64 ABI fixtures and graft-built bundles). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_format.h"
 #include "elf_image.h"
-#include "library_validate.h"
+#include "fuzz_candidates.h"
 #include "loader.h"
-
-/* At most this many header candidates are validated per input. */
-#define MAX_CANDIDATES 4
-
-static void validate_candidates(const graft_elf_image_t* image) {
-  int candidates = 0;
-  for (size_t i = 0; i < image->segment_count; ++i) {
-    const graft_elf_segment_t* seg = &image->segments[i];
-    if (!(seg->flags & GRAFT_PF_R)) continue;
-    for (uint64_t off = (8 - seg->vaddr % 8) % 8; off + 8 <= seg->memsz;
-         off += 8) {
-      const uint8_t* p = (const uint8_t*)(image->base + seg->vaddr + off);
-      uint32_t magic;
-      memcpy(&magic, p, sizeof(magic));
-      if (magic != GRAFT_LIBRARY_MAGIC) continue;
-      graft_status_free(graft_library_validate(
-          image, (const graft_library_v1_t*)(const void*)p));
-      if (++candidates == MAX_CANDIDATES) return;
-    }
-  }
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static int call_query = -1;
@@ -69,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   void* query = NULL;
   graft_status_free(
       graft_elf_image_lookup_function(&image, GRAFT_QUERY_SYMBOL, &query));
-  validate_candidates(&image);
+  const graft_library_v1_t* valid[GRAFT_FUZZ_MAX_CANDIDATES];
+  graft_fuzz_valid_libraries(&image, valid);
   graft_elf_image_unload(&image);
   return 0;
 }
