@@ -3,53 +3,9 @@
 # each named in the message: the dispatch with its graph location, the
 # workgroup and the buffer. Without --guard the same bundles run silently
 # (the overrun lands in heap padding), which is why the mode exists.
-cat > k.c <<'C'
-#include <stdint.h>
-void past_end_k(const float *x, float *r, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) r[i] = -x[i];
-  r[n] = 1.0f;
-}
-void before_start_k(const float *x, float *r, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) r[i] = -x[i];
-  r[-1] = 1.0f;
-}
-void into_input_k(const float *x, float *r, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) r[i] = -x[i];
-  ((float *)x)[0] = 2.0f;
-}
-C
-cat > f.graph <<'GRAPH'
-func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
-  %r = map %x : tensor<?xf32> {
-  ^bb0(%v: f32):
-    %0 = neg %v : f32
-    yield %0
-  }
-  return %r
-}
-GRAPH
+# The kernels are in inputs/bad_kernels/k.c.
 for K in past_end before_start into_input; do
-  cat > $K.yaml <<YAML
-graft-spec: 1
-rules:
-  - name: $K
-    match: |
-      pattern @p(%x: tensor<?xf32>) -> tensor<?xf32> {
-        %r = map %x : tensor<?xf32> {
-        ^bb0(%v: f32):
-          %0 = neg %v : f32
-          yield %0
-        }
-        return %r
-      }
-    replace:
-      call: ${K}_k
-      args: [x, result, "dim(x, 0) : i64"]
-      grid: [1]
-      kernels:
-        x86_64: {source: k.c}
-YAML
-  "$GRAFT" build f.graph --spec $K.yaml --target x86_64 -o $K.graft
+  bad_kernel $K
 done
 C=$TEST_DIR/run_guard.sh
 

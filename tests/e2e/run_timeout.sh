@@ -3,45 +3,8 @@
 # with exit code 1 (the stuck kernel thread cannot be stopped, so graft-run
 # ends the process from the watchdog's thread). A call that finishes in
 # time is unaffected.
-cat > k.c <<'C'
-#include <stdint.h>
-void spin_k(const float *x, float *r, int64_t n) {
-  volatile int spinning = 1;
-  while (spinning) {
-  }
-}
-C
-cat > spin.yaml <<'YAML'
-graft-spec: 1
-rules:
-  - name: spin
-    match: |
-      pattern @p(%x: tensor<?xf32>) -> tensor<?xf32> {
-        %r = map %x : tensor<?xf32> {
-        ^bb0(%v: f32):
-          %0 = neg %v : f32
-          yield %0
-        }
-        return %r
-      }
-    replace:
-      call: spin_k
-      args: [x, result, "dim(x, 0) : i64"]
-      grid: [1]
-      kernels:
-        x86_64: {source: k.c}
-YAML
-cat > f.graph <<'GRAPH'
-func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
-  %r = map %x : tensor<?xf32> {
-  ^bb0(%v: f32):
-    %0 = neg %v : f32
-    yield %0
-  }
-  return %r
-}
-GRAPH
-"$GRAFT" build f.graph --spec spin.yaml --target x86_64 -o spin.graft
+# spin_k of inputs/bad_kernels/k.c never returns.
+bad_kernel spin
 "$GRAFT" build f.graph --target x86_64 -o good.graft
 C=$TEST_DIR/run_timeout.sh
 
