@@ -60,7 +60,9 @@ fi
 cmake -S "$root" -B "$build" -G Ninja \
   -DCMAKE_C_COMPILER="${CC:-clang-19}" -DCMAKE_CXX_COMPILER="${CXX:-clang++-19}" \
   -DGRAFT_FUZZ=ON -DGRAFT_CROSS_RUNTIMES=OFF -DGRAFT_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" --target fuzzers -j"$(nproc)"
+targets=(fuzzers)
+[ ${#only[@]} -eq 0 ] || targets=("${only[@]}")
+cmake --build "$build" --target "${targets[@]}" -j"$(nproc)"
 
 # Big allocations fail (NULL) instead of aborting, so that the code's own
 # out-of-memory errors are exercised rather than reported as crashes; leaks
