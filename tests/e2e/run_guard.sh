@@ -2,7 +2,8 @@
 # result, one before its start and one into their (read-only) input are
 # each named in the message: the dispatch with its graph location, the
 # workgroup and the buffer. Without --guard the same bundles run silently
-# (the overrun lands in heap padding), which is why the mode exists.
+# (the overrun lands in heap padding), which is why the mode exists. The
+# fault and the canary are also checked under qemu for aarch64 and riscv64.
 # The kernels are in inputs/bad_kernels/k.c.
 for K in past_end before_start into_input; do
   bad_kernel $K
@@ -39,6 +40,17 @@ check --check-prefix=PAD-START "$C" <out
 
 # Without --guard nothing notices (the reason for the mode).
 "$GRAFT_RUN" past_end.graft --input 3xf32=1 > /dev/null
+
+require_aarch64
+require_riscv64
+for RUN in run_aarch64 run_riscv64; do
+  expect_fail $RUN past_end.graft --input 16xf32=1 --guard
+  check --check-prefix=OVER "$C" <out
+  expect_fail $RUN before_start.graft --input 3xf32=1 --guard=underflow
+  check --check-prefix=UNDER "$C" <out
+  expect_fail $RUN past_end.graft --input 3xf32=1 --guard
+  check --check-prefix=PAD-END "$C" <out
+done
 
 expect_fail "$GRAFT_RUN" good.graft --input 3xf32=1 --guard=sideways
 check --check-prefix=USAGE "$C" <out

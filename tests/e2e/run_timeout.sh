@@ -2,7 +2,7 @@
 # dispatch that was running and its graph location, and the process ends
 # with exit code 1 (the stuck kernel thread cannot be stopped, so graft-run
 # ends the process from the watchdog's thread). A call that finishes in
-# time is unaffected.
+# time is unaffected. The same under qemu for aarch64 and riscv64.
 # spin_k of inputs/bad_kernels/k.c never returns.
 bad_kernel spin
 "$GRAFT" build f.graph --target x86_64 -o good.graft
@@ -15,6 +15,18 @@ set -e
 [[ $rc == 1 ]] || { echo "expected exit code 1, got $rc"; cat out; exit 1; }
 check --check-prefix=SPIN "$C" <out
 # SPIN: graft-run: function 'f' ran past its deadline of 200 ms in dispatch 'f_dispatch_0_spin' (f.graph:2:8)
+
+require_aarch64
+require_riscv64
+for RUN in run_aarch64 run_riscv64; do
+  set +e
+  $RUN spin.graft --input 4xf32=1 --timeout 0.5 > out 2>&1
+  rc=$?
+  set -e
+  [[ $rc == 1 ]] || { echo "$RUN: expected exit code 1, got $rc"; cat out; exit 1; }
+  check --check-prefix=SPIN-QEMU "$C" <out
+done
+# SPIN-QEMU: graft-run: function 'f' ran past its deadline of 500 ms in dispatch 'f_dispatch_0_spin' (f.graph:2:8)
 
 "$GRAFT_RUN" good.graft --input "2xf32=[1 -2]" --timeout 60 > good.out
 echo "2xf32=-1 2" | diff -u - good.out

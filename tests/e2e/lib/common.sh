@@ -61,11 +61,13 @@ require_riscv64() {
   fi
 }
 
-# bad_kernel <name>: builds <name>.graft (x86_64), inputs/bad_kernels/f.graph
-# with its map replaced by the misbehaving C kernel <name>_k of k.c.
+# bad_kernel <name>: builds <name>.graft (x86_64, aarch64, riscv64),
+# inputs/bad_kernels/f.graph with its map replaced by the misbehaving C
+# kernel <name>_k of k.c.
 bad_kernel() {
   local dir=$TEST_DIR/inputs/bad_kernels
   cp "$dir/k.c" "$dir/f.graph" .
   sed "s/KERNEL/$1/g" "$dir/call.yaml.in" >"$1.yaml"
-  "$GRAFT" build f.graph --spec "$1.yaml" --target x86_64 -o "$1.graft"
+  "$GRAFT" build f.graph --spec "$1.yaml" --target x86_64,aarch64,riscv64 \
+    -o "$1.graft"
 }
