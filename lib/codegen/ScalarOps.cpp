@@ -111,16 +111,28 @@ Value *emitTanh(IRBuilder<> &b, Value *x) {
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, res);
 }
 
+// Integer div/rem of tensor elements, exactly as graft/expr.h defines them
+// (graft_wrapping_div / graft_wrapping_rem): floor division, x / 0 = 0,
+// x % 0 = x, INT_MIN / -1 wraps to INT_MIN. All selects, no branches and no
+// trap: the divisor is replaced by 1 where the hardware would fault, and the
+// truncating quotient is moved down by one where the signs differ and the
+// remainder is not zero.
 Value *intDivRem(IRBuilder<> &b, Value *x, Value *y, bool rem) {
-  // Division by zero gives 0 and INT_MIN / -1 wraps, instead of trapping.
   Type *t = x->getType();
   Value *zero = ConstantInt::get(t, 0), *one = ConstantInt::get(t, 1);
   Value *isZero = b.CreateICmpEQ(y, zero);
   Value *isM1 = b.CreateICmpEQ(y, ConstantInt::getSigned(t, -1));
   Value *safe = b.CreateSelect(b.CreateOr(isZero, isM1), one, y);
-  Value *q = rem ? b.CreateSRem(x, safe) : b.CreateSDiv(x, safe);
-  Value *m1 = rem ? zero : b.CreateSub(zero, x);
-  return b.CreateSelect(isZero, zero, b.CreateSelect(isM1, m1, q));
+  Value *q = b.CreateSDiv(x, safe);
+  Value *r = b.CreateSRem(x, safe);
+  Value *signsDiffer = b.CreateICmpSLT(b.CreateXor(r, safe), zero);
+  Value *adjust = b.CreateAnd(b.CreateICmpNE(r, zero), signsDiffer);
+  if (rem) {
+    Value *floorRem = b.CreateSelect(adjust, b.CreateAdd(r, safe), r);
+    return b.CreateSelect(isZero, x, b.CreateSelect(isM1, zero, floorRem));
+  }
+  Value *floorDiv = b.CreateSelect(adjust, b.CreateSub(q, one), q);
+  return b.CreateSelect(isZero, zero, b.CreateSelect(isM1, b.CreateSub(zero, x), floorDiv));
 }
 
 // f64 -> f32 rounding to odd: truncate toward zero and set the lowest bit

@@ -1,7 +1,8 @@
 // Scalar operations of map bodies as LLVM IR, with the semantics the
 // reference evaluator defines (docs/graph-format.md): IEEE float arithmetic
-// without contraction, NaN-propagating max/min, wrapping integer arithmetic,
-// integer division by zero = 0, saturating float-to-int casts.
+// without contraction, NaN-propagating max/min, wrapping integer arithmetic
+// with floor division as graft/expr.h defines it (x / 0 = 0, x % 0 = x),
+// saturating float-to-int casts.
 //
 // f16 and bf16 are storage types: values live in float registers, loads and
 // stores convert, and every op producing one rounds its result back to the

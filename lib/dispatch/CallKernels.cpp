@@ -13,25 +13,15 @@ namespace graft {
 
 uint32_t Former::specExpr(const SpecExpr &e, const Op *call) {
   ExprTable &ex = shapes.exprs;
-  auto bin = [&](graft_expr_op_t op) {
-    return ex.binary(op, specExpr(e.operands[0], call), specExpr(e.operands[1], call));
-  };
   switch (e.kind) {
   case SpecExpr::Kind::Const: return ex.constant(e.value);
   case SpecExpr::Kind::Dim: {
     const Value *v = e.input >= 0 ? call->operands[e.input] : call->results[e.output];
-    const auto &d = shapes.dimsOf(v);
-    return static_cast<size_t>(e.axis) < d.size() ? d[e.axis] : ex.constant(0);
+    return shapes.dimsOf(v).at(e.axis);
   }
-  case SpecExpr::Kind::Add: return bin(GRAFT_EXPR_ADD);
-  case SpecExpr::Kind::Sub: return bin(GRAFT_EXPR_SUB);
-  case SpecExpr::Kind::Mul: return bin(GRAFT_EXPR_MUL);
-  case SpecExpr::Kind::Div: return bin(GRAFT_EXPR_DIV);
-  case SpecExpr::Kind::CeilDiv: return bin(GRAFT_EXPR_CEILDIV);
-  case SpecExpr::Kind::Min: return bin(GRAFT_EXPR_MIN);
-  case SpecExpr::Kind::Max: return bin(GRAFT_EXPR_MAX);
+  case SpecExpr::Kind::Binary: break;
   }
-  return ex.constant(0);
+  return ex.binary(e.op, specExpr(e.operands[0], call), specExpr(e.operands[1], call));
 }
 
 void Former::callGroup(int g) {

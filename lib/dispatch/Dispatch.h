@@ -124,8 +124,10 @@ struct ProgramSet {
 };
 
 // Forms dispatches for |fn| (after spec rewriting, with its shapes) and
-// appends them to |out|. |vectorBits| (the target's) sizes the tiles.
+// appends them to |out|. |vectorBits| (the target's) sizes the tiles. Sizes
+// that overflow int64 where they are known (products of static dims) are
+// reported to |diag|.
 void formDispatches(const Function &fn, ShapeInfo shapes, const SpecSet *specs,
-                    const SourceManager &sm, unsigned vectorBits, ProgramSet &out);
+                    DiagEngine &diag, unsigned vectorBits, ProgramSet &out);
 
 } // namespace graft

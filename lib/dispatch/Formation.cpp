@@ -35,6 +35,11 @@ bool isCompute(OpKind k) {
 
 } // namespace
 
+void Former::reportFoldErrors(SourceLoc loc) {
+  for (const FoldError &e : shapes.exprs.takeFoldErrors())
+    diag.error(loc, "size of this dispatch: " + e.message());
+}
+
 void Former::run() {
   pass1();
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -42,6 +47,7 @@ void Former::run() {
       callGroup(static_cast<int>(g));
     else
       loopGroup(static_cast<int>(g));
+    reportFoldErrors(groups[g].front()->loc);
   }
   // Scalar results (a dim, a scalar argument, a constant) are written to a
   // rank-0 buffer by a one-workgroup dispatch.
@@ -172,12 +178,12 @@ void Former::scalarResult(const Value *v) {
 }
 
 void formDispatches(const Function &fn, ShapeInfo shapes, const SpecSet *specs,
-                    const SourceManager &sm, unsigned vectorBits, ProgramSet &out) {
+                    DiagEngine &diag, unsigned vectorBits, ProgramSet &out) {
   out.functions.emplace_back();
   FunctionProgram &prog = out.functions.back();
   prog.fn = &fn;
   prog.shapes = std::move(shapes);
-  Former f(fn, prog.shapes, specs, sm, out, prog, vectorBits);
+  Former f(fn, prog.shapes, specs, diag, out, prog, vectorBits);
   f.run();
 }
 

@@ -22,6 +22,7 @@ struct Former {
   const Function &fn;
   ShapeInfo &shapes;
   const SpecSet *specs;
+  DiagEngine &diag;
   const SourceManager &sm;
   ProgramSet &out;
   FunctionProgram &prog;
@@ -34,11 +35,14 @@ struct Former {
   std::map<const Value *, uint32_t> bufferOf;
   std::set<const Value *> returned;
 
-  Former(const Function &f, ShapeInfo &s, const SpecSet *sp, const SourceManager &m,
-         ProgramSet &o, FunctionProgram &p, unsigned vb)
-      : fn(f), shapes(s), specs(sp), sm(m), out(o), prog(p), vectorBits(vb) {}
+  Former(const Function &f, ShapeInfo &s, const SpecSet *sp, DiagEngine &d, ProgramSet &o,
+         FunctionProgram &p, unsigned vb)
+      : fn(f), shapes(s), specs(sp), diag(d), sm(d.sources()), out(o), prog(p),
+        vectorBits(vb) {}
 
   void run();
+  // Reports sizes built for the dispatch at |loc| that overflowed when folded.
+  void reportFoldErrors(SourceLoc loc);
 
   // ---- Pass 1 (Formation.cpp) ----
   int ready(const Value *v);

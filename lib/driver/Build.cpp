@@ -174,10 +174,12 @@ bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
       if (op->kind == OpKind::KernelCall)
         tb.usedRules.insert(op->call.rule);
     ShapeInfo shapes;
-    analyzeShapes(*fn, ctx.sm, &ctx.specs, shapes);
-    formDispatches(*fn, std::move(shapes), &ctx.specs, ctx.sm, tb.target->vectorBits,
+    analyzeShapes(*fn, ctx.diag, &ctx.specs, shapes);
+    formDispatches(*fn, std::move(shapes), &ctx.specs, ctx.diag, tb.target->vectorBits,
                    tb.programs);
   }
+  if (ctx.diag.hasErrors())
+    return false;
   ctx.log(std::string(tb.target->name) + ": " + std::to_string(tb.programs.dispatches.size()) +
           " dispatch(es)");
   return true;

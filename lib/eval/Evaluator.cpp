@@ -100,7 +100,10 @@ bool Evaluator::bindInputs(const std::vector<graft_tensor_t> &inputs) {
     const graft_tensor_t &t = inputs[i];
     std::string what = "argument " + std::to_string(i + 1) + " (%" + arg->name + ")";
     const Type &want = arg->type;
-    if (t.dtype != static_cast<uint32_t>(want.elem)) {
+    // An index argument may come as i64, as graft-run accepts it: the text
+    // and .npy forms have no index type of their own.
+    bool indexAsI64 = want.elem == DType::Index && t.dtype == GRAFT_DTYPE_I64;
+    if (t.dtype != static_cast<uint32_t>(want.elem) && !indexAsI64) {
       // dtypeName, not the runtime's table: the evaluator core needs only
       // the tensor struct, not the runtime I/O library.
       error_ = what + " has element type " +
@@ -354,9 +357,7 @@ bool Evaluator::evalMap(const Op &op, Buffer &out) {
           types.push_back(v->type.elem);
           args.push_back(operand(v));
         }
-        if (!applyScalarOp(*inner, types.data(), args.data(),
-                           inner->result()->type.elem, result, error_))
-          return false;
+        result = applyScalarOp(*inner, types.data(), args.data(), inner->result()->type.elem);
       }
       locals[inner->result()] = result;
     }
@@ -448,18 +449,15 @@ bool Evaluator::evalReduce(const Op &op, Buffer &out) {
   return true;
 }
 
-// Function-level scalar ops (shape arithmetic on index values).
+// Function-level scalar ops: index arithmetic with the host program's checks.
 bool Evaluator::evalScalar(const Op &op, Buffer &out) {
-  std::vector<DType> types;
   std::vector<Scalar> args;
-  for (size_t i = 0; i < op.operands.size(); ++i) {
-    types.push_back(op.operands[i]->type.elem);
+  for (size_t i = 0; i < op.operands.size(); ++i)
     args.push_back(in(op, i).at(0));
-  }
   Scalar result;
   if (!allocate(op, {}, out))
     return false;
-  if (!applyScalarOp(op, types.data(), args.data(), out.elem, result, error_))
+  if (!applyIndexOp(op, args.data(), result, error_))
     return false;
   out.set(0, result);
   return true;

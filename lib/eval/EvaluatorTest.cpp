@@ -286,7 +286,8 @@ TEST(Evaluator, ScalarOpsInF32AndWrappingInts) {
   EXPECT_EQ(x[1], (0.1f + 1.0f) - 0.1f);
   EXPECT_EQ(r.values<int8_t>(1), (std::vector<int8_t>{-2, 0, 14}));
   EXPECT_EQ(r.values<int8_t>(2), (std::vector<int8_t>{-127, -128, -7}));
-  EXPECT_EQ(r.values<int8_t>(3), (std::vector<int8_t>{1, 2, 1}));
+  // Floor remainder: -128 = 3 * -43 + 1 (truncation would give -2).
+  EXPECT_EQ(r.values<int8_t>(3), (std::vector<int8_t>{1, 1, 1}));
   std::vector<float> v = r.values<float>(4);
   EXPECT_EQ(v[2], 1.0f / std::sqrt(std::sqrt(-2.5f * -2.5f)));
 }
@@ -336,21 +337,56 @@ TEST(Evaluator, MaxPropagatesNaNAndCastsSaturate) {
   EXPECT_EQ(h[4], 0x4100);
 }
 
-TEST(Evaluator, IntegerDivisionByZeroIsAnError) {
+// Tensor element division never fails (graft/expr.h): floor division,
+// x / 0 = 0 and x % 0 = x, the rule compiled code follows too.
+TEST(Evaluator, IntegerDivisionIsFloorAndTotal) {
   EvalRun r;
-  r.inputs.push_back(tensor<int32_t>(DType::I32, {2}, {1, 0}));
-  run(R"(func @f(%a: tensor<2xi32>) -> tensor<2xi32> {
-  %m = map %a, %a : tensor<2xi32> {
-  ^bb0(%p: i32, %q: i32):
-    %0 = div %p, %q : i32
+  r.inputs.push_back(tensor<int32_t>(DType::I32, {4}, {-7, 7, -7, 5}));
+  r.inputs.push_back(tensor<int32_t>(DType::I32, {4}, {2, -2, -2, 0}));
+  run(R"(func @f(%a: tensor<4xi32>, %b: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+  %q = map %a, %b : tensor<4xi32> {
+  ^bb0(%p: i32, %d: i32):
+    %0 = div %p, %d : i32
     yield %0
   }
-  return %m
+  %r = map %a, %b : tensor<4xi32> {
+  ^bb0(%p: i32, %d: i32):
+    %0 = rem %p, %d : i32
+    yield %0
+  }
+  return %q, %r
+}
+)", r);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.values<int32_t>(0), (std::vector<int32_t>{-4, -4, 3, 0}));
+  EXPECT_EQ(r.values<int32_t>(1), (std::vector<int32_t>{1, -1, -1, 5}));
+}
+
+// Function-level index arithmetic is the host program's: checked.
+TEST(Evaluator, IndexArithmeticIsChecked) {
+  EvalRun r;
+  r.inputs.push_back(tensor<int64_t>(DType::Index, {}, {INT64_MAX}));
+  run(R"(func @f(%n: index) -> index {
+  %one = constant 1 : index
+  %0 = add %n, %one : index
+  return %0
 }
 )", r);
   EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.error, "integer division by zero in 'div' at line 4:10");
-  EXPECT_TRUE(r.outputs.empty());
+  EXPECT_EQ(r.error, "'add' at line 3:8: 9223372036854775807 + 1 overflows 64 bits");
+
+  EvalRun z;
+  z.inputs.push_back(tensor<int64_t>(DType::Index, {}, {-7}));
+  run(R"(func @f(%n: index) -> (index, index) {
+  %two = constant 2 : index
+  %zero = constant 0 : index
+  %0 = div %n, %two : index
+  %1 = rem %n, %zero : index
+  return %0, %1
+}
+)", z);
+  EXPECT_FALSE(z.ok);
+  EXPECT_EQ(z.error, "'rem' at line 5:8: -7 % 0 divides by zero");
 }
 
 TEST(Evaluator, ShapeArithmeticAndSelect) {

@@ -3,15 +3,19 @@
 // next to the code and in docs/graph-format.md:
 //  - float math of f32 (and of f16/bf16, computed in float and rounded back)
 //    happens in float, f64 in double; no fma contraction.
-//  - integers wrap in their width (two's complement); INT_MIN / -1 wraps to
-//    INT_MIN and INT_MIN % -1 is 0; division by zero is an error.
+//  - integers wrap in their width (two's complement); division is floor
+//    division as graft/expr.h defines it for tensor elements: INT_MIN / -1
+//    wraps to INT_MIN, x / 0 is 0 and x % 0 is x.
 //  - max / min on floats return NaN if either operand is NaN, and order
 //    -0 below +0 (like llvm.maximum / llvm.minimum).
 //  - float -> integer casts truncate toward zero and saturate; NaN gives 0.
 //    Casts to i1 give (x != 0).
 #include "eval/ScalarOps.h"
 
+#include "graft/expr.h"
+#include "ir/ExprText.h"
 #include "ir/FloatBits.h"
+#include "support/InternalError.h"
 
 #include <cmath>
 #include <cstring>
@@ -196,8 +200,8 @@ Scalar castScalar(Scalar v, DType from, DType to) {
   return intResult(wrap(to, static_cast<uint64_t>(v.i)));
 }
 
-bool applyScalarOp(const Op &op, const DType *argTypes, const Scalar *args,
-                   DType resultType, Scalar &out, std::string &error) {
+Scalar applyScalarOp(const Op &op, const DType *argTypes, const Scalar *args,
+                     DType resultType) {
   DType t = argTypes[0];
   Scalar a = args[0];
   Scalar b = op.operands.size() > 1 ? args[1] : Scalar();
@@ -205,80 +209,95 @@ bool applyScalarOp(const Op &op, const DType *argTypes, const Scalar *args,
   bool fl = isFloat(t);
   switch (op.kind) {
   case OpKind::Add:
-    out = fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return x + y; }))
+    return fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return x + y; }))
              : intResult(wrap(t, ua + ub));
-    return true;
   case OpKind::Sub:
-    out = fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return x - y; }))
+    return fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return x - y; }))
              : intResult(wrap(t, ua - ub));
-    return true;
   case OpKind::Mul:
-    out = fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return x * y; }))
+    return fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return x * y; }))
              : intResult(wrap(t, ua * ub));
-    return true;
   case OpKind::Div:
   case OpKind::Rem:
     if (fl) {
-      out = op.kind == OpKind::Div
+      return op.kind == OpKind::Div
                 ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return x / y; }))
                 : floatResult(inType(t, a.f, b.f,
                                      [](auto x, auto y) { return std::fmod(x, y); }));
-      return true;
     }
-    if (b.i == 0) {
-      error = std::string("integer division by zero in '") + opName(op.kind) +
-              "' at line " + std::to_string(op.loc.line) + ":" +
-              std::to_string(op.loc.col);
-      return false;
-    }
-    if (b.i == -1) // avoids the INT64_MIN / -1 trap; wraps like the hardware
-      out = intResult(op.kind == OpKind::Div ? wrap(t, 0 - ua) : 0);
-    else
-      out = intResult(op.kind == OpKind::Div ? a.i / b.i : a.i % b.i);
-    return true;
+    // Floor division that never fails (graft/expr.h): x / 0 is 0, x % 0 is
+    // x, and INT_MIN / -1 wraps to INT_MIN.
+    return intResult(wrap(t, static_cast<uint64_t>(op.kind == OpKind::Div
+                                                      ? graft_wrapping_div(a.i, b.i)
+                                                      : graft_wrapping_rem(a.i, b.i))));
   case OpKind::Max:
-    out = fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return fmaximum(x, y); }))
+    return fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return fmaximum(x, y); }))
              : intResult(a.i > b.i ? a.i : b.i);
-    return true;
   case OpKind::Min:
-    out = fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return fminimum(x, y); }))
+    return fl ? floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return fminimum(x, y); }))
              : intResult(a.i < b.i ? a.i : b.i);
-    return true;
   case OpKind::Neg:
-    out = fl ? floatResult(-a.f) : intResult(wrap(t, 0 - ua));
-    return true;
+    return fl ? floatResult(-a.f) : intResult(wrap(t, 0 - ua));
   case OpKind::Abs:
-    out = fl ? floatResult(std::fabs(a.f)) : intResult(a.i < 0 ? wrap(t, 0 - ua) : a.i);
-    return true;
+    return fl ? floatResult(std::fabs(a.f)) : intResult(a.i < 0 ? wrap(t, 0 - ua) : a.i);
   case OpKind::Exp:
-    out = floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::exp(x); }));
-    return true;
+    return floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::exp(x); }));
   case OpKind::Log:
-    out = floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::log(x); }));
-    return true;
+    return floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::log(x); }));
   case OpKind::Tanh:
-    out = floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::tanh(x); }));
-    return true;
+    return floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::tanh(x); }));
   case OpKind::Sqrt:
-    out = floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::sqrt(x); }));
-    return true;
+    return floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::sqrt(x); }));
   case OpKind::Rsqrt:
-    out = floatResult(inType(t, a.f, 0, [](auto x, auto) {
+    return floatResult(inType(t, a.f, 0, [](auto x, auto) {
       return static_cast<decltype(x)>(1) / std::sqrt(x);
     }));
-    return true;
   case OpKind::Cmp:
-    out = intResult(compare(op.identAttr("pred"), t, a, b) ? 1 : 0);
-    return true;
+    return intResult(compare(op.identAttr("pred"), t, a, b) ? 1 : 0);
   case OpKind::Select:
-    out = a.i ? b : args[2];
-    return true;
+    return a.i ? b : args[2];
   case OpKind::Cast:
-    out = castScalar(a, t, resultType);
-    return true;
+    return castScalar(a, t, resultType);
   default:
-    error = std::string("'") + opName(op.kind) + "' is not a scalar op";
-    return false;
+    GRAFT_INTERNAL_ERROR(std::string("'") + opName(op.kind) + "' is not a scalar op");
+  }
+}
+
+bool applyIndexOp(const Op &op, const Scalar *args, Scalar &out, std::string &error) {
+  auto checked = [&](graft_expr_op_t e, int64_t a, int64_t b) {
+    int64_t r = 0;
+    graft_expr_status_t status = graft_expr_apply(e, a, b, &r);
+    if (status != GRAFT_EXPR_STATUS_OK) {
+      error = std::string("'") + opName(op.kind) + "' at line " + std::to_string(op.loc.line) +
+              ":" + std::to_string(op.loc.col) + ": " + exprFailureText(e, a, b, status);
+      return false;
+    }
+    out = intResult(r);
+    return true;
+  };
+  int64_t a = args[0].i, b = op.operands.size() > 1 ? args[1].i : 0;
+  switch (op.kind) {
+  case OpKind::Add: return checked(GRAFT_EXPR_ADD, a, b);
+  case OpKind::Sub: return checked(GRAFT_EXPR_SUB, a, b);
+  case OpKind::Mul: return checked(GRAFT_EXPR_MUL, a, b);
+  case OpKind::Div: return checked(GRAFT_EXPR_DIV, a, b);
+  case OpKind::Rem: return checked(GRAFT_EXPR_REM, a, b);
+  case OpKind::Max: return checked(GRAFT_EXPR_MAX, a, b);
+  case OpKind::Min: return checked(GRAFT_EXPR_MIN, a, b);
+  case OpKind::Neg: return checked(GRAFT_EXPR_SUB, 0, a);
+  case OpKind::Abs: return a < 0 ? checked(GRAFT_EXPR_SUB, 0, a) : checked(GRAFT_EXPR_MAX, a, a);
+  case OpKind::Cmp:
+  case OpKind::Select:
+  case OpKind::Cast: {
+    // Exact on index values: comparisons, a choice, integer -> index.
+    DType types[3] = {op.operands[0]->type.elem, op.operands.size() > 1 ? op.operands[1]->type.elem
+                                                                         : DType::Index,
+                      DType::Index};
+    out = applyScalarOp(op, types, args, op.result()->type.elem);
+    return true;
+  }
+  default:
+    GRAFT_INTERNAL_ERROR(std::string("'") + opName(op.kind) + "' is not index arithmetic");
   }
 }
 

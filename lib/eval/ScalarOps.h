@@ -1,6 +1,7 @@
 // Scalar semantics of the reference evaluator: one element at a time,
 // computed in the element type exactly as C would (f32 math in float, integer
-// math wrapping in its width). Internal to lib/eval; the rules are listed in
+// math wrapping in its width, floor division), and the checked index
+// arithmetic of function-level ops. Internal to lib/eval; the rules are listed in
 // docs/graph-format.md ("Semantics").
 #pragma once
 
@@ -24,11 +25,16 @@ void storeScalar(DType t, uint8_t *p, Scalar s);
 // rounding on the way to f16 / bf16).
 double roundToType(DType t, double v);
 
-// Applies scalar op |op| (Add..Cast) to |args| (operand types |argType|,
-// result type |resultType|). False with |error| set for integer division by
-// zero, the one case C leaves undefined that an input can trigger.
-bool applyScalarOp(const Op &op, const DType *argTypes, const Scalar *args,
-                   DType resultType, Scalar &out, std::string &error);
+// Applies scalar op |op| (Add..Cast) of a map body to |args| (operand types
+// |argTypes|, result type |resultType|) with the element rules: integers
+// wrap, integer division never fails (graft/expr.h).
+Scalar applyScalarOp(const Op &op, const DType *argTypes, const Scalar *args,
+                     DType resultType);
+
+// Applies a function-level scalar op (index arithmetic, the host program's
+// rules): false with |error| set when the result overflows int64 or a
+// divisor is zero.
+bool applyIndexOp(const Op &op, const Scalar *args, Scalar &out, std::string &error);
 
 // Converts between any two element types (see docs for the rules).
 Scalar castScalar(Scalar v, DType from, DType to);

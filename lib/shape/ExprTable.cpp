@@ -1,8 +1,12 @@
 #include "shape/ExprTable.h"
 
+#include "ir/ExprText.h"
+
 #include <string>
 
 namespace graft {
+
+std::string FoldError::message() const { return exprFailureText(op, a, b, status); }
 
 uint32_t ExprTable::intern(uint32_t op, uint32_t a, int64_t imm) {
   auto key = std::make_tuple(op, a, imm);
@@ -29,29 +33,21 @@ std::optional<int64_t> ExprTable::constValue(uint32_t id) const {
   return std::nullopt;
 }
 
-static int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+std::vector<FoldError> ExprTable::takeFoldErrors() {
+  std::vector<FoldError> out;
+  out.swap(foldErrors_);
+  return out;
 }
 
 uint32_t ExprTable::binary(graft_expr_op_t op, uint32_t a, uint32_t b) {
   auto ca = constValue(a), cb = constValue(b);
   if (ca && cb) {
-    int64_t x = *ca, y = *cb, r;
-    bool ok = true;
-    switch (op) {
-    case GRAFT_EXPR_ADD: ok = !__builtin_add_overflow(x, y, &r); break;
-    case GRAFT_EXPR_SUB: ok = !__builtin_sub_overflow(x, y, &r); break;
-    case GRAFT_EXPR_MUL: ok = !__builtin_mul_overflow(x, y, &r); break;
-    case GRAFT_EXPR_DIV: ok = y != 0; r = ok ? floorDiv(x, y) : 0; break;
-    case GRAFT_EXPR_CEILDIV: ok = y != 0; r = ok ? -floorDiv(-x, y) : 0; break;
-    case GRAFT_EXPR_REM: ok = y != 0; r = ok ? x - floorDiv(x, y) * y : 0; break;
-    case GRAFT_EXPR_MIN: r = x < y ? x : y; break;
-    case GRAFT_EXPR_MAX: r = x > y ? x : y; break;
-    default: ok = false; r = 0; break;
-    }
-    if (ok)
+    int64_t r = 0;
+    graft_expr_status_t status = graft_expr_apply(op, *ca, *cb, &r);
+    if (status == GRAFT_EXPR_STATUS_OK)
       return constant(r);
+    foldErrors_.push_back({op, *ca, *cb, status});
+    return intern(op, a, b);
   }
   if (cb && *cb == 1 &&
       (op == GRAFT_EXPR_MUL || op == GRAFT_EXPR_DIV || op == GRAFT_EXPR_CEILDIV))
@@ -64,9 +60,11 @@ uint32_t ExprTable::binary(graft_expr_op_t op, uint32_t a, uint32_t b) {
     return b;
   if (a == b && (op == GRAFT_EXPR_MIN || op == GRAFT_EXPR_MAX))
     return a;
+  if (a == b && (op == GRAFT_EXPR_EQ || op == GRAFT_EXPR_LT))
+    return constant(op == GRAFT_EXPR_EQ ? 1 : 0);
   // Canonical operand order for commutative ops so that equal sizes share ids.
   if ((op == GRAFT_EXPR_ADD || op == GRAFT_EXPR_MUL || op == GRAFT_EXPR_MIN ||
-       op == GRAFT_EXPR_MAX) &&
+       op == GRAFT_EXPR_MAX || op == GRAFT_EXPR_EQ) &&
       a > b)
     std::swap(a, b);
   return intern(op, a, b);
@@ -76,27 +74,18 @@ std::string ExprTable::str(uint32_t id) const {
   if (id >= exprs_.size())
     return "<bad expr>";
   const graft_expr_v1_t &e = exprs_[id];
-  auto bin = [&](const char *o) {
-    return "(" + str(e.a) + " " + o + " " + str(static_cast<uint32_t>(e.imm)) + ")";
-  };
-  auto fn = [&](const char *o) {
-    return std::string(o) + "(" + str(e.a) + ", " + str(static_cast<uint32_t>(e.imm)) + ")";
-  };
   switch (e.op) {
   case GRAFT_EXPR_CONST: return std::to_string(e.imm);
   case GRAFT_EXPR_ARG_DIM:
     return "arg" + std::to_string(e.a) + ".dim" + std::to_string(e.imm);
   case GRAFT_EXPR_ARG_SCALAR: return "arg" + std::to_string(e.a);
-  case GRAFT_EXPR_ADD: return bin("+");
-  case GRAFT_EXPR_SUB: return bin("-");
-  case GRAFT_EXPR_MUL: return bin("*");
-  case GRAFT_EXPR_DIV: return bin("/");
-  case GRAFT_EXPR_REM: return bin("%");
-  case GRAFT_EXPR_CEILDIV: return fn("ceildiv");
-  case GRAFT_EXPR_MIN: return fn("min");
-  case GRAFT_EXPR_MAX: return fn("max");
+  default: break;
   }
-  return "<bad expr>";
+  std::string sym = graft_expr_op_symbol(e.op);
+  std::string lhs = str(e.a), rhs = str(static_cast<uint32_t>(e.imm));
+  if (sym.size() > 2)
+    return sym + "(" + lhs + ", " + rhs + ")";
+  return "(" + lhs + " " + sym + " " + rhs + ")";
 }
 
 } // namespace graft

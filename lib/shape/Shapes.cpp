@@ -1,5 +1,7 @@
 #include "shape/Shapes.h"
 
+#include "support/InternalError.h"
+
 #include <cassert>
 
 namespace graft {
@@ -22,7 +24,7 @@ namespace {
 
 struct Analyzer {
   const Function &fn;
-  const SourceManager &sm;
+  DiagEngine &diag;
   const SpecSet *specs;
   ShapeInfo &info;
   ExprTable &ex;
@@ -35,15 +37,13 @@ struct Analyzer {
     if (ca && cb && *ca == *cb)
       return;
     info.checks.push_back(
-        {a, b, sm.formatShort(op.loc) + ": " + opName(op.kind) + ": " + what});
+        {a, b, diag.sources().formatShort(op.loc) + ": " + opName(op.kind) + ": " + what});
   }
 
   uint32_t scalar(const Value *v) {
     uint32_t id = 0;
-    if (info.scalarOf(v, id))
-      return id;
-    assert(false && "index scalar without expression");
-    return ex.constant(0);
+    GRAFT_CHECK(info.scalarOf(v, id), "index scalar %" + v->name + " has no host expression");
+    return id;
   }
 
   // Dims of a result type, taking '?' dims from |dynOperands| in order.
@@ -54,10 +54,10 @@ struct Analyzer {
     for (int64_t s : t.dims) {
       if (s != kDynamic)
         d.push_back(ex.constant(s));
-      else if (k < ops.size())
+      else {
+        GRAFT_CHECK(k < ops.size(), "'?' dim without a size operand passed the verifier");
         d.push_back(scalar(ops[k++]));
-      else
-        d.push_back(ex.constant(0)); // verifier rejects this
+      }
     }
     return d;
   }
@@ -76,24 +76,57 @@ struct Analyzer {
     }
   }
 
+  // Function-level scalar ops are index arithmetic; every one of them has a
+  // host expression (the verifier allows nothing else at function level).
+  // Those without an op of their own are built from exact identities:
+  // neg x = 0 - x, abs x = max(x, 0 - x), select c a b = c*a + (1-c)*b
+  // (c is 0 or 1, so neither product nor the sum can overflow where the
+  // result does not), comparisons from == and <.
   void scalarOp(const Op &op) {
     const Value *r = op.result();
-    if (r->type.elem != DType::Index && !isInteger(r->type.elem))
-      return;
-    auto bin = [&](graft_expr_op_t e) {
-      info.scalars[r] = ex.binary(e, scalar(op.operands[0]), scalar(op.operands[1]));
-    };
+    auto in = [&](size_t i) { return scalar(op.operands[i]); };
+    auto bin = [&](graft_expr_op_t e, uint32_t a, uint32_t b) { return ex.binary(e, a, b); };
+    auto negate = [&](uint32_t x) { return bin(GRAFT_EXPR_SUB, ex.constant(0), x); };
+    auto notOf = [&](uint32_t x) { return bin(GRAFT_EXPR_SUB, ex.constant(1), x); };
+    uint32_t v = 0;
     switch (op.kind) {
-    case OpKind::Add: bin(GRAFT_EXPR_ADD); break;
-    case OpKind::Sub: bin(GRAFT_EXPR_SUB); break;
-    case OpKind::Mul: bin(GRAFT_EXPR_MUL); break;
-    case OpKind::Div: bin(GRAFT_EXPR_DIV); break;
-    case OpKind::Rem: bin(GRAFT_EXPR_REM); break;
-    case OpKind::Max: bin(GRAFT_EXPR_MAX); break;
-    case OpKind::Min: bin(GRAFT_EXPR_MIN); break;
-    case OpKind::Cast: info.scalars[r] = scalar(op.operands[0]); break;
-    default: break;
+    case OpKind::Add: v = bin(GRAFT_EXPR_ADD, in(0), in(1)); break;
+    case OpKind::Sub: v = bin(GRAFT_EXPR_SUB, in(0), in(1)); break;
+    case OpKind::Mul: v = bin(GRAFT_EXPR_MUL, in(0), in(1)); break;
+    case OpKind::Div: v = bin(GRAFT_EXPR_DIV, in(0), in(1)); break;
+    case OpKind::Rem: v = bin(GRAFT_EXPR_REM, in(0), in(1)); break;
+    case OpKind::Max: v = bin(GRAFT_EXPR_MAX, in(0), in(1)); break;
+    case OpKind::Min: v = bin(GRAFT_EXPR_MIN, in(0), in(1)); break;
+    case OpKind::Neg: v = negate(in(0)); break;
+    case OpKind::Abs: v = bin(GRAFT_EXPR_MAX, in(0), negate(in(0))); break;
+    case OpKind::Cast: v = in(0); break; // integer -> index keeps the value
+    case OpKind::Select:
+      v = bin(GRAFT_EXPR_ADD, bin(GRAFT_EXPR_MUL, in(0), in(1)),
+              bin(GRAFT_EXPR_MUL, notOf(in(0)), in(2)));
+      break;
+    case OpKind::Cmp: {
+      std::string pred = op.identAttr("pred");
+      uint32_t a = in(0), b = in(1);
+      if (pred == "eq") v = bin(GRAFT_EXPR_EQ, a, b);
+      else if (pred == "ne") v = notOf(bin(GRAFT_EXPR_EQ, a, b));
+      else if (pred == "lt") v = bin(GRAFT_EXPR_LT, a, b);
+      else if (pred == "gt") v = bin(GRAFT_EXPR_LT, b, a);
+      else if (pred == "le") v = notOf(bin(GRAFT_EXPR_LT, b, a));
+      else if (pred == "ge") v = notOf(bin(GRAFT_EXPR_LT, a, b));
+      else GRAFT_INTERNAL_ERROR("cmp with unverified predicate '" + pred + "'");
+      break;
     }
+    default:
+      GRAFT_INTERNAL_ERROR(std::string("function-level '") + opName(op.kind) +
+                           "' has no host expression");
+    }
+    info.scalars[r] = v;
+  }
+
+  // Reports the folds of |op| that overflowed or divided by zero.
+  void reportFoldErrors(const Op &op) {
+    for (const FoldError &e : ex.takeFoldErrors())
+      diag.error(op.loc, std::string("'") + opName(op.kind) + "': " + e.message());
   }
 
   void run() {
@@ -110,8 +143,10 @@ struct Analyzer {
         info.scalars[a] = ex.argScalar(static_cast<uint32_t>(i));
       }
     }
-    for (const Op *op : fn.ops)
+    for (const Op *op : fn.ops) {
       visit(*op);
+      reportFoldErrors(*op);
+    }
   }
 
   void visit(const Op &op) {
@@ -130,8 +165,9 @@ struct Analyzer {
     case OpKind::Dim: {
       int64_t axis = op.intAttr("axis");
       const auto &sd = D(0);
-      info.scalars[r] = axis >= 0 && static_cast<size_t>(axis) < sd.size()
-                            ? sd[axis] : ex.constant(0);
+      GRAFT_CHECK(axis >= 0 && static_cast<size_t>(axis) < sd.size(),
+                  "dim axis out of range passed the verifier");
+      info.scalars[r] = sd[axis];
       return;
     }
     case OpKind::Empty:
@@ -174,10 +210,12 @@ struct Analyzer {
       for (size_t i = 0; i < d.size(); ++i) {
         if (d[i] != UINT32_MAX)
           continue;
-        if (r->type.dims[i] != kDynamic)
+        if (r->type.dims[i] != kDynamic) {
           d[i] = ex.constant(r->type.dims[i]);
-        else
-          d[i] = k < op.operands.size() ? scalar(op.operands[k++]) : ex.constant(0);
+        } else {
+          GRAFT_CHECK(k < op.operands.size(), "broadcast '?' dim without a size operand");
+          d[i] = scalar(op.operands[k++]);
+        }
       }
       break;
     }
@@ -220,7 +258,7 @@ struct Analyzer {
         else if (info.scalars.count(a))
           info.scalars[pat.args[i]] = info.scalars[a];
       }
-      Analyzer sub{pat, sm, specs, info, ex};
+      Analyzer sub{pat, diag, specs, info, ex};
       for (const Op *p : pat.ops)
         sub.visit(*p);
       for (size_t k = 0; k < op.results.size() && k < pat.results.size(); ++k)
@@ -241,9 +279,9 @@ struct Analyzer {
 
 } // namespace
 
-void analyzeShapes(const Function &fn, const SourceManager &sm, const SpecSet *specs,
+void analyzeShapes(const Function &fn, DiagEngine &diag, const SpecSet *specs,
                    ShapeInfo &info) {
-  Analyzer a{fn, sm, specs, info, info.exprs};
+  Analyzer a{fn, diag, specs, info, info.exprs};
   a.run();
 }
 

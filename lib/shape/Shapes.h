@@ -34,9 +34,11 @@ struct ShapeInfo {
 };
 
 // Fills |info| for |fn|. Static conflicts were reported by the verifier;
-// this records dynamic ones as runtime checks. |specs| resolves the patterns
-// of KernelCall ops (may be null when there are none).
-void analyzeShapes(const Function &fn, const SourceManager &sm, const SpecSet *specs,
+// this records dynamic ones as runtime checks. Index arithmetic whose value
+// is known and overflows or divides by zero is reported to |diag| at its op.
+// |specs| resolves the patterns of KernelCall ops (may be null when there
+// are none).
+void analyzeShapes(const Function &fn, DiagEngine &diag, const SpecSet *specs,
                    ShapeInfo &info);
 
 } // namespace graft

@@ -298,10 +298,18 @@ bool DagMatcher::checkConstraints(const Match &m) {
         return failC(valueName(m.inputs[c.input]) + " has element type " + dtypeName(t));
       continue;
     }
-    std::string why;
+    SpecEvalFailure why;
     std::optional<int64_t> v = evalSpecExprStatic(c.value, in, outTypes, scope, why);
+    if (!v && why.undefined) {
+      // Known sizes, undefined arithmetic: the spec is wrong, not the match.
+      fail_.why = "constraint " + c.text + ": " + why.message;
+      fail_.payloadLoc = root->loc;
+      fail_.patternLoc = why.loc.valid() ? why.loc : c.loc;
+      fail_.specError = true;
+      return false;
+    }
     if (!v)
-      return failC("cannot be proven: " + why);
+      return failC("cannot be proven: " + why.message);
     if (c.kind == Constraint::Kind::DivisibleBy && *v % c.divisor != 0)
       return failC(formatSpecExpr(c.value, scope) + " = " + std::to_string(*v));
     if (c.kind == Constraint::Kind::DimRange && (*v < c.min || *v > c.max))

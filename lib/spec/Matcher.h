@@ -29,6 +29,10 @@ struct MatchFailure {
   std::string why;
   SourceLoc payloadLoc;
   SourceLoc patternLoc;
+  // Not a mismatch but an error in the spec found while matching (a
+  // constraint whose arithmetic overflows or divides by zero): reported as
+  // an error at |patternLoc|.
+  bool specError = false;
 };
 
 // True when payload type |payload| may stand where the pattern says

@@ -16,6 +16,12 @@ std::string nameOf(const Value *v) {
   return v && !v->name.empty() ? "%" + v->name : "<unnamed>";
 }
 
+// "%relu = map (mlp.graph:11:11)"
+std::string describeOp(const SourceManager &sm, const Op *op) {
+  std::string s = op->result() ? nameOf(op->result()) + " = " : "";
+  return s + opName(op->kind) + " (" + sm.format(op->loc) + ")";
+}
+
 // Builds the --explain text.
 class Explainer {
 public:
@@ -65,10 +71,7 @@ public:
   std::string text;
 
 private:
-  std::string describe(const Op *op) const {
-    std::string s = op->result() ? nameOf(op->result()) + " = " : "";
-    return s + opName(op->kind) + " (" + sm_.format(op->loc) + ")";
-  }
+  std::string describe(const Op *op) const { return describeOp(sm_, op); }
   const SourceManager &sm_;
   bool on_;
 };
@@ -190,7 +193,7 @@ void rewrite(Match &m, std::map<Value *, Value *> &replaced) {
 
 // Finds the matches of one function (on the unmodified graph).
 std::vector<Match> findMatches(Function &fn, const SpecSet &specs,
-                               const std::string &target, Explainer &ex) {
+                               const std::string &target, Explainer &ex, DiagEngine &diag) {
   std::vector<Match> accepted;
   std::map<const Op *, size_t> claimedBy; // non-constant op -> accepted index
   for (const auto &r : specs.rules)
@@ -213,6 +216,8 @@ std::vector<Match> findMatches(Function &fn, const SpecSet &specs,
       Match m;
       MatchFailure f;
       if (!matchRule(rule, root, m, f)) {
+        if (f.specError)
+          diag.error(f.patternLoc, f.why + " (matching " + describeOp(diag.sources(), root) + ")");
         ex.missed(fn, rule, root, f);
         continue;
       }
@@ -268,7 +273,7 @@ unsigned applySpecs(Module &m, const SpecSet &specs, const std::string &targetNa
     Function &fn = *fnPtr;
     if (fn.isPattern)
       continue;
-    std::vector<Match> matches = findMatches(fn, specs, targetName, ex);
+    std::vector<Match> matches = findMatches(fn, specs, targetName, ex, diag);
     std::sort(matches.begin(), matches.end(), [&](const Match &a, const Match &b) {
       return positionOf(fn, a.outputs[0]->def) < positionOf(fn, b.outputs[0]->def);
     });

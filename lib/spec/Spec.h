@@ -15,11 +15,13 @@
 namespace graft {
 
 // An integer expression over the matched values, used for kernel arguments
-// and workgroup counts: 42, dim(lhs, 0), a + b, a - b, a * b, a / b,
-// ceildiv(a, b), min(a, b), max(a, b).
+// and workgroup counts: 42, dim(lhs, 0), a + b, a - b, a * b, a / b, a % b,
+// ceildiv(a, b), min(a, b), max(a, b). The operators are the host program's
+// (graft_expr_op_t), with its checked floor arithmetic (graft/expr.h).
 struct SpecExpr {
-  enum class Kind : uint8_t { Const, Dim, Add, Sub, Mul, Div, CeilDiv, Min, Max };
+  enum class Kind : uint8_t { Const, Dim, Binary };
   Kind kind = Kind::Const;
+  graft_expr_op_t op = GRAFT_EXPR_ADD; // Binary
   int64_t value = 0;   // Const
   // Dim: which value and axis. |input| indexes the pattern's arguments,
   // |output| the pattern's results; exactly one is >= 0.

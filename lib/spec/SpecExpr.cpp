@@ -5,14 +5,18 @@
 //          | ('workgroup_id' | 'workgroup_count') '(' int ')' [':' type]
 //          | expr [':' type]
 //   expr  := term (('+' | '-') term)*
-//   term  := atom (('*' | '/') atom)*
+//   term  := atom (('*' | '/' | '%') atom)*
 //   atom  := int | '-' int | '(' expr ')' | 'dim' '(' name ',' int ')'
 //          | ('ceildiv' | 'min' | 'max') '(' expr ',' expr ')'
 //   type  := 'i32' | 'i64' | 'index'
 #include "spec/SpecExpr.h"
 
+#include "ir/ExprText.h"
+#include "support/InternalError.h"
+
 #include <cctype>
 #include <climits>
+#include <initializer_list>
 
 namespace graft {
 
@@ -124,7 +128,13 @@ private:
   }
   bool parseExpr(SpecExpr &out);
   bool parseTerm(SpecExpr &out);
-  bool parseBinary(SpecExpr &out, char op1, SpecExpr::Kind k1, char op2, SpecExpr::Kind k2,
+  // One left-associative level: operand (op operand)* for the operator
+  // characters of |ops|.
+  struct BinaryOperator {
+    char c;
+    graft_expr_op_t op;
+  };
+  bool parseBinary(SpecExpr &out, std::initializer_list<BinaryOperator> ops,
                    bool (ExprParser::*operand)(SpecExpr &));
   bool parseAtom(SpecExpr &out);
   bool parseTypeSuffix(DType &type);
@@ -160,7 +170,13 @@ void ExprParser::advance() {
     return;
   char c = text_[pos_];
   size_t start = pos_;
-  if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '%') {
+  // '%' starts a name when a letter or '_' follows ("%lhs"), else it is the
+  // remainder operator.
+  auto nameStart = [&](size_t at) {
+    return at < text_.size() &&
+           (std::isalpha(static_cast<unsigned char>(text_[at])) || text_[at] == '_');
+  };
+  if (nameStart(pos_) || (c == '%' && nameStart(pos_ + 1))) {
     ++pos_;
     while (pos_ < text_.size() &&
            (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
@@ -171,8 +187,6 @@ void ExprParser::advance() {
     tok_.text = std::string(text_.substr(start, pos_ - start));
     if (tok_.text[0] == '%')
       tok_.text.erase(0, 1);
-    if (tok_.text.empty())
-      tok_.kind = Token::Bad, tok_.text = "%";
     return;
   }
   if (std::isdigit(static_cast<unsigned char>(c))) {
@@ -193,7 +207,7 @@ void ExprParser::advance() {
   }
   ++pos_;
   tok_.text = std::string(1, c);
-  tok_.kind = std::string_view("(),+-*/:").find(c) != std::string_view::npos
+  tok_.kind = std::string_view("(),+-*/%:").find(c) != std::string_view::npos
                   ? Token::Punct
                   : Token::Bad;
 }
@@ -249,13 +263,13 @@ bool ExprParser::parseAtom(SpecExpr &out) {
     out.axis = static_cast<int>(axis);
     return expectPunct(')');
   }
-  SpecExpr::Kind k;
+  graft_expr_op_t k;
   if (fn.text == "ceildiv")
-    k = SpecExpr::Kind::CeilDiv;
+    k = GRAFT_EXPR_CEILDIV;
   else if (fn.text == "min")
-    k = SpecExpr::Kind::Min;
+    k = GRAFT_EXPR_MIN;
   else if (fn.text == "max")
-    k = SpecExpr::Kind::Max;
+    k = GRAFT_EXPR_MAX;
   else if (scope_.inputIndex(fn.text) >= 0 || scope_.outputIndex(fn.text) >= 0)
     return fail(fn, "'" + fn.text + "' is not an integer; use dim(" + fn.text +
                         ", axis) for its sizes");
@@ -268,7 +282,8 @@ bool ExprParser::parseAtom(SpecExpr &out) {
   if (!countOperation(fn))
     return false;
   advance();
-  out.kind = k;
+  out.kind = SpecExpr::Kind::Binary;
+  out.op = k;
   out.operands.resize(2);
   if (!expectPunct('(') || !parseExpr(out.operands[0]) || !expectPunct(',') ||
       !parseExpr(out.operands[1]))
@@ -276,16 +291,21 @@ bool ExprParser::parseAtom(SpecExpr &out) {
   return expectPunct(')');
 }
 
-// One left-associative level of binary operators: operand (op operand)*,
-// where |op1| maps to |k1| and |op2| to |k2|.
-bool ExprParser::parseBinary(SpecExpr &out, char op1, SpecExpr::Kind k1, char op2,
-                             SpecExpr::Kind k2, bool (ExprParser::*operand)(SpecExpr &)) {
+bool ExprParser::parseBinary(SpecExpr &out, std::initializer_list<BinaryOperator> ops,
+                             bool (ExprParser::*operand)(SpecExpr &)) {
   if (!(this->*operand)(out))
     return false;
-  while (isPunct(op1) || isPunct(op2)) {
+  for (;;) {
+    const BinaryOperator *hit = nullptr;
+    for (const BinaryOperator &o : ops)
+      if (isPunct(o.c))
+        hit = &o;
+    if (!hit)
+      return true;
     SpecExpr lhs = std::move(out);
     out = SpecExpr();
-    out.kind = isPunct(op1) ? k1 : k2;
+    out.kind = SpecExpr::Kind::Binary;
+    out.op = hit->op;
     out.loc = at(tok_.pos);
     if (!countOperation(tok_))
       return false;
@@ -295,17 +315,15 @@ bool ExprParser::parseBinary(SpecExpr &out, char op1, SpecExpr::Kind k1, char op
     if (!(this->*operand)(out.operands[1]))
       return false;
   }
-  return true;
 }
 
 bool ExprParser::parseTerm(SpecExpr &out) {
-  return parseBinary(out, '*', SpecExpr::Kind::Mul, '/', SpecExpr::Kind::Div,
+  return parseBinary(out, {{'*', GRAFT_EXPR_MUL}, {'/', GRAFT_EXPR_DIV}, {'%', GRAFT_EXPR_REM}},
                      &ExprParser::parseAtom);
 }
 
 bool ExprParser::parseExpr(SpecExpr &out) {
-  return parseBinary(out, '+', SpecExpr::Kind::Add, '-', SpecExpr::Kind::Sub,
-                     &ExprParser::parseTerm);
+  return parseBinary(out, {{'+', GRAFT_EXPR_ADD}, {'-', GRAFT_EXPR_SUB}}, &ExprParser::parseTerm);
 }
 
 bool ExprParser::parseTypeSuffix(DType &type) {
@@ -374,13 +392,6 @@ bool ExprParser::parseArg(KernelArg &out) {
   return parseTypeSuffix(out.type);
 }
 
-int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0)))
-    --q;
-  return q;
-}
-
 } // namespace
 
 bool parseSpecExpr(std::string_view text, SourceLoc loc, const SpecScope &scope,
@@ -398,49 +409,37 @@ bool parseKernelArg(std::string_view text, SourceLoc loc, const SpecScope &scope
 }
 
 std::string formatSpecExpr(const SpecExpr &e, const SpecScope &scope) {
-  auto bin = [&](const char *op) {
-    return "(" + formatSpecExpr(e.operands[0], scope) + " " + op + " " +
-           formatSpecExpr(e.operands[1], scope) + ")";
-  };
-  auto call = [&](const char *fn) {
-    return std::string(fn) + "(" + formatSpecExpr(e.operands[0], scope) + ", " +
-           formatSpecExpr(e.operands[1], scope) + ")";
-  };
   switch (e.kind) {
   case SpecExpr::Kind::Const: return std::to_string(e.value);
   case SpecExpr::Kind::Dim:
     return "dim(" + scope.nameOf(e.input, e.output) + ", " + std::to_string(e.axis) + ")";
-  case SpecExpr::Kind::Add: return bin("+");
-  case SpecExpr::Kind::Sub: return bin("-");
-  case SpecExpr::Kind::Mul: return bin("*");
-  case SpecExpr::Kind::Div: return bin("/");
-  case SpecExpr::Kind::CeilDiv: return call("ceildiv");
-  case SpecExpr::Kind::Min: return call("min");
-  case SpecExpr::Kind::Max: return call("max");
+  case SpecExpr::Kind::Binary: break;
   }
-  return "?";
+  std::string sym = graft_expr_op_symbol(e.op);
+  std::string lhs = formatSpecExpr(e.operands[0], scope);
+  std::string rhs = formatSpecExpr(e.operands[1], scope);
+  if (sym.size() > 1) // ceildiv, min, max
+    return sym + "(" + lhs + ", " + rhs + ")";
+  return "(" + lhs + " " + sym + " " + rhs + ")";
 }
 
 std::optional<int64_t> evalSpecExprStatic(const SpecExpr &e,
                                           const std::vector<Type> &inputs,
                                           const std::vector<Type> &outputs,
                                           const SpecScope &scope,
-                                          std::string &why) {
+                                          SpecEvalFailure &why) {
   if (e.kind == SpecExpr::Kind::Const)
     return e.value;
   if (e.kind == SpecExpr::Kind::Dim) {
     const std::vector<Type> &types = e.input >= 0 ? inputs : outputs;
     int index = e.input >= 0 ? e.input : e.output;
-    if (index < 0 || index >= static_cast<int>(types.size()) ||
-        e.axis >= static_cast<int>(types[index].rank())) {
-      why = "dim(" + scope.nameOf(e.input, e.output) + ", " + std::to_string(e.axis) +
-            ") is not available";
-      return std::nullopt;
-    }
+    GRAFT_CHECK(index >= 0 && index < static_cast<int>(types.size()) &&
+                    e.axis < static_cast<int>(types[index].rank()),
+                "spec expression refers to a value the match does not have");
     int64_t d = types[index].dims[e.axis];
     if (d == kDynamic) {
-      why = "dim(" + scope.nameOf(e.input, e.output) + ", " + std::to_string(e.axis) +
-            ") is dynamic (" + types[index].str() + ")";
+      why.message = "dim(" + scope.nameOf(e.input, e.output) + ", " + std::to_string(e.axis) +
+                    ") is dynamic (" + types[index].str() + ")";
       return std::nullopt;
     }
     return d;
@@ -451,26 +450,15 @@ std::optional<int64_t> evalSpecExprStatic(const SpecExpr &e,
   std::optional<int64_t> b = evalSpecExprStatic(e.operands[1], inputs, outputs, scope, why);
   if (!b)
     return std::nullopt;
-  switch (e.kind) {
-  case SpecExpr::Kind::Add: return *a + *b;
-  case SpecExpr::Kind::Sub: return *a - *b;
-  case SpecExpr::Kind::Mul: return *a * *b;
-  case SpecExpr::Kind::Min: return *a < *b ? *a : *b;
-  case SpecExpr::Kind::Max: return *a > *b ? *a : *b;
-  case SpecExpr::Kind::Div:
-  case SpecExpr::Kind::CeilDiv:
-    if (*b == 0) {
-      why = "division by zero in " + formatSpecExpr(e, scope);
-      return std::nullopt;
-    }
-    // Floor division and its ceiling twin, as the runtime's host program
-    // computes them (graft_expr_op_t in graft/abi.h).
-    if (e.kind == SpecExpr::Kind::Div)
-      return floorDiv(*a, *b);
-    return -floorDiv(-*a, *b);
-  default: break;
+  int64_t r = 0;
+  graft_expr_status_t status = graft_expr_apply(e.op, *a, *b, &r);
+  if (status != GRAFT_EXPR_STATUS_OK) {
+    why.message = formatSpecExpr(e, scope) + ": " + exprFailureText(e.op, *a, *b, status);
+    why.loc = e.loc;
+    why.undefined = true;
+    return std::nullopt;
   }
-  return std::nullopt;
+  return r;
 }
 
 } // namespace graft

@@ -45,14 +45,24 @@ bool parseKernelArg(std::string_view text, SourceLoc loc, const SpecScope &scope
 // "ceildiv(dim(result, 0), 64)" with the scope's names.
 std::string formatSpecExpr(const SpecExpr &e, const SpecScope &scope);
 
+// Why evalSpecExprStatic gave no value.
+struct SpecEvalFailure {
+  std::string message; // "dim(lhs, 0) is dynamic (tensor<?x4xf32>)"
+  // True when the value is known but undefined: the arithmetic overflowed
+  // int64 or divided by zero (an error in the spec, at |loc|), rather than
+  // unknown at compile time (a dynamic dim).
+  bool undefined = false;
+  SourceLoc loc;
+};
+
 // Evaluates |e| on static shapes: |inputs| are the types bound to the pattern
 // arguments, |outputs| those of the results. Returns nullopt and says why
-// when a dimension it needs is dynamic or an operation is undefined
-// (division by zero).
+// when a dimension it needs is dynamic or the arithmetic is undefined
+// (overflow, division by zero; graft/expr.h's checked rules).
 std::optional<int64_t> evalSpecExprStatic(const SpecExpr &e,
                                           const std::vector<Type> &inputs,
                                           const std::vector<Type> &outputs,
                                           const SpecScope &scope,
-                                          std::string &why);
+                                          SpecEvalFailure &why);
 
 } // namespace graft

@@ -125,7 +125,9 @@ typedef struct graft_dispatch_attrs_v1_t {
  *===----------------------------------------------------------------------===*/
 
 /* Integer expressions, evaluated in order; operands refer to earlier
- * expressions only (index < own index). Arithmetic is on int64. */
+ * expressions only (index < own index). Arithmetic is on int64 and checked:
+ * a result outside int64 or a zero divisor fails the invocation. The exact
+ * meaning of every binary op is graft_expr_apply() in graft/expr.h. */
 typedef enum graft_expr_op_e {
   GRAFT_EXPR_CONST = 0,      /* value = imm */
   GRAFT_EXPR_ARG_DIM = 1,    /* value = dim |imm| of argument |a| */
@@ -137,8 +139,10 @@ typedef enum graft_expr_op_e {
   GRAFT_EXPR_CEILDIV = 7,
   GRAFT_EXPR_MIN = 8,
   GRAFT_EXPR_MAX = 9,
-  GRAFT_EXPR_REM = 10,       /* floor remainder; e[imm] == 0 is an error */
-  GRAFT_EXPR_OP_COUNT_ = 11,
+  GRAFT_EXPR_REM = 10,       /* floor remainder (sign of the divisor) */
+  GRAFT_EXPR_EQ = 11,        /* value = e[a] == e[imm] ? 1 : 0 (v2) */
+  GRAFT_EXPR_LT = 12,        /* value = e[a] < e[imm] ? 1 : 0 (v2) */
+  GRAFT_EXPR_OP_COUNT_ = 13,
 } graft_expr_op_t;
 
 typedef struct graft_expr_v1_t {

@@ -224,6 +224,9 @@ static void expressions(void) {
   EXPECT_EVAL(GRAFT_EXPR_REM, 7, -3, -2);
   EXPECT_EVAL(GRAFT_EXPR_MIN, 7, -3, -3);
   EXPECT_EVAL(GRAFT_EXPR_MAX, 7, -3, 7);
+  EXPECT_EVAL(GRAFT_EXPR_REM, INT64_MIN, -1, 0);
+  EXPECT_EVAL(GRAFT_EXPR_EQ, 4, 4, 1);
+  EXPECT_EVAL(GRAFT_EXPR_LT, 4, 4, 0);
   int64_t v;
   EXPECT_ERROR(eval(GRAFT_EXPR_DIV, 7, 0, &v), "divides 7 by zero");
   EXPECT_ERROR(eval(GRAFT_EXPR_REM, 7, 0, &v), "divides 7 by zero");

@@ -2,10 +2,13 @@
  * sizes, grid counts and dispatch constants of one invocation, computed from
  * the argument dims and scalar arguments. All arithmetic is checked: an
  * overflow or a division by zero is the caller's error (odd input sizes), not
- * undefined behaviour. */
+ * undefined behaviour. The arithmetic is graft/expr.h's, shared with the
+ * compiler, so a size folded at compile time and the same size computed here
+ * always agree. */
 #include <string.h>
 
 #include "exec/executor.h"
+#include "graft/expr.h"
 
 /* Scalar argument as a dispatch constant word (abi.h: integers sign-extended,
  * floats as their bit pattern). */
@@ -23,18 +26,25 @@ static int64_t scalar_word(const graft_tensor_t* t) {
   }
 }
 
-static int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-static graft_status_t overflow(const graft_function_v1_t* f, uint32_t i,
-                               const char* op, int64_t a, int64_t b) {
-  return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                           "function '%s': size expression %u (%lld %s %lld) "
-                           "overflows 64 bits",
-                           f->name, i, (long long)a, op, (long long)b);
+static graft_status_t failed(const graft_function_v1_t* f, uint32_t i,
+                             const graft_expr_v1_t* e, int64_t a, int64_t b,
+                             graft_expr_status_t why) {
+  if (why == GRAFT_EXPR_STATUS_DIVIDE_BY_ZERO)
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "function '%s': size expression %u divides %lld "
+                             "by zero",
+                             f->name, i, (long long)a);
+  if (why == GRAFT_EXPR_STATUS_OVERFLOW)
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "function '%s': size expression %u (%lld %s %lld) "
+                             "overflows 64 bits",
+                             f->name, i, (long long)a,
+                             graft_expr_op_symbol(e->op), (long long)b);
+  return graft_status_make(GRAFT_INTERNAL,
+                           "function '%s': expression %u has op %u, which "
+                           "validation refuses; this is a bug in graft, please "
+                           "report it",
+                           f->name, i, e->op);
 }
 
 graft_status_t graft_host_exprs_evaluate(const graft_function_v1_t* f,
@@ -54,43 +64,8 @@ graft_status_t graft_host_exprs_evaluate(const graft_function_v1_t* f,
     }
     /* Binary: operands are earlier expressions (validated). */
     int64_t a = values[e->a], b = values[e->imm], r = 0;
-    switch (e->op) {
-      case GRAFT_EXPR_ADD:
-        if (__builtin_add_overflow(a, b, &r)) return overflow(f, i, "+", a, b);
-        break;
-      case GRAFT_EXPR_SUB:
-        if (__builtin_sub_overflow(a, b, &r)) return overflow(f, i, "-", a, b);
-        break;
-      case GRAFT_EXPR_MUL:
-        if (__builtin_mul_overflow(a, b, &r)) return overflow(f, i, "*", a, b);
-        break;
-      case GRAFT_EXPR_DIV:
-      case GRAFT_EXPR_CEILDIV:
-      case GRAFT_EXPR_REM:
-        if (b == 0)
-          return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                                   "function '%s': size expression %u divides "
-                                   "%lld by zero",
-                                   f->name, i, (long long)a);
-        if (a == INT64_MIN && b == -1) return overflow(f, i, "/", a, b);
-        if (e->op == GRAFT_EXPR_DIV) {
-          r = floor_div(a, b);
-        } else if (e->op == GRAFT_EXPR_CEILDIV) {
-          /* ceil(a/b) is floor(a/b) plus one when b does not divide a. */
-          r = floor_div(a, b) + (a % b != 0);
-        } else {
-          r = a - floor_div(a, b) * b;
-        }
-        break;
-      case GRAFT_EXPR_MIN: r = a < b ? a : b; break;
-      case GRAFT_EXPR_MAX: r = a > b ? a : b; break;
-      default:
-        return graft_status_make(GRAFT_INTERNAL,
-                                 "function '%s': expression %u has op %u, "
-                                 "which validation refuses; this is a bug in "
-                                 "graft, please report it",
-                                 f->name, i, e->op);
-    }
+    graft_expr_status_t why = graft_expr_apply(e->op, a, b, &r);
+    if (why != GRAFT_EXPR_STATUS_OK) return failed(f, i, e, a, b, why);
     values[i] = r;
   }
   return NULL;
