@@ -1,6 +1,11 @@
-// The LLVM struct types codegen uses for abi.h structs must have the same
-// field offsets and sizes as the C structs, on every target's data layout.
-// A mismatch here is an ABI break between compiler and runtime.
+// The LLVM struct types codegen builds from AbiFields.def must lay out every
+// named field where abi.h puts it, on every target. The check compiles abi.h
+// with clang for each target triple against static assertions generated
+// from the table and the target's LLVM data layout: the offset and size of
+// each named field and the size of each struct. A mismatch is an ABI break
+// between compiler and runtime. Checking by name (not by position) is what
+// catches two same-typed fields swapped in abi.h; the second test proves it
+// on a copy of the header.
 #include "codegen/AbiTypes.h"
 #include "link/TargetMachine.h"
 #include "targets/Target.h"
@@ -9,102 +14,122 @@
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
 
-#include <cstddef>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace graft {
 namespace {
 
+namespace fs = std::filesystem;
 using namespace llvm;
 
-TEST(AbiLayout, StructsMatchC) {
-  for (const TargetInfo *t : allTargets()) {
-    std::string err;
-    auto tm = createTargetMachine(*t, err);
-    ASSERT_TRUE(tm) << err;
-    DataLayout dl = tm->createDataLayout();
-    LLVMContext c;
-    auto check = [&](StructType *st, size_t size, std::vector<size_t> offsets, const char *name) {
-      const StructLayout *sl = dl.getStructLayout(st);
-      EXPECT_EQ(sl->getSizeInBytes(), size) << name << " on " << t->name;
-      for (size_t i = 0; i < offsets.size(); ++i)
-        EXPECT_EQ(sl->getElementOffset(static_cast<unsigned>(i)), offsets[i])
-            << name << " field " << i << " on " << t->name;
-    };
-    check(codegen::dispatchStateType(c),
-          sizeof(graft_dispatch_state_v1_t),
-          {offsetof(graft_dispatch_state_v1_t, workgroup_count),
-           offsetof(graft_dispatch_state_v1_t, constant_count),
-           offsetof(graft_dispatch_state_v1_t, binding_count),
-           offsetof(graft_dispatch_state_v1_t, import_count),
-           offsetof(graft_dispatch_state_v1_t, constants),
-           offsetof(graft_dispatch_state_v1_t, bindings),
-           offsetof(graft_dispatch_state_v1_t, binding_lengths),
-           offsetof(graft_dispatch_state_v1_t, imports),
-           offsetof(graft_dispatch_state_v1_t, import_contexts)},
-          "graft_dispatch_state_v1_t");
-    check(codegen::workgroupStateType(c),
-          sizeof(graft_workgroup_state_v1_t),
-          {offsetof(graft_workgroup_state_v1_t, workgroup_id),
-           offsetof(graft_workgroup_state_v1_t, worker_id),
-           offsetof(graft_workgroup_state_v1_t, reserved),
-           offsetof(graft_workgroup_state_v1_t, scratch),
-           offsetof(graft_workgroup_state_v1_t, scratch_size)},
-          "graft_workgroup_state_v1_t");
-    check(codegen::dispatchAttrsType(c), sizeof(graft_dispatch_attrs_v1_t),
-          {offsetof(graft_dispatch_attrs_v1_t, name), offsetof(graft_dispatch_attrs_v1_t, source),
-           offsetof(graft_dispatch_attrs_v1_t, binding_count),
-           offsetof(graft_dispatch_attrs_v1_t, constant_count),
-           offsetof(graft_dispatch_attrs_v1_t, scratch_size),
-           offsetof(graft_dispatch_attrs_v1_t, flags),
-           offsetof(graft_dispatch_attrs_v1_t, binding_flags)},
-          "graft_dispatch_attrs_v1_t");
-    check(codegen::exprType(c), sizeof(graft_expr_v1_t),
-          {offsetof(graft_expr_v1_t, op), offsetof(graft_expr_v1_t, a),
-           offsetof(graft_expr_v1_t, imm)},
-          "graft_expr_v1_t");
-    check(codegen::checkType(c), sizeof(graft_check_v1_t),
-          {offsetof(graft_check_v1_t, lhs), offsetof(graft_check_v1_t, rhs),
-           offsetof(graft_check_v1_t, message)},
-          "graft_check_v1_t");
-    check(codegen::valueTypeType(c), sizeof(graft_value_type_v1_t),
-          {offsetof(graft_value_type_v1_t, dtype), offsetof(graft_value_type_v1_t, rank),
-           offsetof(graft_value_type_v1_t, dims), offsetof(graft_value_type_v1_t, name)},
-          "graft_value_type_v1_t");
-    check(codegen::bufferType(c), sizeof(graft_buffer_v1_t),
-          {offsetof(graft_buffer_v1_t, kind), offsetof(graft_buffer_v1_t, index),
-           offsetof(graft_buffer_v1_t, dtype), offsetof(graft_buffer_v1_t, rank),
-           offsetof(graft_buffer_v1_t, dims), offsetof(graft_buffer_v1_t, data),
-           offsetof(graft_buffer_v1_t, data_size)},
-          "graft_buffer_v1_t");
-    check(codegen::stepType(c),
-          sizeof(graft_step_v1_t),
-          {offsetof(graft_step_v1_t, kind), offsetof(graft_step_v1_t, dispatch),
-           offsetof(graft_step_v1_t, workgroup_count), offsetof(graft_step_v1_t, constant_count),
-           offsetof(graft_step_v1_t, binding_count), offsetof(graft_step_v1_t, reserved),
-           offsetof(graft_step_v1_t, constants), offsetof(graft_step_v1_t, bindings)},
-          "graft_step_v1_t");
-    check(codegen::functionType(c),
-          sizeof(graft_function_v1_t),
-          {offsetof(graft_function_v1_t, name), offsetof(graft_function_v1_t, arg_count),
-           offsetof(graft_function_v1_t, result_count), offsetof(graft_function_v1_t, args),
-           offsetof(graft_function_v1_t, results), offsetof(graft_function_v1_t, result_buffers),
-           offsetof(graft_function_v1_t, expr_count), offsetof(graft_function_v1_t, buffer_count),
-           offsetof(graft_function_v1_t, check_count), offsetof(graft_function_v1_t, step_count),
-           offsetof(graft_function_v1_t, exprs), offsetof(graft_function_v1_t, buffers),
-           offsetof(graft_function_v1_t, checks), offsetof(graft_function_v1_t, steps)},
-          "graft_function_v1_t");
-    check(codegen::libraryType(c),
-          sizeof(graft_library_v1_t),
-          {offsetof(graft_library_v1_t, magic), offsetof(graft_library_v1_t, abi_version),
-           offsetof(graft_library_v1_t, name), offsetof(graft_library_v1_t, producer),
-           offsetof(graft_library_v1_t, dispatch_count), offsetof(graft_library_v1_t, import_count),
-           offsetof(graft_library_v1_t, function_count), offsetof(graft_library_v1_t, flags),
-           offsetof(graft_library_v1_t, dispatches), offsetof(graft_library_v1_t, dispatch_attrs),
-           offsetof(graft_library_v1_t, imports), offsetof(graft_library_v1_t, functions)},
-          "graft_library_v1_t");
+// C assertions that abi.h lays out every struct of the table as LLVM does
+// for |t|.
+std::string layoutAssertions(const TargetInfo &t) {
+  std::string err;
+  auto tm = createTargetMachine(t, err);
+  EXPECT_TRUE(tm) << err;
+  if (!tm)
+    return "";
+  DataLayout dl = tm->createDataLayout();
+  LLVMContext c;
+  std::ostringstream out;
+  out << "#include <stddef.h>\n#include \"graft/abi.h\"\n";
+  for (const codegen::AbiStructInfo &s : codegen::abiStructs(c)) {
+    const StructLayout *sl = dl.getStructLayout(s.type);
+    out << "_Static_assert(sizeof(" << s.cName << ") == " << sl->getSizeInBytes() << ", \""
+        << s.cName << ": graft's table gives " << sl->getSizeInBytes() << " bytes\");\n";
+    for (size_t i = 0; i < s.fields.size(); ++i) {
+      std::string f = std::string(s.cName) + "." + s.fields[i];
+      uint64_t off = sl->getElementOffset(static_cast<unsigned>(i));
+      uint64_t size = dl.getTypeAllocSize(s.type->getElementType(static_cast<unsigned>(i)));
+      out << "_Static_assert(offsetof(" << s.cName << ", " << s.fields[i] << ") == " << off
+          << ", \"" << f << ": graft's table puts it at offset " << off << "\");\n";
+      out << "_Static_assert(sizeof(((" << s.cName << " *)0)->" << s.fields[i] << ") == " << size
+          << ", \"" << f << ": graft's table gives " << size << " bytes\");\n";
+    }
   }
+  return out.str();
+}
+
+struct ClangResult {
+  bool ok;
+  std::string output;
+};
+
+// Compiles the assertions for |t| against the abi.h under |includeDir|.
+ClangResult checkHeader(const TargetInfo &t, const fs::path &includeDir, const fs::path &work) {
+  fs::path src = work / (std::string("abi_layout_") + t.name + ".c");
+  std::ofstream(src) << layoutAssertions(t);
+  std::string cmd = std::string(GRAFT_CLANG_PATH) + " --target=" + t.triple +
+                    " -std=c11 -ffreestanding -fsyntax-only -I" + includeDir.string() + " " +
+                    src.string() + " 2>&1";
+  ClangResult r{false, ""};
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p)
+    return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+    r.output.append(buf.data(), n);
+  r.ok = pclose(p) == 0;
+  return r;
+}
+
+fs::path sourceDir() {
+  const char *s = std::getenv("GRAFT_SOURCE_DIR");
+  return s ? fs::path(s) : fs::path(GRAFT_SOURCE_DIR_DEFAULT);
+}
+
+fs::path workDir(const std::string &name) {
+  fs::path d = fs::temp_directory_path() /
+               ("graft_abi_layout_" + name + "_" + std::to_string(::getpid()));
+  fs::create_directories(d / "graft");
+  return d;
+}
+
+TEST(AbiLayout, TableMatchesHeaderOnEveryTarget) {
+  fs::path work = workDir("ok");
+  for (const TargetInfo *t : allTargets()) {
+    ClangResult r = checkHeader(*t, sourceDir() / "runtime/include", work);
+    EXPECT_TRUE(r.ok) << t->name << ":\n" << r.output;
+  }
+  fs::remove_all(work);
+}
+
+// Two same-typed fields of graft_dispatch_state_v1_t exchanged in a copy of
+// abi.h: sizes and types all still agree, only the names moved, and the
+// check must fail at the fields' names.
+TEST(AbiLayout, SwappedSameTypedFieldsFail) {
+  fs::path work = workDir("swap");
+  std::ifstream in(sourceDir() / "runtime/include/graft/abi.h");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string h = ss.str();
+  const std::string a = "  uint32_t constant_count;\n  uint32_t binding_count;\n";
+  const std::string b = "  uint32_t binding_count;\n  uint32_t constant_count;\n";
+  size_t at = h.find(a, h.find("typedef struct graft_dispatch_state_v1_t"));
+  ASSERT_NE(at, std::string::npos) << "abi.h changed: update the fields this test swaps";
+  h.replace(at, a.size(), b);
+  std::ofstream(work / "graft/abi.h") << h;
+  for (const TargetInfo *t : allTargets()) {
+    ClangResult r = checkHeader(*t, work, work);
+    EXPECT_FALSE(r.ok) << t->name;
+    EXPECT_NE(r.output.find("graft_dispatch_state_v1_t.constant_count: graft's table puts it at "
+                            "offset 12"),
+              std::string::npos)
+        << t->name << ":\n" << r.output;
+    EXPECT_NE(r.output.find("graft_dispatch_state_v1_t.binding_count: graft's table puts it at "
+                            "offset 16"),
+              std::string::npos)
+        << t->name << ":\n" << r.output;
+  }
+  fs::remove_all(work);
 }
 
 } // namespace

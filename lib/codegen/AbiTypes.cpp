@@ -7,40 +7,35 @@ namespace graft::codegen {
 using namespace llvm;
 
 namespace {
-Type *i32(LLVMContext &c) { return Type::getInt32Ty(c); }
-Type *i64(LLVMContext &c) { return Type::getInt64Ty(c); }
-Type *ptr(LLVMContext &c) { return PointerType::get(c, 0); }
-Type *u32x3(LLVMContext &c) { return ArrayType::get(i32(c), 3); }
+
+// The LLVM type of a field kind of AbiFields.def.
+Type *kindType(LLVMContext &c, const char *kind) {
+  std::string k = kind;
+  if (k == "U32")
+    return Type::getInt32Ty(c);
+  if (k == "U32X3")
+    return ArrayType::get(Type::getInt32Ty(c), 3);
+  if (k == "I64")
+    return Type::getInt64Ty(c);
+  GRAFT_CHECK(k == "PTR", "unknown abi field kind " + k);
+  return PointerType::get(c, 0);
+}
+
 } // namespace
 
-StructType *dispatchStateType(LLVMContext &c) {
-  return StructType::get(c, {u32x3(c), i32(c), i32(c), i32(c), ptr(c), ptr(c), ptr(c), ptr(c),
-                             ptr(c)});
-}
-StructType *workgroupStateType(LLVMContext &c) {
-  return StructType::get(c, {u32x3(c), i32(c), i32(c), ptr(c), i64(c)});
-}
-StructType *dispatchAttrsType(LLVMContext &c) {
-  return StructType::get(c, {ptr(c), ptr(c), i32(c), i32(c), i32(c), i32(c), ptr(c)});
-}
-StructType *exprType(LLVMContext &c) { return StructType::get(c, {i32(c), i32(c), i64(c)}); }
-StructType *checkType(LLVMContext &c) { return StructType::get(c, {i32(c), i32(c), ptr(c)}); }
-StructType *valueTypeType(LLVMContext &c) {
-  return StructType::get(c, {i32(c), i32(c), ptr(c), ptr(c)});
-}
-StructType *bufferType(LLVMContext &c) {
-  return StructType::get(c, {i32(c), i32(c), i32(c), i32(c), ptr(c), ptr(c), i64(c)});
-}
-StructType *stepType(LLVMContext &c) {
-  return StructType::get(c, {i32(c), i32(c), u32x3(c), i32(c), i32(c), i32(c), ptr(c), ptr(c)});
-}
-StructType *functionType(LLVMContext &c) {
-  return StructType::get(c, {ptr(c), i32(c), i32(c), ptr(c), ptr(c), ptr(c), i32(c), i32(c),
-                             i32(c), i32(c), ptr(c), ptr(c), ptr(c), ptr(c)});
-}
-StructType *libraryType(LLVMContext &c) {
-  return StructType::get(c, {i32(c), i32(c), ptr(c), ptr(c), i32(c), i32(c), i32(c), i32(c),
-                             ptr(c), ptr(c), ptr(c), ptr(c)});
+#define GRAFT_ABI_STRUCT(S, C) \
+  template <> StructType *abiType<abi::S>(LLVMContext & c) { return StructType::get(c, {
+#define GRAFT_ABI_FIELD(S, F, K) kindType(c, #K),
+#define GRAFT_ABI_END(S) }); }
+#include "codegen/AbiFields.def"
+
+std::vector<AbiStructInfo> abiStructs(LLVMContext &c) {
+  std::vector<AbiStructInfo> out;
+#define GRAFT_ABI_STRUCT(S, C) out.push_back({#C, abiType<abi::S>(c), {
+#define GRAFT_ABI_FIELD(S, F, K) #F,
+#define GRAFT_ABI_END(S) }});
+#include "codegen/AbiFields.def"
+  return out;
 }
 
 DispatchArgs beginDispatchFunction(Module &m, IRBuilder<> &b, const std::string &name) {
@@ -62,14 +57,16 @@ DispatchArgs beginDispatchFunction(Module &m, IRBuilder<> &b, const std::string 
   Value *ds = fn->getArg(0), *ws = fn->getArg(1);
   ds->setName("dispatch_state");
   ws->setName("workgroup_state");
-  StructType *dst = dispatchStateType(c), *wst = workgroupStateType(c);
+  StructType *dst = abiType<abi::DispatchState>(c), *wst = abiType<abi::WorkgroupState>(c);
   Type *i32 = Type::getInt32Ty(c), *i64 = Type::getInt64Ty(c);
   Type *ptr = PointerType::get(c, 0);
-  auto field = [&](StructType *st, Value *base, unsigned idx) {
-    return b.CreateStructGEP(st, base, idx);
+  auto field = [&](StructType *st, Value *base, auto name) {
+    return b.CreateStructGEP(st, base, fieldIndex(name));
   };
-  Value *countArr = field(dst, ds, 0);
-  Value *idArr = field(wst, ws, 0);
+  using DS = abi::DispatchState;
+  using WS = abi::WorkgroupState;
+  Value *countArr = field(dst, ds, DS::workgroup_count);
+  Value *idArr = field(wst, ws, WS::workgroup_id);
   for (unsigned i = 0; i < 3; ++i) {
     a.wgCount[i] = b.CreateZExt(
         b.CreateLoad(i32, b.CreateConstInBoundsGEP2_32(ArrayType::get(i32, 3), countArr, 0, i)),
@@ -78,11 +75,11 @@ DispatchArgs beginDispatchFunction(Module &m, IRBuilder<> &b, const std::string 
         b.CreateLoad(i32, b.CreateConstInBoundsGEP2_32(ArrayType::get(i32, 3), idArr, 0, i)),
         i64, "wg_id");
   }
-  a.constants = b.CreateLoad(ptr, field(dst, ds, 4), "constants");
-  a.bindings = b.CreateLoad(ptr, field(dst, ds, 5), "bindings");
-  a.imports = b.CreateLoad(ptr, field(dst, ds, 7), "imports");
-  a.importCtx = b.CreateLoad(ptr, field(dst, ds, 8), "import_contexts");
-  a.scratch = b.CreateLoad(ptr, field(wst, ws, 3), "scratch");
+  a.constants = b.CreateLoad(ptr, field(dst, ds, DS::constants), "constants");
+  a.bindings = b.CreateLoad(ptr, field(dst, ds, DS::bindings), "bindings");
+  a.imports = b.CreateLoad(ptr, field(dst, ds, DS::imports), "imports");
+  a.importCtx = b.CreateLoad(ptr, field(dst, ds, DS::import_contexts), "import_contexts");
+  a.scratch = b.CreateLoad(ptr, field(wst, ws, WS::scratch), "scratch");
   return a;
 }
 

@@ -3,6 +3,9 @@
 #pragma once
 
 #include "ir/IR.h"
+#include "support/InternalError.h"
+
+#include <llvm/IR/Constants.h>
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -28,19 +31,59 @@ struct DispatchArgs {
   llvm::Value *scratch;     // void*
 };
 
-// LLVM struct types of the abi.h structs, field for field. LLVM's default
-// (non-packed) layout inserts the same padding as C on every LP64 target;
-// AbiLayoutTest checks each against offsetof() for every target.
-llvm::StructType *dispatchStateType(llvm::LLVMContext &c);  // graft_dispatch_state_v1_t
-llvm::StructType *workgroupStateType(llvm::LLVMContext &c); // graft_workgroup_state_v1_t
-llvm::StructType *dispatchAttrsType(llvm::LLVMContext &c);  // graft_dispatch_attrs_v1_t
-llvm::StructType *exprType(llvm::LLVMContext &c);           // graft_expr_v1_t
-llvm::StructType *checkType(llvm::LLVMContext &c);          // graft_check_v1_t
-llvm::StructType *valueTypeType(llvm::LLVMContext &c);      // graft_value_type_v1_t
-llvm::StructType *bufferType(llvm::LLVMContext &c);         // graft_buffer_v1_t
-llvm::StructType *stepType(llvm::LLVMContext &c);           // graft_step_v1_t
-llvm::StructType *functionType(llvm::LLVMContext &c);       // graft_function_v1_t
-llvm::StructType *libraryType(llvm::LLVMContext &c);        // graft_library_v1_t
+// The abi.h structs codegen builds or reads, as enums naming their fields
+// (abi::Library::functions, abi::DispatchState::bindings, ...), generated
+// from the one table of their layout, AbiFields.def.
+namespace abi {
+#define GRAFT_ABI_STRUCT(S, C) enum class S : unsigned {
+#define GRAFT_ABI_FIELD(S, F, K) F,
+#define GRAFT_ABI_END(S) };
+#include "codegen/AbiFields.def"
+} // namespace abi
+
+// The LLVM struct type of an abi.h struct, field for field as the table
+// says. LLVM's default (non-packed) layout inserts the same padding as C;
+// AbiLayoutTest checks every named field against abi.h for every target.
+template <class S> llvm::StructType *abiType(llvm::LLVMContext &c);
+#define GRAFT_ABI_STRUCT(S, C) template <> llvm::StructType *abiType<abi::S>(llvm::LLVMContext &c);
+#define GRAFT_ABI_FIELD(S, F, K)
+#define GRAFT_ABI_END(S)
+#include "codegen/AbiFields.def"
+
+// Position of a field in its LLVM struct type, for GEPs.
+template <class S> unsigned fieldIndex(S field) { return static_cast<unsigned>(field); }
+
+// A constant of an abi.h struct, built field by field by name. Every field
+// must be set exactly once; a missing or repeated one is a compiler bug.
+template <class S> class AbiConstant {
+public:
+  explicit AbiConstant(llvm::LLVMContext &c)
+      : type_(abiType<S>(c)), fields_(type_->getNumElements(), nullptr) {}
+  AbiConstant &set(S field, llvm::Constant *value) {
+    llvm::Constant *&slot = fields_.at(fieldIndex(field));
+    GRAFT_CHECK(!slot, "abi field " + std::to_string(fieldIndex(field)) + " set twice");
+    slot = value;
+    return *this;
+  }
+  llvm::Constant *get() const {
+    for (size_t i = 0; i < fields_.size(); ++i)
+      GRAFT_CHECK(fields_[i], "abi field " + std::to_string(i) + " left unset");
+    return llvm::ConstantStruct::get(type_, fields_);
+  }
+
+private:
+  llvm::StructType *type_;
+  std::vector<llvm::Constant *> fields_;
+};
+
+// The table itself, for the layout check: each struct's C name, LLVM type
+// and field names in order.
+struct AbiStructInfo {
+  const char *cName;
+  llvm::StructType *type;
+  std::vector<const char *> fields;
+};
+std::vector<AbiStructInfo> abiStructs(llvm::LLVMContext &c);
 
 // `i32 name(ptr dispatch_state, ptr workgroup_state)` with internal linkage;
 // the builder is left at the end of its entry block with DispatchArgs loaded.

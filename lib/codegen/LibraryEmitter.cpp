@@ -2,8 +2,8 @@
 // dispatch table and attributes, every function's host program) as constant
 // globals, and the one exported symbol, graft_library_query.
 //
-// The struct types come from AbiTypes.h (checked against abi.h by
-// AbiLayoutTest).
+// Every struct is built field by field by name (AbiConstant over the table
+// in AbiFields.def, which AbiLayoutTest checks against abi.h).
 #include "codegen/AbiTypes.h"
 #include "codegen/Codegen.h"
 
@@ -27,29 +27,41 @@ public:
         ptr_(PointerType::get(c_, 0)) {}
 
   void run(const ProgramSet &ps, const std::string &moduleName) {
-    StructType *attrsTy = dispatchAttrsType(c_);
+    using A = abi::DispatchAttrs;
     std::vector<Constant *> fns, attrs;
     for (const Dispatch &d : ps.dispatches) {
       Function *f = m_.getFunction(d.name);
       fns.push_back(f);
-      attrs.push_back(ConstantStruct::get(
-          attrsTy, {str(d.name), str(d.source), u32(d.bindings.size()), u32(d.params.size()),
-                    u32(0),
-                    u32(d.isCall && d.call.rule->form == Rule::Form::Dispatch
-                            ? GRAFT_DISPATCH_FLAG_USER_KERNEL
-                            : 0),
-                    u32Array(bindingFlags(d))}));
+      bool userKernel = d.isCall && d.call.rule->form == Rule::Form::Dispatch;
+      attrs.push_back(AbiConstant<A>(c_)
+                          .set(A::name, str(d.name))
+                          .set(A::source, str(d.source))
+                          .set(A::binding_count, u32(d.bindings.size()))
+                          .set(A::constant_count, u32(d.params.size()))
+                          .set(A::scratch_size, u32(0))
+                          .set(A::flags, u32(userKernel ? GRAFT_DISPATCH_FLAG_USER_KERNEL : 0))
+                          .set(A::binding_flags, u32Array(bindingFlags(d)))
+                          .get());
     }
     std::vector<Constant *> functions;
     for (const FunctionProgram &fp : ps.functions)
       functions.push_back(function(fp));
-    StructType *libTy = libraryType(c_);
-    Constant *lib = ConstantStruct::get(
-        libTy, {u32(GRAFT_LIBRARY_MAGIC), u32(GRAFT_ABI_VERSION), str(moduleName),
-                str(std::string("graft ") + GRAFT_VERSION), u32(fns.size()), u32(0),
-                u32(functions.size()), u32(0), array(ptr_, fns), array(attrsTy, attrs),
-                ConstantPointerNull::get(ptr_), array(functionTy(), functions)});
-    auto *g = new GlobalVariable(m_, libTy, true, GlobalValue::PrivateLinkage, lib,
+    using L = abi::Library;
+    Constant *lib = AbiConstant<L>(c_)
+                        .set(L::magic, u32(GRAFT_LIBRARY_MAGIC))
+                        .set(L::abi_version, u32(GRAFT_ABI_VERSION))
+                        .set(L::name, str(moduleName))
+                        .set(L::producer, str(std::string("graft ") + GRAFT_VERSION))
+                        .set(L::dispatch_count, u32(fns.size()))
+                        .set(L::import_count, u32(0))
+                        .set(L::function_count, u32(functions.size()))
+                        .set(L::flags, u32(0))
+                        .set(L::dispatches, array(ptr_, fns))
+                        .set(L::dispatch_attrs, array(abiType<A>(c_), attrs))
+                        .set(L::imports, ConstantPointerNull::get(ptr_))
+                        .set(L::functions, array(abiType<abi::FunctionDesc>(c_), functions))
+                        .get();
+    auto *g = new GlobalVariable(m_, lib->getType(), true, GlobalValue::PrivateLinkage, lib,
                                  "graft_library");
     g->setAlignment(Align(8));
 
@@ -115,16 +127,17 @@ private:
     return array(i32_, e, 4);
   }
 
-  StructType *valueTypeTy() { return valueTypeType(c_); }
-  StructType *functionTy() { return functionType(c_); }
-
   Constant *valueTypeOf(const graft::Type &t, const std::string &name) {
+    using V = abi::ValueType;
     std::vector<Constant *> dims;
     for (int64_t d : t.dims)
       dims.push_back(s64(d));
-    return ConstantStruct::get(valueTypeTy(),
-                               {u32(static_cast<uint32_t>(t.elem)), u32(t.dims.size()),
-                                array(i64_, dims), str(name)});
+    return AbiConstant<V>(c_)
+        .set(V::dtype, u32(static_cast<uint32_t>(t.elem)))
+        .set(V::rank, u32(t.dims.size()))
+        .set(V::dims, array(i64_, dims))
+        .set(V::name, str(name))
+        .get();
   }
 
   Constant *function(const FunctionProgram &fp) {
@@ -135,12 +148,16 @@ private:
     for (const graft::Type &t : fn.resultTypes)
       results.push_back(valueTypeOf(t, ""));
 
-    StructType *exprTy = exprType(c_);
+    using E = abi::Expr;
     std::vector<Constant *> exprs;
     for (const graft_expr_v1_t &e : fp.shapes.exprs.exprs())
-      exprs.push_back(ConstantStruct::get(exprTy, {u32(e.op), u32(e.a), s64(e.imm)}));
+      exprs.push_back(AbiConstant<E>(c_)
+                          .set(E::op, u32(e.op))
+                          .set(E::a, u32(e.a))
+                          .set(E::imm, s64(e.imm))
+                          .get());
 
-    StructType *bufTy = bufferType(c_);
+    using B = abi::Buffer;
     std::vector<Constant *> bufs;
     for (const BufferDesc &bd : fp.buffers) {
       Constant *data = ConstantPointerNull::get(ptr_);
@@ -151,18 +168,27 @@ private:
         g->setAlignment(Align(64));
         data = g;
       }
-      bufs.push_back(ConstantStruct::get(
-          bufTy, {u32(bd.kind), u32(bd.index), u32(static_cast<uint32_t>(bd.dtype)),
-                  u32(bd.dims.size()), u32Array(bd.dims), data,
-                  ConstantInt::get(i64_, bd.data.size())}));
+      bufs.push_back(AbiConstant<B>(c_)
+                         .set(B::kind, u32(bd.kind))
+                         .set(B::index, u32(bd.index))
+                         .set(B::dtype, u32(static_cast<uint32_t>(bd.dtype)))
+                         .set(B::rank, u32(bd.dims.size()))
+                         .set(B::dims, u32Array(bd.dims))
+                         .set(B::data, data)
+                         .set(B::data_size, ConstantInt::get(i64_, bd.data.size()))
+                         .get());
     }
 
-    StructType *checkTy = checkType(c_);
+    using C = abi::Check;
     std::vector<Constant *> checks;
     for (const ShapeCheck &ch : fp.shapes.checks)
-      checks.push_back(ConstantStruct::get(checkTy, {u32(ch.lhs), u32(ch.rhs), str(ch.message)}));
+      checks.push_back(AbiConstant<C>(c_)
+                           .set(C::lhs, u32(ch.lhs))
+                           .set(C::rhs, u32(ch.rhs))
+                           .set(C::message, str(ch.message))
+                           .get());
 
-    StructType *stepTy = stepType(c_);
+    using S = abi::Step;
     std::vector<Constant *> steps;
     for (const StepDesc &s : fp.steps) {
       std::vector<uint32_t> grid = {0, 0, 0}, params;
@@ -171,18 +197,37 @@ private:
         grid = {d.grid[0], d.grid[1], d.grid[2]};
         params = d.params;
       }
-      steps.push_back(ConstantStruct::get(
-          stepTy, {u32(s.kind), u32(s.dispatch),
-                   ConstantArray::get(ArrayType::get(i32_, 3), {u32(grid[0]), u32(grid[1]), u32(grid[2])}),
-                   u32(params.size()), u32(s.bindings.size()), u32(0), u32Array(params),
-                   u32Array(s.bindings)}));
+      steps.push_back(
+          AbiConstant<S>(c_)
+              .set(S::kind, u32(s.kind))
+              .set(S::dispatch, u32(s.dispatch))
+              .set(S::workgroup_count, ConstantArray::get(ArrayType::get(i32_, 3),
+                                                          {u32(grid[0]), u32(grid[1]), u32(grid[2])}))
+              .set(S::constant_count, u32(params.size()))
+              .set(S::binding_count, u32(s.bindings.size()))
+              .set(S::reserved, u32(0))
+              .set(S::constants, u32Array(params))
+              .set(S::bindings, u32Array(s.bindings))
+              .get());
     }
-    return ConstantStruct::get(
-        functionTy(),
-        {str(fn.name), u32(args.size()), u32(results.size()), array(valueTypeTy(), args),
-         array(valueTypeTy(), results), u32Array(fp.resultBuffers), u32(exprs.size()),
-         u32(bufs.size()), u32(checks.size()), u32(steps.size()), array(exprTy, exprs),
-         array(bufTy, bufs), array(checkTy, checks), array(stepTy, steps)});
+    using F = abi::FunctionDesc;
+    StructType *valueTy = abiType<abi::ValueType>(c_);
+    return AbiConstant<F>(c_)
+        .set(F::name, str(fn.name))
+        .set(F::arg_count, u32(args.size()))
+        .set(F::result_count, u32(results.size()))
+        .set(F::args, array(valueTy, args))
+        .set(F::results, array(valueTy, results))
+        .set(F::result_buffers, u32Array(fp.resultBuffers))
+        .set(F::expr_count, u32(exprs.size()))
+        .set(F::buffer_count, u32(bufs.size()))
+        .set(F::check_count, u32(checks.size()))
+        .set(F::step_count, u32(steps.size()))
+        .set(F::exprs, array(abiType<E>(c_), exprs))
+        .set(F::buffers, array(abiType<B>(c_), bufs))
+        .set(F::checks, array(abiType<C>(c_), checks))
+        .set(F::steps, array(abiType<S>(c_), steps))
+        .get();
   }
 
 public:

@@ -11,6 +11,11 @@
  *     bumps GRAFT_ABI_VERSION.
  *   - Checked-in fixtures (tests/fixtures/abi/) are built with the current
  *     version; a layout change without a version bump fails their tests.
+ *   - The compiler builds these structs from one table naming every field
+ *     (lib/codegen/AbiFields.def); a struct or field added, removed, resized
+ *     or reordered here must change that table too, or codegen_abi_layout_test
+ *     fails (it compiles this header for every target triple against the
+ *     table's offsets, field by field by name).
  *
  * All pointers inside the library point into the slice's own image; the
  * runtime checks that before using them. All integers are in the slice's
