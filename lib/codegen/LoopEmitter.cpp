@@ -294,10 +294,33 @@ private:
     b_.CreateStore(v, ptr);
   }
 
-  Value *eval(int n, Scope &s) {
-    auto it = s.memo.find(n);
-    if (it != s.memo.end())
-      return it->second;
+  // The value of node |root| in scope |s|, emitting what is not yet
+  // emitted. Iterative (an explicit stack, operands left to right, each
+  // node once): a fused chain of 100k maps is a DAG that deep.
+  Value *eval(int root, Scope &s) {
+    std::vector<std::pair<int, bool>> stack = {{root, false}}; // node, operands pushed
+    while (!stack.empty()) {
+      auto [n, expanded] = stack.back();
+      if (s.memo.count(n)) {
+        stack.pop_back();
+        continue;
+      }
+      const SNode &node = L_.nodes[n];
+      if (node.kind == SNode::Kind::Op && !expanded) {
+        stack.back().second = true;
+        for (size_t i = node.operands.size(); i-- > 0;)
+          if (!s.memo.count(node.operands[i]))
+            stack.push_back({node.operands[i], false});
+        continue;
+      }
+      stack.pop_back();
+      s.memo[n] = evalNode(n, s);
+    }
+    return s.memo.at(root);
+  }
+
+  // Emits node |n|; its operands are already in |s|.
+  Value *evalNode(int n, Scope &s) {
     const SNode &node = L_.nodes[n];
     Value *v = nullptr;
     switch (node.kind) {
@@ -326,7 +349,7 @@ private:
     case SNode::Kind::Op: {
       std::vector<Value *> ops;
       for (int o : node.operands)
-        ops.push_back(eval(o, s));
+        ops.push_back(s.memo.at(o));
       DType opType = node.operands.empty() ? node.type : L_.nodes[node.operands[0]].type;
       if (node.op == OpKind::Select && node.operands.size() == 3)
         opType = L_.nodes[node.operands[1]].type;
@@ -334,7 +357,6 @@ private:
       break;
     }
     }
-    s.memo[n] = v;
     return v;
   }
 

@@ -67,7 +67,7 @@ uint32_t Former::outputBuffer(const Value *v) {
 bool Former::usedOutside(const Value *v, int g) {
   if (returned.count(v))
     return true;
-  for (const Op *u : fn.users(v)) {
+  for (const Op *u : uses.users(v)) {
     auto it = groupOf.find(u);
     if (it == groupOf.end() || it->second != g)
       return true;

@@ -6,7 +6,8 @@
 // matmul (the accumulator starts at the fill value); an elementwise `map` is
 // fused into the group of its latest producer when it iterates over that
 // group's parallel domain and its other operands are ready before that group
-// runs; everything else starts a group. Pass 2 turns each group into a
+// runs, and the group's body stays under kMaxFusedScalarOps; everything else
+// starts a group. Pass 2 turns each group into a
 // LoopKernel (or a CallKernel for spec kernel calls) and the buffers and
 // steps of the host program.
 #include "dispatch/Former.h"
@@ -87,7 +88,7 @@ int Former::ready(const Value *v) {
 bool Former::absorbedFill(const Op *op) {
   if (op->kind != OpKind::Fill || returned.count(op->result()))
     return false;
-  std::vector<Op *> users = fn.users(op->result());
+  const std::vector<Op *> &users = uses.users(op->result());
   if (users.size() != 1)
     return false;
   const Op *u = users[0];
@@ -96,11 +97,16 @@ bool Former::absorbedFill(const Op *op) {
          u->operands[1] != op->result();
 }
 
+// Scalar ops a map adds to the body of the group it joins.
+static size_t bodySize(const Op *op) { return op->region ? op->region->ops.size() : 1; }
+
 int Former::tryFuseMap(const Op *op) {
   int g = -1;
   for (const Value *v : op->operands)
     g = std::max(g, ready(v));
   if (g < 0)
+    return -1;
+  if (groupBodySize[g] + bodySize(op) > kMaxFusedScalarOps)
     return -1;
   const Op *root = groups[g].front();
   if (root->kind == OpKind::KernelCall)
@@ -136,8 +142,10 @@ void Former::pass1() {
     if (g < 0) {
       g = static_cast<int>(groups.size());
       groups.emplace_back();
+      groupBodySize.push_back(0);
     }
     groups[g].push_back(op);
+    groupBodySize[g] += bodySize(op);
     groupOf[op] = g;
     for (const Value *r : op->results)
       readyAfter[r] = g;

@@ -18,6 +18,13 @@ namespace graft {
 
 constexpr uint32_t kNoBuffer = ~0u;
 
+// The most scalar ops fusion puts into one dispatch's body. The body is one
+// basic block per tile, and LLVM's instruction scheduling and register
+// allocation grow faster than linearly in block size: past this, a chain of
+// maps continues in a new dispatch (one round trip through memory per this
+// many ops), which keeps building a long chain linear in its length.
+constexpr size_t kMaxFusedScalarOps = 256;
+
 struct Former {
   const Function &fn;
   ShapeInfo &shapes;
@@ -27,10 +34,12 @@ struct Former {
   ProgramSet &out;
   FunctionProgram &prog;
   unsigned vectorBits;
+  UseIndex uses; // the function does not change while it is formed
 
   // Pass 1 results.
   std::map<const Op *, int> groupOf;     // -1: no dispatch, -2: absorbed fill
   std::vector<std::vector<const Op *>> groups;
+  std::vector<size_t> groupBodySize; // per group: scalar ops fused into it
   std::map<const Value *, int> readyAfter; // group that must run first (-1: none)
   std::map<const Value *, uint32_t> bufferOf;
   std::set<const Value *> returned;
@@ -38,7 +47,7 @@ struct Former {
   Former(const Function &f, ShapeInfo &s, const SpecSet *sp, DiagEngine &d, ProgramSet &o,
          FunctionProgram &p, unsigned vb)
       : fn(f), shapes(s), specs(sp), diag(d), sm(d.sources()), out(o), prog(p),
-        vectorBits(vb) {}
+        vectorBits(vb), uses(f) {}
 
   void run();
   // Reports sizes built for the dispatch at |loc| that overflowed when folded.

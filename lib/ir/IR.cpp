@@ -308,6 +308,22 @@ std::vector<Op *> Function::users(const Value *v) const {
   return out;
 }
 
+UseIndex::UseIndex(const Function &fn) {
+  for (Op *op : fn.ops) {
+    for (Value *o : op->operands)
+      users_[o].push_back(op);
+    if (Region *r = op->region.get())
+      for (Op *inner : r->ops)
+        for (Value *o : inner->operands)
+          users_[o].push_back(inner);
+  }
+}
+
+const std::vector<Op *> &UseIndex::users(const Value *v) const {
+  auto it = users_.find(v);
+  return it == users_.end() ? none_ : it->second;
+}
+
 bool Function::isUsed(const Value *v) const {
   for (Value *r : results)
     if (r == v)

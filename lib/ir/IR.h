@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace graft {
@@ -192,6 +193,8 @@ struct Function {
   // Ops using |v|: top-level ops and ops inside regions (a capture is a use
   // by the region's op, listed once per operand). Being returned is not an
   // op use; see isUsed.
+  // Walks the whole function: a pass asking about many values builds a
+  // UseIndex instead.
   std::vector<Op *> users(const Value *v) const;
   // True if |v| is an operand of any op (incl. region ops), the yield of a
   // region, or a returned value.
@@ -213,5 +216,19 @@ std::string printModule(const Module &m);
 // Shortest decimal form of |v| that reads back as the same value (as a
 // float when |asFloat|), always recognisably a float: "0.0", "1e+30", "inf".
 std::string formatDouble(double v, bool asFloat = false);
+
+// Function::users of every value at once, in one walk of the function, for
+// passes that ask about many values (linear instead of quadratic in the
+// number of ops). Valid until the function changes.
+class UseIndex {
+public:
+  explicit UseIndex(const Function &fn);
+  // Same order and multiplicity as Function::users(v).
+  const std::vector<Op *> &users(const Value *v) const;
+
+private:
+  std::unordered_map<const Value *, std::vector<Op *>> users_;
+  std::vector<Op *> none_;
+};
 
 } // namespace graft
