@@ -4,6 +4,7 @@
 
 #include "bundle/FatElf.h"
 #include "driver/CheckEval.h"
+#include "driver/EmbedC.h"
 #include "targets/Target.h"
 
 #include <cerrno>
@@ -43,6 +44,7 @@ const OptionDesc kBuildOptions[] = {
     {"--emit", "KINDS", "also write llvm,asm,obj,elf per target into --emit-dir"},
     {"--emit-dir", "DIR", "directory for --emit (default: .)"},
     {"--depfile", "FILE", "write the bundle's inputs (graph, specs, kernels) as a Make rule"},
+    {"--embed", "STEM", "also write STEM.h and STEM.c: the bundle as C, an entry point per function"},
     {"-I", "DIR", "include directory for every C kernel"},
     {"-D", "NAME[=VALUE]", "macro definition for every C kernel"},
     {"--kernel-flag", "FLAG", "clang flag for every C kernel"},
@@ -127,6 +129,13 @@ int parseBuild(int argc, char **argv) {
       }
     } else if (n == "--emit-dir") o.emitDir = value;
     else if (n == "--depfile") o.depfile = value;
+    else if (n == "--embed") {
+      std::string prefix = value.substr(value.find_last_of('/') + 1);
+      if (!isCIdentifier(prefix))
+        return usageError("--embed '" + value + "': the name '" + prefix +
+                          "' prefixes C functions, so it must be a C identifier (letters, digits, '_')");
+      o.embed = value;
+    }
     else if (n == "-I") o.kernelFlags.push_back("-I" + value);
     else if (n == "-D") o.kernelFlags.push_back("-D" + value);
     else if (n == "--kernel-flag") o.kernelFlags.push_back(value);
