@@ -8,7 +8,7 @@ P=$T/prefix
 
 # Installing copies the already-built binaries; it never builds.
 "$CMAKE" --install "$BIN" --prefix "$P" >"$T/install.log"
-for f in bin/graft bin/graft-run lib/libgraft_runtime.a lib/libgraft_runtime_io.a \
+for f in bin/graft bin/graft-run bin/graft-fatelf lib/libgraft_runtime.a lib/libgraft_runtime_io.a \
          include/graft/runtime.h include/graft/kernel.h \
          lib/cmake/graft/graftConfig.cmake lib/cmake/graft/graftConfigVersion.cmake \
          lib/cmake/graft/graftTargets.cmake lib/cmake/graft/GraftBundle.cmake; do
