@@ -7,10 +7,14 @@
 #                    [INCLUDE_DIRECTORIES <dir>...] [DEFINES <name[=value]>...]
 #                    [FLAGS <clang flag>...]
 #                    [EMIT <kind>...] [EMIT_DIR <dir>] [DEPENDS <file>...]
-#                    [EXTRA_ARGS <arg>...])
+#                    [EMBED] [EXTRA_ARGS <arg>...])
 #
 # Adds a custom command running `graft build` and a target <name> (in ALL)
-# that depends on it. The bundle's path is the target property
+# that depends on it. With EMBED, <name> is instead a static library holding
+# the bundle, with a generated header <name>.h (on the library's include
+# path, graft::runtime linked in) that declares <name>_open/<name>_close and
+# a typed entry point <name>_<function> per graph function: the application
+# links <name> and ships no bundle file (EMBED needs the C language enabled). The bundle's path is the target property
 # GRAFT_BUNDLE_FILE (default ${CMAKE_CURRENT_BINARY_DIR}/<name>.graft).
 # Input paths (INCLUDE_DIRECTORIES too) are relative to
 # CMAKE_CURRENT_SOURCE_DIR, OUTPUT and EMIT_DIR to CMAKE_CURRENT_BINARY_DIR.
@@ -50,13 +54,13 @@ endfunction()
 
 function(graft_add_bundle name)
   set(_graft_name ${name})
-  cmake_parse_arguments(PARSE_ARGV 1 ARG ""
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "EMBED"
     "GRAPH;OUTPUT;EMIT_DIR"
     "SPECS;TARGETS;INCLUDE_DIRECTORIES;DEFINES;FLAGS;EMIT;DEPENDS;EXTRA_ARGS")
   set(usage "expected graft_add_bundle(<name> GRAPH <file> [SPECS <yaml>...] "
             "[TARGETS <arch>...] [OUTPUT <path>] [INCLUDE_DIRECTORIES <dir>...] "
             "[DEFINES <name[=value]>...] [FLAGS <flag>...] [EMIT <kind>...] "
-            "[EMIT_DIR <dir>] [DEPENDS <file>...] [EXTRA_ARGS <arg>...])")
+            "[EMIT_DIR <dir>] [DEPENDS <file>...] [EMBED] [EXTRA_ARGS <arg>...])")
   string(CONCAT usage ${usage})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "graft_add_bundle(${name}): unknown argument(s) "
@@ -72,6 +76,17 @@ function(graft_add_bundle name)
   if(TARGET ${name})
     message(FATAL_ERROR "graft_add_bundle(${name}): a target named '${name}' "
       "already exists (the bundle's target takes its name)")
+  endif()
+  if(ARG_EMBED)
+    get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+    if(NOT "C" IN_LIST languages)
+      message(FATAL_ERROR "graft_add_bundle(${name}): EMBED compiles a generated C "
+        "file, but the C language is not enabled (project(... LANGUAGES C))")
+    endif()
+    if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+      message(FATAL_ERROR "graft_add_bundle(${name}): with EMBED the name prefixes "
+        "C functions, so it must be a C identifier (letters, digits, '_')")
+    endif()
   endif()
   if(NOT TARGET graft::graft)
     message(FATAL_ERROR "graft_add_bundle(${name}): no graft::graft compiler; "
@@ -152,6 +167,13 @@ function(graft_add_bundle name)
     list(APPEND args --depfile "${output}.d")
     set(depfile_args DEPFILE "${output}.d")
   endif()
+  set(embed_outputs "")
+  if(ARG_EMBED)
+    set(embed_dir "${CMAKE_CURRENT_BINARY_DIR}/${name}.embed")
+    file(MAKE_DIRECTORY "${embed_dir}")
+    list(APPEND args --embed "${embed_dir}/${name}")
+    set(embed_outputs "${embed_dir}/${name}.h" "${embed_dir}/${name}.c")
+  endif()
   list(APPEND args ${ARG_EXTRA_ARGS})
 
   get_filename_component(output_dir "${output}" DIRECTORY)
@@ -160,7 +182,7 @@ function(graft_add_bundle name)
     set(byproducts BYPRODUCTS ${byproducts})
   endif()
   add_custom_command(
-    OUTPUT "${output}"
+    OUTPUT "${output}" ${embed_outputs}
     ${byproducts}
     COMMAND graft::graft ${args}
     DEPENDS "${graph}" ${specs} ${extra_depends} "$<TARGET_FILE:graft::graft>"
@@ -168,6 +190,12 @@ function(graft_add_bundle name)
     WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
     COMMENT "Building graft bundle ${name}"
     VERBATIM)
-  add_custom_target(${name} ALL DEPENDS "${output}")
+  if(ARG_EMBED)
+    add_library(${name} STATIC ${embed_outputs})
+    target_include_directories(${name} PUBLIC "${embed_dir}")
+    target_link_libraries(${name} PUBLIC graft::runtime)
+  else()
+    add_custom_target(${name} ALL DEPENDS "${output}")
+  endif()
   set_target_properties(${name} PROPERTIES GRAFT_BUNDLE_FILE "${output}")
 endfunction()

@@ -7,7 +7,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ python3 python3-numpy
+  cmake ninja-build g++ python3 python3-numpy pkgconf
   llvm-19-dev clang-19 lld-19 liblld-19-dev   # compiler: in-process LLVM + lld
   libclang-rt-19-dev                           # sanitizer and libFuzzer runtimes
   libyaml-cpp-dev libelf-dev libgtest-dev      # spec parsing, tests

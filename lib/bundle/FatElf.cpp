@@ -183,6 +183,11 @@ static bool readRecords(const std::vector<uint8_t> &data,
     error = "FatELF file has no slices";
     return false;
   }
+  if (p[7] != 0) {
+    error = "FatELF header's reserved byte (offset 7) is " +
+            std::to_string(p[7]) + ", expected 0";
+    return false;
+  }
   const uint64_t tableEnd = kFatElfHeaderSize + kFatElfRecordSize * count;
   if (tableEnd > size) {
     error = "FatELF file is truncated: " + std::to_string(count) +
@@ -202,6 +207,11 @@ static bool readRecords(const std::vector<uint8_t> &data,
     s.size = readLE(r + 16, 8);
     const std::string which = "FatELF record " + std::to_string(i) + " (" +
                               elfMachineName(s.machine) + ")";
+    if (r[6] != 0 || r[7] != 0) {
+      error = which + ": reserved bytes are " + std::to_string(r[6]) + ", " +
+              std::to_string(r[7]) + ", expected 0";
+      return false;
+    }
     // Written to avoid overflow: offset + size may wrap for hostile input.
     if (s.offset < tableEnd || s.offset > size || s.size > size - s.offset) {
       error = which + " covers bytes [" + std::to_string(s.offset) + ", +" +
@@ -229,12 +239,25 @@ static bool readRecords(const std::vector<uint8_t> &data,
       error = which + ": the slice " + why;
       return false;
     }
-    if (fromElf.machine != s.machine || fromElf.wordSize != s.wordSize ||
-        fromElf.byteOrder != s.byteOrder) {
-      error = which + " does not match its slice's ELF header, which is for " +
-              elfMachineName(fromElf.machine);
-      return false;
-    }
+    // The spec: never trust the record, check it against the real header.
+    const struct {
+      const char *field;
+      std::string record, elf;
+    } fields[] = {
+        {"machine", elfMachineName(s.machine), elfMachineName(fromElf.machine)},
+        {"OS ABI", std::to_string(s.osabi), std::to_string(fromElf.osabi)},
+        {"OS ABI version", std::to_string(s.osabiVersion),
+         std::to_string(fromElf.osabiVersion)},
+        {"word size (ELF class)", std::to_string(s.wordSize),
+         std::to_string(fromElf.wordSize)},
+        {"byte order (ELF data)", std::to_string(s.byteOrder),
+         std::to_string(fromElf.byteOrder)}};
+    for (const auto &f : fields)
+      if (f.record != f.elf) {
+        error = which + " says " + f.field + " " + f.record +
+                ", but its slice's ELF header says " + f.elf;
+        return false;
+      }
     slices.push_back(s);
     int dup = findDuplicate(slices, i);
     if (dup >= 0) {

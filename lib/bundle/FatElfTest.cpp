@@ -172,13 +172,40 @@ TEST(FatElf, ReaderRejectsMalformed) {
   // The record says riscv64, the slice is x86_64.
   d = threeSlices();
   putLE(d, 8, 243, 2);
-  expectReadError(d, "FatELF record 0 (riscv64) does not match its slice's ELF "
-                     "header, which is for x86_64");
+  expectReadError(d, "FatELF record 0 (riscv64) says machine riscv64, but its "
+                     "slice's ELF header says x86_64");
   d = threeSlices();
   putLE(d, 8, 40, 2);
-  expectReadError(
-      d, "FatELF record 0 (machine 0x28) does not match its slice's ELF "
-         "header, which is for x86_64");
+  expectReadError(d, "FatELF record 0 (machine 0x28) says machine machine "
+                     "0x28, but its slice's ELF header says x86_64");
+
+  // Every other field of the key is checked too.
+  d = threeSlices();
+  d[8 + 24 + 2] = 3; // OS ABI
+  expectReadError(d, "FatELF record 1 (aarch64) says OS ABI 3, but its "
+                     "slice's ELF header says 0");
+  d = threeSlices();
+  d[8 + 24 + 3] = 1; // OS ABI version
+  expectReadError(d, "FatELF record 1 (aarch64) says OS ABI version 1, but "
+                     "its slice's ELF header says 0");
+  d = threeSlices();
+  d[8 + 4] = 1; // word size
+  expectReadError(d, "FatELF record 0 (x86_64) says word size (ELF class) 1, "
+                     "but its slice's ELF header says 2");
+  d = threeSlices();
+  d[8 + 5] = 2; // byte order
+  expectReadError(d, "FatELF record 0 (x86_64) says byte order (ELF data) 2, "
+                     "but its slice's ELF header says 1");
+
+  // Reserved fields must be zero.
+  d = threeSlices();
+  d[7] = 1;
+  expectReadError(d, "FatELF header's reserved byte (offset 7) is 1, "
+                     "expected 0");
+  d = threeSlices();
+  d[8 + 48 + 7] = 9;
+  expectReadError(d, "FatELF record 2 (riscv64): reserved bytes are 0, 9, "
+                     "expected 0");
 
   // A slice that is not ELF at all.
   d = threeSlices();

@@ -16,6 +16,7 @@
 #include "bundle/FatElf.h"
 #include "codegen/Compile.h"
 #include "dispatch/Dispatch.h"
+#include "driver/EmbedC.h"
 #include "graph/Parser.h"
 #include "graph/Verifier.h"
 #include "link/Builtins.h"
@@ -53,6 +54,7 @@ struct BuildContext {
   SourceManager sm;
   DiagEngine diag{sm};
   uint32_t graphFile = 0;
+  std::unique_ptr<Module> graph; // as read, before any target's rewrites
   SpecSet specs;
   std::vector<const TargetInfo *> targets;
   std::string workDir;
@@ -132,9 +134,9 @@ bool readInputs(BuildContext &ctx) {
   }
   ctx.graphFile = ctx.sm.add(ctx.opts.graph, text);
   ctx.moduleName = fs::path(ctx.opts.graph).stem().string();
-  std::unique_ptr<Module> m = parseModule(ctx.sm, ctx.graphFile, ctx.diag);
-  if (m)
-    verifyModule(*m, ctx.diag);
+  ctx.graph = parseModule(ctx.sm, ctx.graphFile, ctx.diag);
+  if (ctx.graph)
+    verifyModule(*ctx.graph, ctx.diag);
   for (const std::string &s : ctx.opts.specs)
     loadSpecFile(s, ctx.sm, ctx.diag, ctx.specs);
   return !ctx.diag.hasErrors();
@@ -272,6 +274,41 @@ bool writeDepfile(BuildContext &ctx) {
   return true;
 }
 
+// Writes |bytes| to |path| through a temporary file, so that a failed write
+// leaves the old file (and a build system never sees half a file).
+bool writeOutput(BuildContext &ctx, const std::string &path, const void *bytes, size_t size) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(static_cast<const char *>(bytes), static_cast<std::streamsize>(size));
+    if (!out) {
+      ctx.diag.error(path, "cannot write: " + std::string(std::strerror(errno)));
+      return false;
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    ctx.diag.error(path, "cannot write: " + ec.message());
+    return false;
+  }
+  return true;
+}
+
+// --embed STEM: the bundle as C (STEM.c) and its typed entry points (STEM.h).
+bool writeEmbedFiles(BuildContext &ctx, const std::vector<uint8_t> &bundle) {
+  std::string prefix = fs::path(ctx.opts.embed).filename().string();
+  EmbedFiles files;
+  std::string err;
+  if (!generateEmbedFiles(*ctx.graph, prefix, fs::path(ctx.opts.graph).filename().string(),
+                          bundle, files, err)) {
+    ctx.diag.error(ctx.opts.graph, err);
+    return false;
+  }
+  return writeOutput(ctx, ctx.opts.embed + ".h", files.header.data(), files.header.size()) &&
+         writeOutput(ctx, ctx.opts.embed + ".c", files.source.data(), files.source.size());
+}
+
 bool writeBundle(BuildContext &ctx) {
   std::vector<uint8_t> bundle;
   std::string err;
@@ -279,22 +316,9 @@ bool writeBundle(BuildContext &ctx) {
     ctx.diag.error(ctx.opts.output, "cannot write bundle: " + err);
     return false;
   }
-  std::string tmp = ctx.opts.output + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(reinterpret_cast<const char *>(bundle.data()), static_cast<std::streamsize>(bundle.size()));
-    if (!out) {
-      ctx.diag.error(ctx.opts.output, "cannot write: " + std::string(std::strerror(errno)));
-      return false;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, ctx.opts.output, ec);
-  if (ec) {
-    ctx.diag.error(ctx.opts.output, "cannot write: " + ec.message());
+  if (!ctx.opts.embed.empty() && !writeEmbedFiles(ctx, bundle))
     return false;
-  }
-  return true;
+  return writeOutput(ctx, ctx.opts.output, bundle.data(), bundle.size());
 }
 
 } // namespace

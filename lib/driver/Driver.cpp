@@ -4,10 +4,15 @@
 
 #include "bundle/FatElf.h"
 #include "driver/CheckEval.h"
+#include "driver/EmbedC.h"
+#include "support/Diagnostics.h"
 #include "targets/Target.h"
+
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -16,19 +21,6 @@
 namespace graft {
 
 namespace {
-
-const char *kUsage =
-    "usage: graft <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  build GRAPH [options]     compile a graph into a FatELF bundle\n"
-    "  check GRAPH [--print]     parse and verify a graph\n"
-    "  eval GRAPH [--function F] --input T... [--output -|@F.npy]\n"
-    "                            run a graph with the reference evaluator\n"
-    "  inspect BUNDLE            list the slices of a bundle\n"
-    "  targets                   list the known targets\n"
-    "\n"
-    "build options:\n";
 
 struct OptionDesc {
   const char *name;
@@ -40,23 +32,135 @@ const OptionDesc kBuildOptions[] = {
     {"-o", "FILE", "output bundle (default: <graph name>.graft)"},
     {"--spec", "FILE", "match/replace spec (YAML); may be repeated"},
     {"--target", "LIST", "comma-separated targets (default: the host)"},
-    {"--emit", "KINDS", "also write llvm,asm,obj,elf per target into --emit-dir"},
+    {"--emit", "KINDS",
+     "also write llvm,asm,obj,elf per target into --emit-dir"},
     {"--emit-dir", "DIR", "directory for --emit (default: .)"},
-    {"--depfile", "FILE", "write the bundle's inputs (graph, specs, kernels) as a Make rule"},
+    {"--depfile", "FILE",
+     "write the bundle's inputs (graph, specs, kernels) as a Make rule"},
+    {"--embed", "STEM",
+     "also write STEM.h and STEM.c: the bundle as C, an entry point per "
+     "function"},
     {"-I", "DIR", "include directory for every C kernel"},
     {"-D", "NAME[=VALUE]", "macro definition for every C kernel"},
     {"--kernel-flag", "FLAG", "clang flag for every C kernel"},
-    {"--explain", nullptr, "report every spec match and why candidates did not match"},
+    {"--explain", nullptr,
+     "report every spec match and why candidates did not match"},
     {"-v", nullptr, "print what each pass did"},
 };
+const OptionDesc kCheckOptions[] = {
+    {"--print", nullptr, "print the verified graph back in graph syntax"},
+};
+const OptionDesc kEvalOptions[] = {
+    {"--function", "F", "the function to run (default: the only one)"},
+    {"--input", "T",
+     "an argument: 2x2xf32=[[1 2][3 4]], 8xf32=2, f32=1.5, @f.npy; repeat per "
+     "argument"},
+    {"--output", "-|@F.npy",
+     "print the results (-, the default) or write them as .npy"},
+};
+// Accepted by every command (driverMain strips them before the command's
+// own parser runs).
+const OptionDesc kCommonOptions[] = {
+    {"--color", "auto|always|never",
+     "coloured diagnostics (also clang's for C kernels); auto: on a terminal"},
+    {"-q", nullptr, "quiet: no warnings, only errors"},
+    {"--help", nullptr, "this text"},
+};
 
-void printHelp() {
-  std::fputs(kUsage, stdout);
-  for (const OptionDesc &o : kBuildOptions) {
-    std::string left = std::string(o.name) + (o.arg ? std::string(" ") + o.arg : "");
-    std::printf("  %-24s  %s\n", left.c_str(), o.help);
+// One command's help page: what `graft <command> --help` prints.
+struct CommandDesc {
+  const char *name;
+  const char *synopsis;
+  const char *summary;
+  const OptionDesc *options;
+  size_t optionCount;
+  const char *examples;
+  const char *environment; // extra environment variables, or ""
+};
+
+#define GRAFT_OPTIONS(table) table, sizeof(table) / sizeof(table[0])
+const CommandDesc kCommands[] = {
+    {"build", "graft build GRAPH [options]",
+     "compile a graph, with the kernels its specs splice in, into a FatELF "
+     "bundle",
+     GRAFT_OPTIONS(kBuildOptions),
+     "  graft build mlp.graph --target x86_64,aarch64 -o mlp.graft\n"
+     "  graft build mlp.graph --spec mlp.yaml -I include -o mlp.graft "
+     "--depfile mlp.graft.d\n"
+     "  graft build mlp.graph -o mlp.graft --embed gen/mlp    # gen/mlp.h, "
+     "gen/mlp.c\n",
+     "  GRAFT_CLANG        clang for C kernels (default: clang-19 or clang "
+     "next to\n"
+     "                     graft, else clang-19 on PATH)\n"
+     "  GRAFT_INCLUDE_DIR  directory holding graft/kernel.h (default: "
+     "<graft's\n"
+     "                     dir>/../include)\n"
+     "  TMPDIR             where work files go while graft runs (default: "
+     "/tmp)\n"},
+    {"check", "graft check GRAPH [--print]", "parse and verify a graph",
+     GRAFT_OPTIONS(kCheckOptions), "  graft check mlp.graph --print\n", ""},
+    {"eval", "graft eval GRAPH [--function F] --input T... [--output -|@F.npy]",
+     "run a graph with the reference evaluator (the oracle of the differential "
+     "tests)",
+     GRAFT_OPTIONS(kEvalOptions),
+     "  graft eval mlp.graph --input \"2x2xf32=[[2 2][-2 -2]]\" --input "
+     "\"2x2xf32=[[3 -3][3 -3]]\"\n",
+     ""},
+    {"inspect", "graft inspect BUNDLE",
+     "list the slices of a bundle (graft-fatelf info shows more)", nullptr, 0,
+     "  graft inspect mlp.graft\n", ""},
+    {"targets", "graft targets", "list the known targets", nullptr, 0,
+     "  graft targets\n", ""},
+};
+#undef GRAFT_OPTIONS
+
+void printOptions(std::FILE *out, const OptionDesc *options, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const OptionDesc &o = options[i];
+    std::string left =
+        std::string(o.name) + (o.arg ? std::string(" ") + o.arg : "");
+    std::fprintf(out, "  %-26s  %s\n", left.c_str(), o.help);
   }
-  std::printf("\n  --help, --version\n");
+}
+
+const char *kExitCodes =
+    "exit status:\n"
+    "  0  success\n"
+    "  1  bad input (the diagnostics say which file, line and column)\n"
+    "  2  a usage error (unknown command or option, missing argument)\n";
+
+void printCommandHelp(const CommandDesc &c) {
+  std::printf("usage: %s\n\n%s\n", c.synopsis, c.summary);
+  if (c.optionCount) {
+    std::printf("\noptions:\n");
+    printOptions(stdout, c.options, c.optionCount);
+  }
+  std::printf("\ncommon options:\n");
+  printOptions(stdout, kCommonOptions, std::size(kCommonOptions));
+  std::printf("\nexamples:\n%s\n%s", c.examples, kExitCodes);
+  std::printf(
+      "\nenvironment:\n%s  NO_COLOR           set: --color=auto means never\n",
+      c.environment);
+}
+
+// The overview: `graft --help` (stdout) and `graft` alone (stderr, exit 2).
+void printUsage(std::FILE *out) {
+  std::fputs("usage: graft <command> [options]\n\ncommands:\n", out);
+  for (const CommandDesc &c : kCommands)
+    std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
+  std::fputs("\ncommon options:\n", out);
+  printOptions(out, kCommonOptions, std::size(kCommonOptions));
+  std::fputs("\n`graft <command> --help` describes a command, its options and "
+             "examples.\n"
+             "graft-run runs bundles; graft-fatelf takes them apart.\n",
+             out);
+}
+
+const CommandDesc *findCommand(const std::string &name) {
+  for (const CommandDesc &c : kCommands)
+    if (name == c.name)
+      return &c;
+  return nullptr;
 }
 
 std::vector<std::string> splitList(const std::string &s) {
@@ -81,8 +185,7 @@ int usageError(const std::string &msg) {
   return 2;
 }
 
-int parseBuild(int argc, char **argv) {
-  BuildOptions o;
+int parseBuild(int argc, char **argv, BuildOptions o) {
   o.emitDir = ".";
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
@@ -91,7 +194,8 @@ int parseBuild(int argc, char **argv) {
     const OptionDesc *desc = nullptr;
     for (const OptionDesc &d : kBuildOptions) {
       size_t n = std::strlen(d.name);
-      if (a == d.name || (d.arg && a.compare(0, n, d.name) == 0 && a.size() > n && a[n] == '=')) {
+      if (a == d.name || (d.arg && a.compare(0, n, d.name) == 0 &&
+                          a.size() > n && a[n] == '=')) {
         desc = &d;
         if (a.size() > n) {
           value = a.substr(n + 1);
@@ -104,34 +208,53 @@ int parseBuild(int argc, char **argv) {
       if (!a.empty() && a[0] == '-')
         return usageError("unknown option '" + a + "'");
       if (!o.graph.empty())
-        return usageError("more than one graph file: '" + o.graph + "' and '" + a + "'");
+        return usageError("more than one graph file: '" + o.graph + "' and '" +
+                          a + "'");
       o.graph = a;
       continue;
     }
     if (desc->arg && !hasValue) {
       if (i + 1 >= argc)
-        return usageError(std::string("option '") + desc->name + "' needs a value (" + desc->arg + ")");
+        return usageError(std::string("option '") + desc->name +
+                          "' needs a value (" + desc->arg + ")");
       value = argv[++i];
     }
     std::string n = desc->name;
-    if (n == "-o") o.output = value;
-    else if (n == "--spec") o.specs.push_back(value);
+    if (n == "-o")
+      o.output = value;
+    else if (n == "--spec")
+      o.specs.push_back(value);
     else if (n == "--target") {
       for (const std::string &t : splitList(value))
         o.targets.push_back(t);
     } else if (n == "--emit") {
       for (const std::string &k : splitList(value)) {
         if (k != "llvm" && k != "asm" && k != "obj" && k != "elf")
-          return usageError("unknown --emit kind '" + k + "' (expected llvm, asm, obj, elf)");
+          return usageError("unknown --emit kind '" + k +
+                            "' (expected llvm, asm, obj, elf)");
         o.emit.push_back(k);
       }
-    } else if (n == "--emit-dir") o.emitDir = value;
-    else if (n == "--depfile") o.depfile = value;
-    else if (n == "-I") o.kernelFlags.push_back("-I" + value);
-    else if (n == "-D") o.kernelFlags.push_back("-D" + value);
-    else if (n == "--kernel-flag") o.kernelFlags.push_back(value);
-    else if (n == "--explain") o.explain = true;
-    else if (n == "-v") o.verbose = true;
+    } else if (n == "--emit-dir")
+      o.emitDir = value;
+    else if (n == "--depfile")
+      o.depfile = value;
+    else if (n == "--embed") {
+      std::string prefix = value.substr(value.find_last_of('/') + 1);
+      if (!isCIdentifier(prefix))
+        return usageError("--embed '" + value + "': the name '" + prefix +
+                          "' prefixes C functions, so it must be a C "
+                          "identifier (letters, digits, '_')");
+      o.embed = value;
+    } else if (n == "-I")
+      o.kernelFlags.push_back("-I" + value);
+    else if (n == "-D")
+      o.kernelFlags.push_back("-D" + value);
+    else if (n == "--kernel-flag")
+      o.kernelFlags.push_back(value);
+    else if (n == "--explain")
+      o.explain = true;
+    else if (n == "-v")
+      o.verbose = true;
   }
   if (o.graph.empty())
     return usageError("no graph file given");
@@ -141,7 +264,8 @@ int parseBuild(int argc, char **argv) {
     if (slash != std::string::npos)
       base = base.substr(slash + 1);
     size_t dot = base.find_last_of('.');
-    o.output = (dot == std::string::npos ? base : base.substr(0, dot)) + ".graft";
+    o.output =
+        (dot == std::string::npos ? base : base.substr(0, dot)) + ".graft";
   }
   return runBuild(o);
 }
@@ -151,10 +275,12 @@ int runInspect(int argc, char **argv) {
     return usageError("inspect takes one bundle file");
   std::ifstream in(argv[0], std::ios::binary);
   if (!in) {
-    std::fprintf(stderr, "graft: error: cannot open '%s': %s\n", argv[0], std::strerror(errno));
+    std::fprintf(stderr, "graft: error: cannot open '%s': %s\n", argv[0],
+                 std::strerror(errno));
     return 1;
   }
-  std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)),
+                            std::istreambuf_iterator<char>());
   std::vector<FatElfSlice> slices;
   std::string err;
   if (!readFatElf(data, slices, err)) {
@@ -163,38 +289,92 @@ int runInspect(int argc, char **argv) {
   }
   std::printf("%s: %zu slice(s)\n", argv[0], slices.size());
   for (const FatElfSlice &s : slices)
-    std::printf("  %-8s  offset %-8llu size %llu\n", elfMachineName(s.machine).c_str(),
-                static_cast<unsigned long long>(s.offset), static_cast<unsigned long long>(s.size));
+    std::printf("  %-8s  offset %-8llu size %llu\n",
+                elfMachineName(s.machine).c_str(),
+                static_cast<unsigned long long>(s.offset),
+                static_cast<unsigned long long>(s.size));
+  return 0;
+}
+
+// Applies the options every command takes (--color, -q) and removes them
+// from |args|; returns 0 or a usage error's exit code.
+int takeCommonOptions(std::vector<char *> &args, BuildOptions &build) {
+  std::string color = "auto";
+  std::vector<char *> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "-q") {
+      setDiagnosticQuiet(true);
+    } else if (a == "--color" || a.rfind("--color=", 0) == 0) {
+      if (a == "--color") {
+        if (i + 1 >= args.size())
+          return usageError(
+              "option '--color' needs a value (auto, always, never)");
+        color = args[++i];
+      } else {
+        color = a.substr(8);
+      }
+      if (color != "auto" && color != "always" && color != "never")
+        return usageError("--color takes auto, always or never, found '" +
+                          color + "'");
+    } else {
+      rest.push_back(args[i]);
+    }
+  }
+  bool on = color == "always";
+  if (color == "auto") {
+    const char *term = std::getenv("TERM");
+    on = isatty(STDERR_FILENO) && !std::getenv("NO_COLOR") && term &&
+         std::strcmp(term, "dumb") != 0;
+  }
+  setDiagnosticColors(on);
+  build.color = on;
+  args = rest;
   return 0;
 }
 
 } // namespace
 
 int driverMain(int argc, char **argv) {
-  if (argc < 2) {
-    printHelp();
+  // --color and -q may stand anywhere, before the command too.
+  std::vector<char *> args(argv + 1, argv + argc);
+  BuildOptions build;
+  if (int rc = takeCommonOptions(args, build))
+    return rc;
+  if (args.empty()) {
+    printUsage(stderr);
     return 2;
   }
-  std::string cmd = argv[1];
-  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-    printHelp();
+  std::string cmd = args[0];
+  if (cmd == "--help" || cmd == "-h") {
+    printUsage(stdout);
+    return 0;
+  }
+  if (cmd == "help") {
+    const CommandDesc *c = args.size() > 1 ? findCommand(args[1]) : nullptr;
+    if (args.size() > 1 && !c)
+      return usageError("unknown command '" + std::string(args[1]) + "'");
+    c ? printCommandHelp(*c) : printUsage(stdout);
     return 0;
   }
   if (cmd == "--version") {
     std::printf("graft %s (LLVM 19)\n", GRAFT_VERSION);
     return 0;
   }
-  // `graft build --help` and the like print the one help text rather than
-  // failing on an unknown option.
-  bool known = cmd == "build" || cmd == "check" || cmd == "eval" || cmd == "inspect" ||
-               cmd == "targets";
-  for (int i = 2; known && i < argc; ++i)
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      printHelp();
+  const CommandDesc *desc = findCommand(cmd);
+  if (!desc)
+    return usageError("unknown command '" + cmd + "'");
+  for (char *a : args)
+    if (std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0) {
+      printCommandHelp(*desc);
       return 0;
     }
+  // The command's own parser sees argv[0], the command and its options.
+  args.insert(args.begin(), argv[0]);
+  argc = static_cast<int>(args.size());
+  argv = args.data();
   if (cmd == "build")
-    return parseBuild(argc - 2, argv + 2);
+    return parseBuild(argc - 2, argv + 2, build);
   if (cmd == "check")
     return runCheck(argc - 2, argv + 2);
   if (cmd == "eval")
@@ -203,10 +383,15 @@ int driverMain(int argc, char **argv) {
     return runInspect(argc - 2, argv + 2);
   if (cmd == "targets") {
     for (const TargetInfo *t : allTargets())
-      std::printf("%-8s  %s, cpu %s, %u-bit vectors\n", t->name, t->triple, t->cpu, t->vectorBits);
+      std::printf("%-8s  %s, cpu %s, %u-bit vectors\n", t->name, t->triple,
+                  t->cpu, t->vectorBits);
     return 0;
   }
-  return usageError("unknown command '" + cmd + "'");
+  std::fprintf(stderr,
+               "graft: internal error: command '%s' has help but no handler; "
+               "please report a bug\n",
+               cmd.c_str());
+  return 1;
 }
 
 } // namespace graft

@@ -18,6 +18,7 @@ struct BuildOptions {
   std::vector<std::string> emit;     // --emit kinds: llvm, asm, obj, elf
   std::string emitDir;               // --emit-dir
   std::string depfile;               // --depfile: Make-style dependencies
+  std::string embed;                 // --embed STEM: STEM.h and STEM.c (EmbedC.h)
   std::vector<std::string> kernelFlags; // -I, -D, --kernel-flag: for every C kernel
   bool color = false;                // coloured diagnostics (also clang's)
   bool explain = false;              // --explain

@@ -60,8 +60,9 @@ std::string_view SourceManager::line(uint32_t file, uint32_t line) const {
   if (line < 1 || line > f.lineStarts.size())
     return {};
   uint32_t begin = f.lineStarts[line - 1];
-  uint32_t end = line < f.lineStarts.size() ? f.lineStarts[line] - 1
-                                             : static_cast<uint32_t>(f.text.size());
+  uint32_t end = line < f.lineStarts.size()
+                     ? f.lineStarts[line] - 1
+                     : static_cast<uint32_t>(f.text.size());
   return std::string_view(f.text).substr(begin, end - begin);
 }
 
@@ -86,29 +87,54 @@ std::string SourceManager::formatShort(SourceLoc loc) const {
   return slash == std::string::npos ? s : s.substr(slash + 1);
 }
 
+namespace {
+bool gColors = false;
+bool gQuiet = false;
+} // namespace
+
+void setDiagnosticColors(bool on) { gColors = on; }
+bool diagnosticColors() { return gColors; }
+void setDiagnosticQuiet(bool on) { gQuiet = on; }
+
 void DiagEngine::emit(Severity sev, SourceLoc loc, const std::string &prefix,
                       const std::string &msg) {
   const char *kind = sev == Severity::Error     ? "error"
                      : sev == Severity::Warning ? "warning"
                                                 : "note";
-  std::string out = prefix + ": " + kind + ": " + msg + "\n";
-  if (loc.valid()) {
-    std::string_view src = sm_.line(loc.file, loc.line);
-    if (!src.empty() || loc.col == 1) {
-      out += "  ";
-      out += src;
-      out += "\n  ";
-      // Keep tabs so the caret lines up under the same column.
-      for (uint32_t i = 1; i < loc.col && i - 1 < src.size(); ++i)
-        out += src[i - 1] == '\t' ? '\t' : ' ';
-      out += "^\n";
+  // The same text plain (for text()) and, on request, with clang's colours.
+  auto render = [&](bool color) {
+    auto paint = [&](const char *code, const std::string &s) {
+      return color ? std::string("\033[") + code + "m" + s + "\033[0m" : s;
+    };
+    const char *kindColor = sev == Severity::Error     ? "1;31"
+                            : sev == Severity::Warning ? "1;35"
+                                                       : "1;30";
+    std::string out = paint("1", prefix + ":") + " " +
+                      paint(kindColor, std::string(kind) + ":") + " " +
+                      paint("1", msg) + "\n";
+    if (loc.valid()) {
+      std::string_view src = sm_.line(loc.file, loc.line);
+      if (!src.empty() || loc.col == 1) {
+        out += "  ";
+        out += src;
+        out += "\n  ";
+        // Keep tabs so the caret lines up under the same column.
+        for (uint32_t i = 1; i < loc.col && i - 1 < src.size(); ++i)
+          out += src[i - 1] == '\t' ? '\t' : ' ';
+        out += paint("1;32", "^") + "\n";
+      }
     }
-  }
+    return out;
+  };
   if (sev == Severity::Error)
     ++errors_;
-  text_ += out;
-  if (echo_)
-    std::fputs(out.c_str(), stderr);
+  text_ += render(false);
+  // -q drops warnings and the notes that explain them, never errors.
+  if (sev != Severity::Note)
+    dropNotes_ = sev == Severity::Warning && gQuiet;
+  if (echo_ && !(sev == Severity::Warning && gQuiet) &&
+      !(sev == Severity::Note && dropNotes_))
+    std::fputs(render(gColors).c_str(), stderr);
 }
 
 void DiagEngine::error(SourceLoc loc, const std::string &msg) {

@@ -52,6 +52,15 @@ private:
 
 enum class Severity { Error, Warning, Note };
 
+// Process-wide settings of what DiagEngines write to stderr (set once by the
+// command line: --color, -q). Colours follow clang's: bold location, red
+// error, magenta warning, green caret. Quiet drops warnings (and their
+// notes).
+// text() is never coloured and always complete.
+void setDiagnosticColors(bool on);
+bool diagnosticColors();
+void setDiagnosticQuiet(bool on);
+
 class DiagEngine {
 public:
   explicit DiagEngine(const SourceManager &sm) : sm_(sm) {}
@@ -80,6 +89,7 @@ private:
   unsigned errors_ = 0;
   std::string text_;
   bool echo_ = true;
+  bool dropNotes_ = false; // the last warning was dropped by -q
 };
 
 } // namespace graft

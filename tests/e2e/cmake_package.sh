@@ -8,7 +8,7 @@ P=$T/prefix
 
 # Installing copies the already-built binaries; it never builds.
 "$CMAKE" --install "$BIN" --prefix "$P" >"$T/install.log"
-for f in bin/graft bin/graft-run lib/libgraft_runtime.a lib/libgraft_runtime_io.a \
+for f in bin/graft bin/graft-run bin/graft-fatelf lib/pkgconfig/graft-runtime.pc share/doc/graft/LICENSE lib/libgraft_runtime.a lib/libgraft_runtime_io.a \
          include/graft/runtime.h include/graft/kernel.h \
          lib/cmake/graft/graftConfig.cmake lib/cmake/graft/graftConfigVersion.cmake \
          lib/cmake/graft/graftTargets.cmake lib/cmake/graft/GraftBundle.cmake; do
@@ -45,6 +45,13 @@ run_aarch64 build/saxpy.graft "${run[@]}" | check "$TEST_DIR/cmake_package.sh" -
 # SLICES: 2 slice(s)
 # SLICES: x86_64
 # SLICES: aarch64
+
+# Without CMake: the app built with pkg-config against a moved copy of the
+# prefix (the .pc file's paths are relative to it) runs the same bundle.
+cp -r "$P" moved
+cc -o pc_app "$SRC/tests/cmake/app.c" -DSAXPY_BUNDLE='"build/saxpy.graft"' \
+  $(PKG_CONFIG_PATH=moved/lib/pkgconfig pkg-config --cflags --libs graft-runtime)
+./pc_app | check "$TEST_DIR/cmake_package.sh" --check-prefix=APP
 
 # Up to date: a second build does nothing.
 ninja -C build | check "$TEST_DIR/cmake_package.sh" --check-prefix=NOOP

@@ -7,7 +7,10 @@
  * Slices start on 4096-byte boundaries after the record table and do not
  * overlap. A plain ELF file is accepted as a bundle of one slice so that
  * `graft build --target <one>` output and hand-built slices load the same
- * way. Every field is bounds-checked: the file is untrusted input. */
+ * way. Every field is bounds-checked and, as the FatELF spec asks, reserved
+ * fields must be zero and each record must agree with its slice's own ELF
+ * header: the file is untrusted input. lib/bundle/FatElf.cpp is the
+ * compiler's reader of the same format, equally strict. */
 #include <stdio.h>
 #include <string.h>
 
@@ -48,26 +51,55 @@ const char* graft_elf_machine_name(uint16_t machine) {
   return buffer;
 }
 
-/* A plain ELF file: one slice spanning the whole file. */
-static graft_status_t list_plain_elf(const uint8_t* data, size_t size,
-                                     graft_fatelf_slice_t* out_slice) {
-  if (size < 20) {
+/* The FatELF record key of the ELF file at |data|: machine, OS ABI and its
+ * version, class and byte order, as its own header says. */
+static graft_status_t read_elf_key(const uint8_t* data, uint64_t size,
+                                   graft_fatelf_slice_t* out_key) {
+  if (size < 20 || memcmp(data, "\x7f" "ELF", 4) != 0) {
     return graft_status_make(GRAFT_DATA_LOSS,
-                             "truncated ELF header: %zu bytes, expected at "
-                             "least 64",
-                             size);
+                             size < 20 ? "truncated ELF header: %llu bytes"
+                                       : "not an ELF file (no \\x7fELF magic, "
+                                         "%llu bytes)",
+                             (unsigned long long)size);
   }
   uint8_t byte_order = data[GRAFT_EI_DATA];
-  out_slice->machine = byte_order == GRAFT_ELFDATA2LSB
-                           ? read_u16(data + 18)
-                           : (uint16_t)((data[18] << 8) | data[19]);
-  out_slice->osabi = data[GRAFT_EI_OSABI];
-  out_slice->osabi_version = data[GRAFT_EI_ABIVERSION];
-  out_slice->word_size = data[GRAFT_EI_CLASS];
-  out_slice->byte_order = byte_order;
-  out_slice->offset = 0;
-  out_slice->size = size;
+  out_key->machine = byte_order == GRAFT_ELFDATA2LSB
+                         ? read_u16(data + 18)
+                         : (uint16_t)((data[18] << 8) | data[19]);
+  out_key->osabi = data[GRAFT_EI_OSABI];
+  out_key->osabi_version = data[GRAFT_EI_ABIVERSION];
+  out_key->word_size = data[GRAFT_EI_CLASS];
+  out_key->byte_order = byte_order;
   return NULL;
+}
+
+static int same_key(const graft_fatelf_slice_t* a,
+                    const graft_fatelf_slice_t* b) {
+  return a->machine == b->machine && a->osabi == b->osabi &&
+         a->osabi_version == b->osabi_version &&
+         a->word_size == b->word_size && a->byte_order == b->byte_order;
+}
+
+/* The spec says not to trust a record: its key must be its slice's. */
+static graft_status_t check_record_key(const uint8_t* data, size_t index,
+                                       const graft_fatelf_slice_t* record) {
+  graft_fatelf_slice_t elf;
+  graft_status_t status =
+      read_elf_key(data + record->offset, record->size, &elf);
+  if (status) {
+    return graft_status_annotate(status, "FatELF slice %zu (%s)", index,
+                                 graft_elf_machine_name(record->machine));
+  }
+  if (same_key(record, &elf)) return NULL;
+  return graft_status_make(
+      GRAFT_DATA_LOSS,
+      "FatELF slice %zu's record (%s, OS ABI %u version %u, class %u, data "
+      "%u) does not match its ELF header (%s, OS ABI %u version %u, class %u, "
+      "data %u)",
+      index, graft_elf_machine_name(record->machine), record->osabi,
+      record->osabi_version, record->word_size, record->byte_order,
+      graft_elf_machine_name(elf.machine), elf.osabi, elf.osabi_version,
+      elf.word_size, elf.byte_order);
 }
 
 static void read_record(const uint8_t* p, graft_fatelf_slice_t* out) {
@@ -92,8 +124,10 @@ graft_status_t graft_fatelf_list(const uint8_t* data, size_t size,
   }
   if (memcmp(data, "\x7f" "ELF", 4) == 0) {
     graft_fatelf_slice_t slice;
-    graft_status_t status = list_plain_elf(data, size, &slice);
+    graft_status_t status = read_elf_key(data, size, &slice);
     if (status) return status;
+    slice.offset = 0;
+    slice.size = size;
     if (capacity > 0) out_slices[0] = slice;
     *out_count = 1;
     return NULL;
@@ -120,6 +154,11 @@ graft_status_t graft_fatelf_list(const uint8_t* data, size_t size,
   if (count == 0) {
     return graft_status_make(GRAFT_DATA_LOSS, "FatELF bundle has no slices");
   }
+  if (data[7] != 0) {
+    return graft_status_make(GRAFT_DATA_LOSS,
+                             "FatELF header's reserved byte is %u, expected 0",
+                             data[7]);
+  }
   size_t table_end = FATELF_HEADER_SIZE + count * FATELF_RECORD_SIZE;
   if (size < table_end) {
     return graft_status_make(GRAFT_DATA_LOSS,
@@ -129,8 +168,15 @@ graft_status_t graft_fatelf_list(const uint8_t* data, size_t size,
   }
   for (size_t i = 0; i < count; ++i) {
     graft_fatelf_slice_t slice;
-    read_record(data + FATELF_HEADER_SIZE + i * FATELF_RECORD_SIZE, &slice);
+    const uint8_t* record = data + FATELF_HEADER_SIZE + i * FATELF_RECORD_SIZE;
+    read_record(record, &slice);
     const char* name = graft_elf_machine_name(slice.machine);
+    if (record[6] != 0 || record[7] != 0) {
+      return graft_status_make(GRAFT_DATA_LOSS,
+                               "FatELF slice %zu (%s) has reserved bytes %u, "
+                               "%u, expected 0",
+                               i, name, record[6], record[7]);
+    }
     if (slice.size == 0) {
       return graft_status_make(GRAFT_DATA_LOSS,
                                "FatELF slice %zu (%s) is empty", i, name);
@@ -164,7 +210,14 @@ graft_status_t graft_fatelf_list(const uint8_t* data, size_t size,
         return graft_status_make(GRAFT_DATA_LOSS,
                                  "FatELF slices %zu and %zu overlap", j, i);
       }
+      if (same_key(&slice, &other)) {
+        return graft_status_make(GRAFT_DATA_LOSS,
+                                 "FatELF slices %zu and %zu are both for %s",
+                                 j, i, name);
+      }
     }
+    graft_status_t status = check_record_key(data, i, &slice);
+    if (status) return status;
     if (i < capacity) out_slices[i] = slice;
   }
   *out_count = count;

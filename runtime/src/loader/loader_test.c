@@ -336,6 +336,14 @@ static void test_corrupt_fatelf(void) {
       {8 + 8, 8, 0xfffffffffffff000ull, "extends past the end of the file"},
       {8 + 16, 8, 0, "is empty"},
       {8 + 24 + 8, 8, 4096, "overlap"},
+      {7, 1, 1, "FatELF header's reserved byte is 1, expected 0"},
+      {8 + 6, 1, 2, "has reserved bytes 2, 0, expected 0"},
+      {8 + 24 + 7, 1, 2, "has reserved bytes 0, 2, expected 0"},
+      {8 + 2, 1, 3, "does not match its ELF header"},
+      {8 + 3, 1, 1, "does not match its ELF header"},
+      {8 + 5, 1, 2, "does not match its ELF header"},
+      {8 + 24, 2, 62, "FatELF slices 0 and 1 are both for x86_64"},
+      {4096, 1, 0, "FatELF slice 0 (x86_64): not an ELF file"},
   };
   for (size_t i = 0; i < sizeof(patches) / sizeof(patches[0]); ++i) {
     memcpy(copy, fat.data, fat.size);
@@ -362,7 +370,11 @@ static void test_corrupt_fatelf(void) {
     memcpy(&machine, copy + 8 + 24 * r, 2);
     if (machine == graft_elf_host_machine()) host_index = r;
   }
-  copy[8 + 24 * host_index + 4] = 1; /* word size: 32-bit */
+  /* A 32-bit slice (record and ELF header agree) is not for this CPU. */
+  uint64_t host_offset;
+  memcpy(&host_offset, copy + 8 + 24 * host_index + 8, 8);
+  copy[8 + 24 * host_index + 4] = 1;
+  copy[host_offset + GRAFT_EI_CLASS] = 1;
   test_expect_error(graft_fatelf_select_host(copy, fat.size, &slice),
                     "no slice for this CPU (", "corrupt FatELF: no host slice");
   free(copy);
