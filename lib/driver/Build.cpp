@@ -16,6 +16,7 @@
 #include "bundle/FatElf.h"
 #include "codegen/Compile.h"
 #include "dispatch/Dispatch.h"
+#include "driver/DriverSupport.h"
 #include "graph/Parser.h"
 #include "graph/Verifier.h"
 #include "link/Builtins.h"
@@ -28,8 +29,6 @@
 #include "support/Diagnostics.h"
 #include "targets/Target.h"
 
-#include <llvm/ADT/SmallString.h>
-#include <llvm/Support/Path.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -55,6 +54,7 @@ struct BuildContext {
   uint32_t graphFile = 0;
   SpecSet specs;
   std::vector<const TargetInfo *> targets;
+  WorkDir work;
   std::string workDir;
   std::string moduleName;
   std::vector<std::vector<uint8_t>> slices;
@@ -63,12 +63,6 @@ struct BuildContext {
   std::set<std::string> kernelDependencies;
 
   explicit BuildContext(const BuildOptions &o) : opts(o) {}
-  ~BuildContext() {
-    if (!workDir.empty()) {
-      std::error_code ec;
-      fs::remove_all(workDir, ec);
-    }
-  }
   void log(const std::string &s) const {
     if (opts.verbose)
       std::fprintf(stderr, "graft: %s\n", s.c_str());
@@ -89,38 +83,6 @@ bool readFile(const std::string &path, std::string &out) {
   ss << in.rdbuf();
   out = ss.str();
   return true;
-}
-
-// Resolves --target names (default: the host).
-bool resolveTargets(BuildContext &ctx) {
-  std::vector<std::string> names = ctx.opts.targets;
-  if (names.empty()) {
-    const TargetInfo *h = hostTarget();
-    if (!h) {
-      ctx.diag.error("graft", "the host is not a known target; pass --target (" + targetNames() + ")");
-      return false;
-    }
-    names.push_back(h->name);
-  }
-  std::set<std::string> seen;
-  for (const std::string &n : names) {
-    const TargetInfo *t = lookupTarget(n);
-    if (!t) {
-      ctx.diag.error("--target", "unknown target '" + n + "'; known targets: " + targetNames());
-      continue;
-    }
-    if (seen.insert(n).second)
-      ctx.targets.push_back(t);
-  }
-  // Slices are stored in the registry's order whatever the command line says,
-  // so the bundle does not depend on how targets were listed.
-  std::vector<const TargetInfo *> ordered;
-  for (const TargetInfo *t : allTargets())
-    for (const TargetInfo *u : ctx.targets)
-      if (t == u)
-        ordered.push_back(t);
-  ctx.targets = ordered;
-  return !ctx.diag.hasErrors();
 }
 
 // Parses and verifies the graph and loads the specs, reporting every error.
@@ -277,44 +239,20 @@ bool writeBundle(BuildContext &ctx) {
     ctx.diag.error(ctx.opts.output, "cannot write bundle: " + err);
     return false;
   }
-  std::string tmp = ctx.opts.output + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(reinterpret_cast<const char *>(bundle.data()), static_cast<std::streamsize>(bundle.size()));
-    if (!out) {
-      ctx.diag.error(ctx.opts.output, "cannot write: " + std::string(std::strerror(errno)));
-      return false;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, ctx.opts.output, ec);
-  if (ec) {
-    ctx.diag.error(ctx.opts.output, "cannot write: " + ec.message());
-    return false;
-  }
-  return true;
+  return writeOutputFile(ctx.opts.output, bundle, ctx.diag);
 }
 
 } // namespace
 
 int runBuild(const BuildOptions &opts) {
   BuildContext ctx(opts);
-  if (!resolveTargets(ctx))
+  if (!resolveTargets(opts.targets, ctx.diag, ctx.targets))
     return 1;
   if (!readInputs(ctx))
     return 1;
-  // $TMPDIR (else /tmp) holds the per-target work files while graft runs.
-  llvm::SmallString<256> tmp;
-  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, tmp);
-  llvm::sys::path::append(tmp, "graft-build.XXXXXX");
-  std::string tmpl(tmp.str());
-  if (!mkdtemp(tmpl.data())) {
-    ctx.diag.error(std::string(tmp.str()), "cannot create a temporary directory: " +
-                                                std::string(std::strerror(errno)) +
-                                                " (set TMPDIR to a writable directory)");
+  if (!ctx.work.create("build", ctx.diag))
     return 1;
-  }
-  ctx.workDir = tmpl;
+  ctx.workDir = ctx.work.path();
   if (!opts.emit.empty())
     fs::create_directories(opts.emitDir);
   for (const TargetInfo *t : ctx.targets) {

@@ -26,6 +26,7 @@ const char *kUsage =
     "  eval GRAPH [--function F] --input T... [--output -|@F.npy]\n"
     "                            run a graph with the reference evaluator\n"
     "  inspect BUNDLE            list the slices of a bundle\n"
+    "  plugin SRC.c... [options] build a bare-metal plugin (FatELF .sos)\n"
     "  targets                   list the known targets\n"
     "\n"
     "build options:\n";
@@ -50,12 +51,26 @@ const OptionDesc kBuildOptions[] = {
     {"-v", nullptr, "print what each pass did"},
 };
 
-void printHelp() {
-  std::fputs(kUsage, stdout);
-  for (const OptionDesc &o : kBuildOptions) {
+const OptionDesc kPluginOptions[] = {
+    {"-o", "FILE", "output plugin (default: <first source name>.sos)"},
+    {"--target", "LIST", "comma-separated targets (default: the host)"},
+    {"-I", "DIR", "include directory for the sources"},
+    {"-D", "NAME[=VALUE]", "preprocessor definition for the sources"},
+    {"-v", nullptr, "print the clang commands and what each step did"},
+};
+
+template <size_t N> void printOptions(const OptionDesc (&options)[N]) {
+  for (const OptionDesc &o : options) {
     std::string left = std::string(o.name) + (o.arg ? std::string(" ") + o.arg : "");
     std::printf("  %-24s  %s\n", left.c_str(), o.help);
   }
+}
+
+void printHelp() {
+  std::fputs(kUsage, stdout);
+  printOptions(kBuildOptions);
+  std::printf("\nplugin options:\n");
+  printOptions(kPluginOptions);
   std::printf("\n  --help, --version\n");
 }
 
@@ -146,6 +161,60 @@ int parseBuild(int argc, char **argv) {
   return runBuild(o);
 }
 
+// `graft plugin SRC.c... [-o OUT] [--target LIST] [-I DIR] [-D X] [-v]`;
+// -I and -D also take their value attached, as with clang.
+int parsePlugin(int argc, char **argv) {
+  PluginOptions o;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char *name, std::string &out) {
+      size_t n = std::strlen(name);
+      if (a == name) {
+        if (i + 1 >= argc)
+          return usageError(std::string("option '") + name + "' needs a value");
+        out = argv[++i];
+      } else {
+        out = a.substr(a[n] == '=' && name[1] == '-' ? n + 1 : n);
+      }
+      return 0;
+    };
+    std::string v;
+    if (a == "-o" || a.rfind("-o=", 0) == 0) {
+      if (int rc = value("-o", o.output))
+        return rc;
+    } else if (a == "--target" || a.rfind("--target=", 0) == 0) {
+      if (int rc = value("--target", v))
+        return rc;
+      for (const std::string &t : splitList(v))
+        o.targets.push_back(t);
+    } else if (a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0) {
+      std::string flag = a.substr(0, 2);
+      if (int rc = value(flag.c_str(), v))
+        return rc;
+      if (v.empty())
+        return usageError("option '" + flag + "' needs a value");
+      o.cflags.push_back(flag + v);
+    } else if (a == "-v") {
+      o.verbose = true;
+    } else if (!a.empty() && a[0] == '-') {
+      return usageError("unknown option '" + a + "' for graft plugin");
+    } else {
+      o.sources.push_back(a);
+    }
+  }
+  if (o.sources.empty())
+    return usageError("graft plugin: no source files given");
+  if (o.output.empty()) {
+    std::string base = o.sources.front();
+    size_t slash = base.find_last_of('/');
+    if (slash != std::string::npos)
+      base = base.substr(slash + 1);
+    size_t dot = base.find_last_of('.');
+    o.output = (dot == std::string::npos ? base : base.substr(0, dot)) + ".sos";
+  }
+  return runPlugin(o);
+}
+
 int runInspect(int argc, char **argv) {
   if (argc != 1)
     return usageError("inspect takes one bundle file");
@@ -187,7 +256,7 @@ int driverMain(int argc, char **argv) {
   // `graft build --help` and the like print the one help text rather than
   // failing on an unknown option.
   bool known = cmd == "build" || cmd == "check" || cmd == "eval" || cmd == "inspect" ||
-               cmd == "targets";
+               cmd == "plugin" || cmd == "targets";
   for (int i = 2; known && i < argc; ++i)
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       printHelp();
@@ -201,6 +270,8 @@ int driverMain(int argc, char **argv) {
     return runEval(argc - 2, argv + 2);
   if (cmd == "inspect")
     return runInspect(argc - 2, argv + 2);
+  if (cmd == "plugin")
+    return parsePlugin(argc - 2, argv + 2);
   if (cmd == "targets") {
     for (const TargetInfo *t : allTargets())
       std::printf("%-8s  %s, cpu %s, %u-bit vectors\n", t->name, t->triple, t->cpu, t->vectorBits);
