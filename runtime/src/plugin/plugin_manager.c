@@ -164,17 +164,21 @@ static int all_filled(const graft_import_request_t* r) {
 }
 
 /* Lets |plugin| fill what it can; records it as the provider of every slot
- * it filled and refuses a changed slot someone else filled. */
+ * it filled and refuses a changed slot (function or context) someone else
+ * filled. |before| has room for 2 * count entries. */
 static graft_status_t ask(const graft_plugin_t* plugin,
                           graft_import_request_t* r, void** before) {
+  void** before_contexts = before + r->count;
   memcpy(before, r->fn_ptrs, r->count * sizeof(void*));
+  memcpy(before_contexts, r->fn_contexts, r->count * sizeof(void*));
   graft_plugin_resolve_params_v0_t params = {r->count, r->names, r->fn_ptrs,
                                              r->fn_contexts};
   graft_plugin_resolution_t resolution = 0;
   graft_plugin_status_t status =
       plugin->api->resolve(plugin->self, &params, &resolution);
   for (size_t i = 0; i < r->count; ++i) {
-    if (before[i] && r->fn_ptrs[i] != before[i])
+    if (before[i] && (r->fn_ptrs[i] != before[i] ||
+                      r->fn_contexts[i] != before_contexts[i]))
       return graft_status_make(GRAFT_FAILED_PRECONDITION,
                                "plugin '%s' ('%s') replaced import '%s', "
                                "which plugin '%s' registered after it "
@@ -194,7 +198,7 @@ static graft_status_t ask(const graft_plugin_t* plugin,
 graft_status_t graft_plugin_manager_resolve(graft_plugin_manager_t* manager,
                                             graft_import_request_t* request) {
   if (!manager || request->count == 0 || all_filled(request)) return NULL;
-  void** before = malloc(request->count * sizeof(void*));
+  void** before = malloc(2 * request->count * sizeof(void*));
   if (!before)
     return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                              "out of memory resolving imports");
