@@ -216,7 +216,7 @@ static void test_refusals(void) {
   memcpy(&other_machine, other.data + 18, 2);
   char expected[256];
   snprintf(expected, sizeof(expected), "no slice for this CPU (%s); the "
-           "bundle has: %s", host, graft_elf_machine_name(other_machine));
+           "file has: %s", host, graft_elf_machine_name(other_machine));
   test_expect_error(graft_library_open(other.data, other.size, &handle),
                     expected, "refuse: wrong machine names both");
   graft_elf_image_t image;

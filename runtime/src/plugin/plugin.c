@@ -44,6 +44,14 @@ graft_status_t graft_plugin_check_status(graft_plugin_status_t status,
                            name ? name : "an unnamed status", code);
 }
 
+graft_status_t graft_plugin_missing_query(const char* what) {
+  return graft_status_make(GRAFT_NOT_FOUND,
+                           "%s does not export %s; plugins define it with "
+                           "GRAFT_PLUGIN_EXPORT (graft/plugin.h) or "
+                           "IREE_HAL_EXECUTABLE_PLUGIN_EXPORT",
+                           what, GRAFT_PLUGIN_QUERY_SYMBOL);
+}
+
 /*===--- the host allocator handed to load ----------------------------------===*/
 
 static graft_plugin_status_t host_allocator_ctl(

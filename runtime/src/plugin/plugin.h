@@ -60,6 +60,10 @@ graft_status_t graft_plugin_open_system(graft_plugin_t* plugin,
                                         const char* path,
                                         const uint8_t* header, size_t size);
 
+/* "<what> does not export the query function; ..." with how to define it:
+ * the one message for a system library or a slice without the query. */
+graft_status_t graft_plugin_missing_query(const char* what);
+
 /* "NOT_FOUND" etc. for a plugin status code; "code N" style is up to the
  * caller for unnamed ones (returns NULL). */
 const char* graft_plugin_status_code_name(uint32_t code);

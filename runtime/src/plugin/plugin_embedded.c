@@ -4,6 +4,7 @@
  * the image defines: an undefined symbol refuses the plugin). The only
  * difference from a slice is the exported symbol: the plugin query function
  * instead of graft_library_query. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,13 @@ graft_status_t graft_plugin_open_embedded(graft_plugin_t* plugin,
   void* address = NULL;
   st = graft_elf_image_lookup_function(image, GRAFT_PLUGIN_QUERY_SYMBOL,
                                        &address);
+  if (st && graft_status_code(st) == GRAFT_NOT_FOUND) {
+    graft_status_free(st);
+    char what[64];
+    snprintf(what, sizeof(what), "its %s slice",
+             graft_elf_machine_name(slice.machine));
+    return graft_plugin_missing_query(what);
+  }
   if (st)
     return graft_status_annotate(st, "%s slice",
                                  graft_elf_machine_name(slice.machine));

@@ -74,11 +74,7 @@ graft_status_t graft_plugin_open_system(graft_plugin_t* plugin,
   plugin->backing = library;
   plugin->close = close_library;
   void* address = dlsym(library, GRAFT_PLUGIN_QUERY_SYMBOL);
-  if (!address)
-    return graft_status_make(GRAFT_NOT_FOUND,
-                             "the library does not export %s; plugins define "
-                             "it with GRAFT_PLUGIN_EXPORT (graft/plugin.h)",
-                             GRAFT_PLUGIN_QUERY_SYMBOL);
+  if (!address) return graft_plugin_missing_query("the library");
   /* Object-to-function pointer conversion, as POSIX allows for dlsym. */
   memcpy(&plugin->query, &address, sizeof(plugin->query));
   return NULL;
