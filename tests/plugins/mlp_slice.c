@@ -55,11 +55,14 @@ static int mlp_dispatch(const graft_dispatch_state_v1_t* d,
 
 static const char* const kImports[] = {"mlp_external"};
 static const graft_dispatch_fn_t kDispatches[] = {mlp_dispatch};
+static const uint32_t kBindingFlags[] = {GRAFT_BINDING_READ, GRAFT_BINDING_READ,
+                                         GRAFT_BINDING_WRITE};
 static const graft_dispatch_attrs_v1_t kDispatchAttrs[] = {{
     .name = "mlp_dispatch_0_mlp_external",
     .source = "mlp.graph:7:9",
     .binding_count = 3,
     .constant_count = 3,
+    .binding_flags = kBindingFlags,
 }};
 
 static const int64_t kDynamic2D[] = {GRAFT_DIM_DYNAMIC, GRAFT_DIM_DYNAMIC};

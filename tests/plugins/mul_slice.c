@@ -47,11 +47,14 @@ static int mul_dispatch(const graft_dispatch_state_v1_t* d,
 
 static const char* const kImports[] = {"simple_mul_workgroup"};
 static const graft_dispatch_fn_t kDispatches[] = {mul_dispatch};
+static const uint32_t kBindingFlags[] = {GRAFT_BINDING_READ, GRAFT_BINDING_READ,
+                                         GRAFT_BINDING_WRITE};
 static const graft_dispatch_attrs_v1_t kDispatchAttrs[] = {{
     .name = "mul_dispatch_0_simple_mul_workgroup",
     .source = "mul.graph:2:8",
     .binding_count = 3,
     .constant_count = 1,
+    .binding_flags = kBindingFlags,
 }};
 
 static const int64_t kDynamic1D[] = {GRAFT_DIM_DYNAMIC};
@@ -71,12 +74,12 @@ static const graft_expr_v1_t kExprs[] = {
 };
 static const graft_check_v1_t kChecks[] = {
     {.lhs = 0, .rhs = 1, .message = "mul.graph:2:8: mul size mismatch"}};
-static const uint32_t kDimsN[] = {0};
+static const uint32_t kDimsN[] = {0}, kDimsRhs[] = {1};
 static const graft_buffer_v1_t kBuffers[] = {
     {.kind = GRAFT_BUFFER_ARG, .index = 0, .dtype = GRAFT_DTYPE_F32,
      .rank = 1, .dims = kDimsN},
     {.kind = GRAFT_BUFFER_ARG, .index = 1, .dtype = GRAFT_DTYPE_F32,
-     .rank = 1, .dims = kDimsN},
+     .rank = 1, .dims = kDimsRhs},
     {.kind = GRAFT_BUFFER_RESULT, .index = 0, .dtype = GRAFT_DTYPE_F32,
      .rank = 1, .dims = kDimsN},
 };

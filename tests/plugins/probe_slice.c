@@ -35,11 +35,14 @@ static int probe_dispatch(const graft_dispatch_state_v1_t* d,
 
 static const char* const kImports[] = {"?" PROBE_C, PROBE_A, "?" PROBE_B};
 static const graft_dispatch_fn_t kDispatches[] = {probe_dispatch};
+static const uint32_t kBindingFlags[] = {GRAFT_BINDING_READ,
+                                         GRAFT_BINDING_WRITE};
 static const graft_dispatch_attrs_v1_t kDispatchAttrs[] = {{
     .name = "probe_dispatch_0",
     .source = "probe.graph:2:8",
     .binding_count = 2,
     .constant_count = 1,
+    .binding_flags = kBindingFlags,
 }};
 
 static const int64_t kDynamic1D[] = {GRAFT_DIM_DYNAMIC};

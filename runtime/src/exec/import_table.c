@@ -6,10 +6,10 @@
  * storage for as long as the module lives. */
 #include "exec/import_table.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "loader/library_validate.h"
 #include "plugin/plugin_manager.h"
 
 /* One library import as a dispatch reaches it: the context handed to the
@@ -68,37 +68,21 @@ static int is_optional(const char* name) {
   return name[0] == GRAFT_IMPORT_OPTIONAL_PREFIX;
 }
 
-/* The one place that refuses a library with unresolved required imports:
- * every missing name, and which plugins were asked. */
+/* A library with unresolved required imports is refused here, after
+ * resolution (graft_library_check_imports lists every missing name); the
+ * message also says which plugins were asked. */
 static graft_status_t check_required(const graft_library_v1_t* library,
                                      const graft_import_table_t* table) {
-  uint32_t missing = 0;
-  size_t length = 1;
-  for (uint32_t i = 0; i < table->count; ++i) {
-    if (is_optional(library->imports[i]) || table->functions[i]) continue;
-    ++missing;
-    length += strlen(library->imports[i]) + 4; /* "'name', " */
-  }
-  if (missing == 0) return NULL;
-  char* names = malloc(length);
+  graft_status_t st = graft_library_check_imports(library, table->functions);
+  if (!st) return NULL;
   char* searched = graft_plugin_manager_describe(table->manager);
-  size_t used = 0;
-  if (names) names[0] = '\0';
-  for (uint32_t i = 0; names && i < table->count; ++i) {
-    if (is_optional(library->imports[i]) || table->functions[i]) continue;
-    used += (size_t)snprintf(names + used, length - used, "%s'%s'",
-                             used ? ", " : "", library->imports[i]);
-  }
-  graft_status_t st = graft_status_make(
-      GRAFT_NOT_FOUND,
-      "library '%s' requires %u import%s that nothing provides: %s (%s%s)",
-      library->name, missing, missing == 1 ? "" : "s",
-      names ? names : "(out of memory listing them)",
+  graft_status_t annotated = graft_status_make(
+      graft_status_code(st), "%s (%s%s)", graft_status_message(st),
       searched ? "plugins searched: " : "no plugins registered",
       searched ? searched : "");
   free(searched);
-  free(names);
-  return st;
+  graft_status_free(st);
+  return annotated;
 }
 
 /* A library import and its index, sorted by name. */
