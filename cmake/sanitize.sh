@@ -2,9 +2,10 @@
 # Sanitizer runs of the runtime (what CI runs after the main tests): two
 # runtime-only builds, one with ASan+UBSan and one with TSan (the thread pool
 # and the executor's dispatches), each running the runtime's CTest tests
-# (loader, tensor I/O, thread pool, executor, module, graft-run CLI), then
-# two compiled bundles on the sanitized graft-run when the main build's graft
-# compiler exists (see bundle_check).
+# (loader, tensor I/O, thread pool, executor, module, plugins and their
+# imports on every worker, graft-run CLI), then two compiled bundles and a
+# plugin on the sanitized graft-run when the main build's graft compiler
+# exists (see bundle_check, plugin_check).
 #
 #   cmake/sanitize.sh [address|thread]...     (default: both)
 #
@@ -72,6 +73,37 @@ bundle_check() {
     fi
   done
   echo "sanitize.sh: $name: 2 compiled bundles ran correctly on 4 threads"
+  plugin_check "$name" "$build" "$graft"
+}
+
+# plugin_check <name> <build dir> <graft>: a bare-metal plugin built by
+# `graft plugin` (runtime/examples/plugins/standalone_plugin.c) serving a
+# hand-written library (tests/plugins/mul_slice.c) whose 313 workgroups
+# call the import from 4 workers at once, through the sanitized graft-run's
+# --plugin. (The unit test graft_plugin_test does the same with an
+# instrumented plugin linked into the test.)
+plugin_check() {
+  local name=$1 build=$2 graft=$3 dir=$2/plugins
+  local clang=${CLANG:-$(command -v clang-19 || true)}
+  if [ -z "$clang" ]; then
+    echo "sanitize.sh: $name: no clang-19 to link the plugin's library; skipping the plugin run"
+    return 0
+  fi
+  mkdir -p "$dir"
+  "$graft" plugin "$root/runtime/examples/plugins/standalone_plugin.c" -o "$dir/mul.sos" &&
+    "$clang" --target=x86_64-unknown-linux-gnu -ffreestanding -nostdlib -fPIC -O2 \
+      -fvisibility=hidden -shared -fuse-ld=lld \
+      -Wl,-z,relro,-z,now,--hash-style=sysv,--no-undefined,--build-id=none \
+      -I"$root/runtime/include" "$root/tests/plugins/mul_slice.c" -o "$dir/mul.graft" ||
+    return 1
+  local got
+  got=$("$build/cmd/graft-run/graft-run" "$dir/mul.graft" --function mul --threads 4 \
+    --plugin "$dir/mul.sos" --input "20000xf32=3" --input "20000xf32=0.5") || return 1
+  if [ "$(tr ' ' '\n' <<<"${got#*=}" | grep -c '^1\.5$')" -ne 20000 ]; then
+    echo "sanitize.sh: $name: the plugin run gave a wrong result" >&2
+    return 1
+  fi
+  echo "sanitize.sh: $name: a bare-metal plugin served 313 workgroups on 4 threads"
 }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

@@ -1,4 +1,5 @@
 /* graft-run's option table and parser (see options.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "options.h"
 
 #include <errno.h>
@@ -11,8 +12,8 @@
 
 typedef enum {
   OPT_FUNCTION, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
-  OPT_THREADS, OPT_BENCHMARK, OPT_GUARD, OPT_TIMEOUT, OPT_LIST, OPT_TRACE, OPT_HELP,
-  OPT_VERSION,
+  OPT_THREADS, OPT_BENCHMARK, OPT_GUARD, OPT_TIMEOUT, OPT_PLUGIN,
+  OPT_PLUGIN_PARAM, OPT_LIST, OPT_TRACE, OPT_HELP, OPT_VERSION,
 } option_id_t;
 
 static const struct {
@@ -48,6 +49,15 @@ static const struct {
      "end the process with an error naming the running dispatch when the "
      "call takes longer (e.g. 2.5)",
      NULL},
+    {"plugin", OPT_PLUGIN, "PATH[:K=V,...]",
+     "plugin providing the bundle's imports (repeatable, the last is asked "
+     "first; .sos/FatELF: bare-metal, else a system library); K=V go to its "
+     "load", NULL},
+    {"executable_plugin", OPT_PLUGIN, "PATH[:K=V,...]",
+     "same as --plugin (IREE's spelling)", NULL},
+    {"plugin_param", OPT_PLUGIN_PARAM, "K=V",
+     "one more parameter for the preceding --plugin (values may hold ',' "
+     "and ':')", NULL},
     {"list", OPT_LIST, NULL, "list the functions of the bundle and exit", NULL},
     {"trace", OPT_TRACE, NULL,
      "print each dispatch (name, source, grid, time) to stderr", NULL},
@@ -100,6 +110,70 @@ static int parse_u32(const char* text, uint32_t min, uint32_t* out) {
   return 1;
 }
 
+/* Appends a copy of "KEY=VALUE" (|length| chars of |pair|) to |plugin|;
+ * the copy is the parameter's key and value (freed with the options). */
+static int add_plugin_param(graft_run_plugin_t* plugin, const char* pair,
+                            size_t length, const char* flag, const char* arg) {
+  const char* eq = memchr(pair, '=', length);
+  if (!eq || eq == pair)
+    return usage_error("%s '%s': parameter '%.*s' is not KEY=VALUE", flag, arg,
+                       (int)length, pair);
+  graft_plugin_param_t* grown = realloc(
+      plugin->params, (plugin->param_count + 1) * sizeof(*plugin->params));
+  if (!grown) return usage_error("out of memory parsing '%s'", flag);
+  plugin->params = grown;
+  char* copy = malloc(length + 1);
+  if (!copy) return usage_error("out of memory parsing '%s'", flag);
+  memcpy(copy, pair, length);
+  copy[length] = '\0';
+  copy[eq - pair] = '\0';
+  grown[plugin->param_count].key = copy;
+  grown[plugin->param_count].value = copy + (eq - pair) + 1;
+  ++plugin->param_count;
+  return 0;
+}
+
+/* The parameters start after the last ':' when what follows has a '=' and
+ * no '/': "a/b.sos:k=v,k2=v2". A path with such a colon of its own takes its
+ * parameters through --plugin_param instead. */
+static const char* find_params(const char* text) {
+  const char* colon = strrchr(text, ':');
+  if (!colon || !strchr(colon, '=') || strchr(colon, '/')) return NULL;
+  return colon;
+}
+
+static int add_plugin(graft_run_options_t* o, const char* flag,
+                      const char* value) {
+  graft_run_plugin_t* grown =
+      realloc(o->plugins, (o->plugin_count + 1) * sizeof(*o->plugins));
+  if (!grown) return usage_error("out of memory parsing '%s'", flag);
+  o->plugins = grown;
+  graft_run_plugin_t* plugin = &o->plugins[o->plugin_count++];
+  memset(plugin, 0, sizeof(*plugin));
+  const char* params = find_params(value);
+  size_t path_length = params ? (size_t)(params - value) : strlen(value);
+  plugin->path = plugin->path_storage = strndup(value, path_length);
+  if (!plugin->path) return usage_error("out of memory parsing '%s'", flag);
+  if (!plugin->path[0])
+    return usage_error("%s '%s': expected a plugin file", flag, value);
+  while (params) {
+    const char* pair = params + 1;
+    params = strchr(pair, ',');
+    size_t length = params ? (size_t)(params - pair) : strlen(pair);
+    int rc = add_plugin_param(plugin, pair, length, flag, value);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static int add_plugin_param_flag(graft_run_options_t* o, const char* flag,
+                                 const char* value) {
+  if (o->plugin_count == 0)
+    return usage_error("%s '%s' must follow a --plugin", flag, value);
+  return add_plugin_param(&o->plugins[o->plugin_count - 1], value,
+                          strlen(value), flag, value);
+}
+
 static int apply(graft_run_options_t* o, option_id_t id, const char* name,
                  const char* value) {
   int ok = 1;
@@ -148,6 +222,8 @@ static int apply(graft_run_options_t* o, option_id_t id, const char* name,
       o->timeout_ms = (uint32_t)(seconds * 1000.0 + 0.5);
       break;
     }
+    case OPT_PLUGIN: return add_plugin(o, name, value);
+    case OPT_PLUGIN_PARAM: return add_plugin_param_flag(o, name, value);
     case OPT_LIST: o->list = 1; break;
     case OPT_TRACE: o->trace = 1; break;
     case OPT_HELP: o->help = 1; break;
@@ -202,6 +278,14 @@ int graft_run_options_parse(int argc, char** argv, graft_run_options_t* o) {
 }
 
 void graft_run_options_free(graft_run_options_t* o) {
+  for (size_t i = 0; i < o->plugin_count; ++i) {
+    graft_run_plugin_t* plugin = &o->plugins[i];
+    for (size_t k = 0; k < plugin->param_count; ++k)
+      free((char*)plugin->params[k].key);
+    free(plugin->params);
+    free(plugin->path_storage);
+  }
+  free(o->plugins);
   free(o->inputs);
   free(o->outputs);
   free(o->expected);

@@ -6,6 +6,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "graft/runtime.h"
+
+/* One --plugin, with the parameters given inline (PATH:key=value,...) and
+ * by the --plugin_param flags that follow it. */
+typedef struct graft_run_plugin_t {
+  const char* path;             /* may start with embedded: or system: */
+  graft_plugin_param_t* params; /* each key owns its "key\0value" block */
+  size_t param_count;
+  char* path_storage;           /* owned copy of |path| */
+} graft_run_plugin_t;
+
 typedef struct graft_run_options_t {
   const char* bundle;
   const char* function;
@@ -20,6 +31,8 @@ typedef struct graft_run_options_t {
   uint32_t benchmark_runs;      /* 0 = no benchmark */
   uint32_t guard;               /* graft_runtime_guard_t */
   uint32_t timeout_ms;          /* 0 = no deadline */
+  graft_run_plugin_t* plugins;  /* --plugin, in registration order */
+  size_t plugin_count;
   int list;
   int trace;
   int help;

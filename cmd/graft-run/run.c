@@ -22,6 +22,20 @@ typedef struct run_ctx_t {
   graft_tensor_t* results;  /* info.result_count */
 } run_ctx_t;
 
+/* Loads every --plugin, in order, into a new manager (NULL when none). */
+static graft_status_t load_plugins(const graft_run_options_t* o,
+                                   graft_plugin_manager_t** out_manager) {
+  *out_manager = NULL;
+  if (o->plugin_count == 0) return NULL;
+  graft_status_t st = graft_plugin_manager_create(out_manager);
+  for (size_t i = 0; !st && i < o->plugin_count; ++i) {
+    const graft_run_plugin_t* p = &o->plugins[i];
+    st = graft_plugin_manager_load_file(*out_manager, p->path, p->params,
+                                        p->param_count);
+  }
+  return st;
+}
+
 /* --timeout: a kernel thread stuck past the deadline cannot be stopped, so
  * graft-run reports it and ends the process from the watchdog's thread. */
 static void end_on_timeout(const graft_timeout_event_t* event, void* unused) {
@@ -32,8 +46,9 @@ static void end_on_timeout(const graft_timeout_event_t* event, void* unused) {
   _exit(1);
 }
 
-/* Opens the bundle with the requested threads, tracing, guard and
- * deadline. */
+/* Opens the bundle with the requested threads, tracing, guard, deadline
+ * and plugins. The module keeps the plugins loaded as long as it needs
+ * them. */
 static graft_status_t open_module(run_ctx_t* ctx) {
   graft_runtime_options_t options;
   graft_runtime_options_initialize(&options);
@@ -42,7 +57,11 @@ static graft_status_t open_module(run_ctx_t* ctx) {
   options.timeout_ms = ctx->options->timeout_ms;
   options.on_timeout = end_on_timeout;
   if (ctx->options->trace) options.flags |= GRAFT_RUNTIME_FLAG_TRACE_STDERR;
-  return graft_module_open_file(ctx->options->bundle, &options, &ctx->module);
+  graft_status_t st = load_plugins(ctx->options, &options.plugins);
+  if (!st)
+    st = graft_module_open_file(ctx->options->bundle, &options, &ctx->module);
+  graft_plugin_manager_release(options.plugins);
+  return st;
 }
 
 /* --list: one signature per line. */

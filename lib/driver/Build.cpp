@@ -16,6 +16,7 @@
 #include "bundle/FatElf.h"
 #include "codegen/Compile.h"
 #include "dispatch/Dispatch.h"
+#include "driver/DriverSupport.h"
 #include "driver/EmbedC.h"
 #include "graph/Parser.h"
 #include "graph/Verifier.h"
@@ -29,8 +30,6 @@
 #include "support/Diagnostics.h"
 #include "targets/Target.h"
 
-#include <llvm/ADT/SmallString.h>
-#include <llvm/Support/Path.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -57,6 +56,7 @@ struct BuildContext {
   std::unique_ptr<Module> graph; // as read, before any target's rewrites
   SpecSet specs;
   std::vector<const TargetInfo *> targets;
+  WorkDir work;
   std::string workDir;
   std::string moduleName;
   std::vector<std::vector<uint8_t>> slices;
@@ -65,12 +65,6 @@ struct BuildContext {
   std::set<std::string> kernelDependencies;
 
   explicit BuildContext(const BuildOptions &o) : opts(o) {}
-  ~BuildContext() {
-    if (!workDir.empty()) {
-      std::error_code ec;
-      fs::remove_all(workDir, ec);
-    }
-  }
   void log(const std::string &s) const {
     if (opts.verbose)
       std::fprintf(stderr, "graft: %s\n", s.c_str());
@@ -91,38 +85,6 @@ bool readFile(const std::string &path, std::string &out) {
   ss << in.rdbuf();
   out = ss.str();
   return true;
-}
-
-// Resolves --target names (default: the host).
-bool resolveTargets(BuildContext &ctx) {
-  std::vector<std::string> names = ctx.opts.targets;
-  if (names.empty()) {
-    const TargetInfo *h = hostTarget();
-    if (!h) {
-      ctx.diag.error("graft", "the host is not a known target; pass --target (" + targetNames() + ")");
-      return false;
-    }
-    names.push_back(h->name);
-  }
-  std::set<std::string> seen;
-  for (const std::string &n : names) {
-    const TargetInfo *t = lookupTarget(n);
-    if (!t) {
-      ctx.diag.error("--target", "unknown target '" + n + "'; known targets: " + targetNames());
-      continue;
-    }
-    if (seen.insert(n).second)
-      ctx.targets.push_back(t);
-  }
-  // Slices are stored in the registry's order whatever the command line says,
-  // so the bundle does not depend on how targets were listed.
-  std::vector<const TargetInfo *> ordered;
-  for (const TargetInfo *t : allTargets())
-    for (const TargetInfo *u : ctx.targets)
-      if (t == u)
-        ordered.push_back(t);
-  ctx.targets = ordered;
-  return !ctx.diag.hasErrors();
 }
 
 // Parses and verifies the graph and loads the specs, reporting every error.
@@ -274,27 +236,6 @@ bool writeDepfile(BuildContext &ctx) {
   return true;
 }
 
-// Writes |bytes| to |path| through a temporary file, so that a failed write
-// leaves the old file (and a build system never sees half a file).
-bool writeOutput(BuildContext &ctx, const std::string &path, const void *bytes, size_t size) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(static_cast<const char *>(bytes), static_cast<std::streamsize>(size));
-    if (!out) {
-      ctx.diag.error(path, "cannot write: " + std::string(std::strerror(errno)));
-      return false;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    ctx.diag.error(path, "cannot write: " + ec.message());
-    return false;
-  }
-  return true;
-}
-
 // --embed STEM: the bundle as C (STEM.c) and its typed entry points (STEM.h).
 bool writeEmbedFiles(BuildContext &ctx, const std::vector<uint8_t> &bundle) {
   std::string prefix = fs::path(ctx.opts.embed).filename().string();
@@ -305,8 +246,10 @@ bool writeEmbedFiles(BuildContext &ctx, const std::vector<uint8_t> &bundle) {
     ctx.diag.error(ctx.opts.graph, err);
     return false;
   }
-  return writeOutput(ctx, ctx.opts.embed + ".h", files.header.data(), files.header.size()) &&
-         writeOutput(ctx, ctx.opts.embed + ".c", files.source.data(), files.source.size());
+  return writeOutputFile(ctx.opts.embed + ".h", files.header.data(), files.header.size(),
+                         ctx.diag) &&
+         writeOutputFile(ctx.opts.embed + ".c", files.source.data(), files.source.size(),
+                         ctx.diag);
 }
 
 bool writeBundle(BuildContext &ctx) {
@@ -318,29 +261,20 @@ bool writeBundle(BuildContext &ctx) {
   }
   if (!ctx.opts.embed.empty() && !writeEmbedFiles(ctx, bundle))
     return false;
-  return writeOutput(ctx, ctx.opts.output, bundle.data(), bundle.size());
+  return writeOutputFile(ctx.opts.output, bundle, ctx.diag);
 }
 
 } // namespace
 
 int runBuild(const BuildOptions &opts) {
   BuildContext ctx(opts);
-  if (!resolveTargets(ctx))
+  if (!resolveTargets(opts.targets, ctx.diag, ctx.targets))
     return 1;
   if (!readInputs(ctx))
     return 1;
-  // $TMPDIR (else /tmp) holds the per-target work files while graft runs.
-  llvm::SmallString<256> tmp;
-  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, tmp);
-  llvm::sys::path::append(tmp, "graft-build.XXXXXX");
-  std::string tmpl(tmp.str());
-  if (!mkdtemp(tmpl.data())) {
-    ctx.diag.error(std::string(tmp.str()), "cannot create a temporary directory: " +
-                                                std::string(std::strerror(errno)) +
-                                                " (set TMPDIR to a writable directory)");
+  if (!ctx.work.create("build", ctx.diag))
     return 1;
-  }
-  ctx.workDir = tmpl;
+  ctx.workDir = ctx.work.path();
   if (!opts.emit.empty())
     fs::create_directories(opts.emitDir);
   for (const TargetInfo *t : ctx.targets) {

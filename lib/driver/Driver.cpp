@@ -78,6 +78,14 @@ struct CommandDesc {
   const char *environment; // extra environment variables, or ""
 };
 
+const OptionDesc kPluginOptions[] = {
+    {"-o", "FILE", "output plugin (default: <first source name>.sos)"},
+    {"--target", "LIST", "comma-separated targets (default: the host)"},
+    {"-I", "DIR", "include directory for the sources"},
+    {"-D", "NAME[=VALUE]", "preprocessor definition for the sources"},
+    {"-v", nullptr, "print the clang commands and what each step did"},
+};
+
 #define GRAFT_OPTIONS(table) table, sizeof(table) / sizeof(table[0])
 const CommandDesc kCommands[] = {
     {"build", "graft build GRAPH [options]",
@@ -109,6 +117,16 @@ const CommandDesc kCommands[] = {
     {"inspect", "graft inspect BUNDLE",
      "list the slices of a bundle (graft-fatelf info shows more)", nullptr, 0,
      "  graft inspect mlp.graft\n", ""},
+    {"plugin", "graft plugin SRC.c... [options]",
+     "build a bare-metal plugin: every source per target, linked and checked, "
+     "joined into one FatELF .sos",
+     GRAFT_OPTIONS(kPluginOptions),
+     "  graft plugin standalone.c --target x86_64,aarch64 -o standalone.sos\n"
+     "  graft-run mlp.graft --plugin standalone.sos ...\n",
+     "  GRAFT_CLANG        clang for the sources (as for graft build)\n"
+     "  GRAFT_INCLUDE_DIR  directory holding graft/plugin.h\n"
+     "  TMPDIR             where work files go while graft runs (default: "
+     "/tmp)\n"},
     {"targets", "graft targets", "list the known targets", nullptr, 0,
      "  graft targets\n", ""},
 };
@@ -270,6 +288,60 @@ int parseBuild(int argc, char **argv, BuildOptions o) {
   return runBuild(o);
 }
 
+// `graft plugin SRC.c... [-o OUT] [--target LIST] [-I DIR] [-D X] [-v]`;
+// -I and -D also take their value attached, as with clang.
+int parsePlugin(int argc, char **argv) {
+  PluginOptions o;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char *name, std::string &out) {
+      size_t n = std::strlen(name);
+      if (a == name) {
+        if (i + 1 >= argc)
+          return usageError(std::string("option '") + name + "' needs a value");
+        out = argv[++i];
+      } else {
+        out = a.substr(a[n] == '=' && name[1] == '-' ? n + 1 : n);
+      }
+      return 0;
+    };
+    std::string v;
+    if (a == "-o" || a.rfind("-o=", 0) == 0) {
+      if (int rc = value("-o", o.output))
+        return rc;
+    } else if (a == "--target" || a.rfind("--target=", 0) == 0) {
+      if (int rc = value("--target", v))
+        return rc;
+      for (const std::string &t : splitList(v))
+        o.targets.push_back(t);
+    } else if (a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0) {
+      std::string flag = a.substr(0, 2);
+      if (int rc = value(flag.c_str(), v))
+        return rc;
+      if (v.empty())
+        return usageError("option '" + flag + "' needs a value");
+      o.cflags.push_back(flag + v);
+    } else if (a == "-v") {
+      o.verbose = true;
+    } else if (!a.empty() && a[0] == '-') {
+      return usageError("unknown option '" + a + "' for graft plugin");
+    } else {
+      o.sources.push_back(a);
+    }
+  }
+  if (o.sources.empty())
+    return usageError("graft plugin: no source files given");
+  if (o.output.empty()) {
+    std::string base = o.sources.front();
+    size_t slash = base.find_last_of('/');
+    if (slash != std::string::npos)
+      base = base.substr(slash + 1);
+    size_t dot = base.find_last_of('.');
+    o.output = (dot == std::string::npos ? base : base.substr(0, dot)) + ".sos";
+  }
+  return runPlugin(o);
+}
+
 int runInspect(int argc, char **argv) {
   if (argc != 1)
     return usageError("inspect takes one bundle file");
@@ -381,6 +453,8 @@ int driverMain(int argc, char **argv) {
     return runEval(argc - 2, argv + 2);
   if (cmd == "inspect")
     return runInspect(argc - 2, argv + 2);
+  if (cmd == "plugin")
+    return parsePlugin(argc - 2, argv + 2);
   if (cmd == "targets") {
     for (const TargetInfo *t : allTargets())
       std::printf("%-8s  %s, cpu %s, %u-bit vectors\n", t->name, t->triple,

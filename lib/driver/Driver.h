@@ -28,4 +28,16 @@ struct BuildOptions {
 // Runs the build pipeline; returns the process exit code.
 int runBuild(const BuildOptions &opts);
 
+// Options of `graft plugin`.
+struct PluginOptions {
+  std::vector<std::string> sources;  // C files
+  std::vector<std::string> targets;  // --target list (default: host)
+  std::string output;                // -o (default: <first source>.sos)
+  std::vector<std::string> cflags;   // -I DIR / -D NAME[=VALUE], in order
+  bool verbose = false;              // -v
+};
+
+// Builds a bare-metal plugin (.sos); returns the process exit code.
+int runPlugin(const PluginOptions &opts);
+
 } // namespace graft

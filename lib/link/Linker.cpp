@@ -28,8 +28,9 @@ bool lldBroken = false;
 
 // Only the query function is visible outside the slice; every other symbol,
 // including the builtins and whatever user kernels declare, is local.
-const char kVersionScript[] =
-    "{\n  global: graft_library_query;\n  local: *;\n};\n";
+std::string versionScript(const std::string &exported) {
+  return "{\n  global: " + exported + ";\n  local: *;\n};\n";
+}
 
 bool writeFile(const std::string &path, const std::string &text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -98,7 +99,7 @@ void forwardLldMessages(std::string text, const std::string &what,
 
 bool linkSlice(const TargetInfo &target, const std::vector<LinkInput> &inputs,
                const std::string &workDir, std::vector<uint8_t> &elf,
-               DiagEngine &diag) {
+               DiagEngine &diag, const std::string &exported) {
   const std::string what = std::string(target.name) + " slice";
   if (inputs.empty()) {
     diag.error(what, "nothing to link: expected at least one object file");
@@ -116,9 +117,9 @@ bool linkSlice(const TargetInfo &target, const std::vector<LinkInput> &inputs,
     return false;
 
   const std::string output = workDir + "/" + target.name + ".slice.so";
-  const std::string versionScript = workDir + "/" + target.name + ".exports";
-  if (!writeFile(versionScript, kVersionScript)) {
-    diag.error(what, "cannot write the version script '" + versionScript + "'");
+  const std::string versionScriptPath = workDir + "/" + target.name + ".exports";
+  if (!writeFile(versionScriptPath, versionScript(exported))) {
+    diag.error(what, "cannot write the version script '" + versionScriptPath + "'");
     return false;
   }
   llvm::sys::fs::remove(output);
@@ -133,7 +134,7 @@ bool linkSlice(const TargetInfo &target, const std::vector<LinkInput> &inputs,
       "--hash-style=sysv", "--pack-dyn-relocs=none",
       // Same inputs, same bytes: no build id, no symbol table with paths.
       "--build-id=none", "--strip-all", "--gc-sections", "--fatal-warnings",
-      "--version-script", versionScript, "-o", output};
+      "--version-script", versionScriptPath, "-o", output};
   for (const LinkInput &in : inputs)
     args.push_back(in.path);
   std::vector<const char *> argv;
@@ -172,7 +173,7 @@ bool linkSlice(const TargetInfo &target, const std::vector<LinkInput> &inputs,
     diag.error(what, "cannot read the linked slice '" + output + "'");
     return false;
   }
-  std::string problem = verifySlice(target, elf);
+  std::string problem = verifySlice(target, elf, exported);
   if (!problem.empty()) {
     diag.error(what,
                "internal error: linked slice is not a valid graft slice: " +

@@ -2,7 +2,7 @@
 //
 // A slice is a freestanding ET_DYN ELF: no interpreter, no DT_NEEDED, no
 // undefined symbols, exactly one exported symbol (graft_library_query, see
-// runtime/include/graft/abi.h), W^X segments, a SysV hash table (what
+// runtime/include/graft/abi.h), no TLS, W^X segments, a SysV hash table (what
 // graft's own loader reads), and the same bytes for the same inputs.
 #pragma once
 
@@ -27,14 +27,19 @@ struct LinkInput {
 // input paths replaced by their names) or the broken slice invariant through
 // |diag| as "<target> slice: error: ..." and returns false.
 // Thread safe: lld is not re-entrant, so calls are serialized.
+// |exported| is the one symbol left visible: graft_library_query for a
+// bundle's slice, the plugin query function for a bare-metal plugin (`graft
+// plugin`), which is linked the same way.
 bool linkSlice(const TargetInfo &target, const std::vector<LinkInput> &inputs,
                const std::string &workDir, std::vector<uint8_t> &elf,
-               DiagEngine &diag);
+               DiagEngine &diag,
+               const std::string &exported = "graft_library_query");
 
 // Checks the invariants above on a linked slice; returns "" when they hold,
 // else what is wrong ("exports 'foo' besides graft_library_query"). Used by
 // linkSlice; exposed for tests and `graft inspect`.
 std::string verifySlice(const TargetInfo &target,
-                        const std::vector<uint8_t> &elf);
+                        const std::vector<uint8_t> &elf,
+                        const std::string &exported = "graft_library_query");
 
 } // namespace graft

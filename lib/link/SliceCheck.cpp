@@ -42,7 +42,8 @@ std::string checkHeader(const TargetInfo &target,
 } // namespace
 
 std::string verifySlice(const TargetInfo &target,
-                        const std::vector<uint8_t> &elf) {
+                        const std::vector<uint8_t> &elf,
+                        const std::string &exported) {
   std::string problem = checkHeader(target, elf);
   if (!problem.empty())
     return problem;
@@ -69,6 +70,8 @@ std::string verifySlice(const TargetInfo &target,
              "interpreter)";
     if (ph.p_type == llvm::ELF::PT_DYNAMIC)
       hasDynamic = true;
+    if (ph.p_type == llvm::ELF::PT_TLS)
+      return "has a PT_TLS segment (slices have no thread-local storage)";
     if (ph.p_type == llvm::ELF::PT_LOAD && (ph.p_flags & llvm::ELF::PF_W) &&
         (ph.p_flags & llvm::ELF::PF_X))
       return "PT_LOAD segment at vaddr " + hex(ph.p_vaddr) +
@@ -126,15 +129,15 @@ std::string verifySlice(const TargetInfo &target,
       return "has the undefined dynamic symbol '" + name->str() + "'";
     if (sym.getBinding() == llvm::ELF::STB_LOCAL)
       continue;
-    if (*name != "graft_library_query")
-      return "exports '" + name->str() + "' besides graft_library_query";
+    if (*name != exported)
+      return "exports '" + name->str() + "' besides " + exported;
     if (sym.getType() != llvm::ELF::STT_FUNC)
-      return "graft_library_query is not a function (symbol type " +
+      return exported + " is not a function (symbol type " +
              std::to_string(sym.getType()) + ")";
     hasQuery = true;
   }
   if (!hasQuery)
-    return "does not export graft_library_query";
+    return "does not export " + exported;
   return "";
 }
 

@@ -127,6 +127,23 @@ bool checkBitcode(const CompiledKernel &k, const std::string &symbol,
 
 bool checkObject(const CompiledKernel &k, const std::string &symbol,
                  const TargetInfo &target, const std::string &display, DiagEngine &diag) {
+  bool defines = false;
+  if (!checkObjectFor(k, target, display, symbol, defines, diag))
+    return false;
+  if (!defines) {
+    diag.error(display, "does not define kernel symbol '" + symbol + "' (target " +
+                            target.name + ")");
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool checkObjectFor(const CompiledKernel &k, const TargetInfo &target,
+                    const std::string &display, const std::string &symbol,
+                    bool &defines, DiagEngine &diag) {
+  defines = false;
   llvm::MemoryBufferRef ref(llvm::StringRef(k.bytes.data(), k.bytes.size()), display);
   auto obj = llvm::object::ObjectFile::createObjectFile(ref);
   if (!obj) {
@@ -145,7 +162,7 @@ bool checkObject(const CompiledKernel &k, const std::string &symbol,
                             target.name);
     return false;
   }
-  bool ok = true, found = false;
+  bool ok = true;
   for (const llvm::object::ELFSymbolRef &sym : elf->symbols()) {
     auto name = sym.getName();
     auto flags = sym.getFlags();
@@ -156,48 +173,80 @@ bool checkObject(const CompiledKernel &k, const std::string &symbol,
     }
     if (sym.getELFType() == llvm::ELF::STT_TLS) {
       diag.error(display, "thread-local symbol '" + name->str() +
-                              "' is not supported in kernels (graft slices have no TLS)");
+                              "' is not supported (graft slices have no TLS)");
       ok = false;
     }
     if (*name == symbol && !(*flags & llvm::object::SymbolRef::SF_Undefined))
-      found = true;
-  }
-  if (!found) {
-    diag.error(display, "does not define kernel symbol '" + symbol + "' (target " +
-                            target.name + ")");
-    return false;
+      defines = true;
   }
   return ok;
 }
 
-} // namespace
+std::vector<std::string> freestandingCompileCommand(const KernelToolchain &toolchain,
+                                                    const TargetInfo &target,
+                                                    const std::string &source,
+                                                    const std::vector<std::string> &flags,
+                                                    const KernelBuildOptions &options,
+                                                    const std::string &outPath, bool bitcode) {
+  std::vector<std::string> cmd = {toolchain.clang,
+                                  std::string("--target=") + target.clangTriple};
+  cmd.insert(cmd.end(), target.clangFlags.begin(), target.clangFlags.end());
+  // Freestanding: no libc, no stack protector runtime, no unwinding; PIC for
+  // the ET_DYN slice; hidden so only the query symbol is exported.
+  for (const char *f : {"-ffreestanding", "-nostdlib", "-fno-stack-protector",
+                        "-fno-exceptions", "-fno-asynchronous-unwind-tables", "-fno-math-errno",
+                        "-fPIC",
+                        "-fvisibility=hidden", "-O2"})
+    cmd.push_back(f);
+  if (bitcode)
+    cmd.push_back("-emit-llvm");
+  cmd.push_back("-c");
+  // clang writes to a log file, not a terminal: say explicitly what to do.
+  cmd.push_back(options.color ? "-fcolor-diagnostics" : "-fno-color-diagnostics");
+  cmd.push_back("-I" + toolchain.includeDir);
+  cmd.insert(cmd.end(), flags.begin(), flags.end());
+  cmd.insert(cmd.end(), options.flags.begin(), options.flags.end());
+  // Every file clang reads, for a depfile.
+  cmd.insert(cmd.end(), {"-MD", "-MF", outPath + ".d"});
+  cmd.push_back(source);
+  cmd.push_back("-o");
+  cmd.push_back(outPath);
+  return cmd;
+}
 
 std::vector<std::string> kernelCompileCommand(const KernelToolchain &toolchain,
                                               const KernelSource &src,
                                               const TargetInfo &target,
                                               const KernelBuildOptions &options,
                                               const std::string &outPath) {
-  std::vector<std::string> cmd = {toolchain.clang,
-                                  std::string("--target=") + target.clangTriple};
-  cmd.insert(cmd.end(), target.clangFlags.begin(), target.clangFlags.end());
-  // Freestanding: no libc, no stack protector runtime, no unwinding; PIC for
-  // the ET_DYN slice; hidden so only graft's query symbol is exported.
-  for (const char *f : {"-ffreestanding", "-nostdlib", "-fno-stack-protector",
-                        "-fno-exceptions", "-fno-asynchronous-unwind-tables", "-fno-math-errno",
-                        "-fPIC",
-                        "-fvisibility=hidden", "-O2", "-emit-llvm", "-c"})
-    cmd.push_back(f);
-  // clang writes to a log file, not a terminal: say explicitly what to do.
-  cmd.push_back(options.color ? "-fcolor-diagnostics" : "-fno-color-diagnostics");
-  cmd.push_back("-I" + toolchain.includeDir);
-  cmd.insert(cmd.end(), src.flags.begin(), src.flags.end());
-  cmd.insert(cmd.end(), options.flags.begin(), options.flags.end());
-  // Every file clang reads, for the bundle's depfile.
-  cmd.insert(cmd.end(), {"-MD", "-MF", outPath + ".d"});
-  cmd.push_back(src.path);
-  cmd.push_back("-o");
-  cmd.push_back(outPath);
-  return cmd;
+  return freestandingCompileCommand(toolchain, target, src.path, src.flags, options, outPath,
+                                    /*bitcode=*/true);
+}
+
+bool runCompileCommand(const std::vector<std::string> &cmd, const std::string &source,
+                       const std::string &what, const TargetInfo &target,
+                       const std::string &logPath, DiagEngine &diag) {
+  std::vector<llvm::StringRef> argv(cmd.begin(), cmd.end());
+  std::optional<llvm::StringRef> redirects[3] = {std::nullopt, std::nullopt,
+                                                 llvm::StringRef(logPath)};
+  std::string execErr;
+  int rc = llvm::sys::ExecuteAndWait(cmd[0], argv, std::nullopt, redirects, 0, 0,
+                                     &execErr);
+  if (rc == 0)
+    return true;
+  std::vector<char> logText;
+  std::string ignored;
+  readFile(logPath, logText, ignored);
+  std::string msg = rc < 0 ? "cannot run " + cmd[0] + ": " + execErr
+                           : "clang failed to compile the " + what + " for target " +
+                                 std::string(target.name) + " (exit code " +
+                                 std::to_string(rc) + ")";
+  if (!logText.empty())
+    msg += "\n" + std::string(logText.begin(), logText.end());
+  while (!msg.empty() && msg.back() == '\n')
+    msg.pop_back();
+  diag.error(source, msg);
+  return false;
 }
 
 bool checkKernel(const CompiledKernel &kernel, const std::string &symbol,
@@ -232,26 +281,7 @@ bool compileKernel(const Rule &rule, const KernelSource &src, const TargetInfo &
     llvm::SmallString<256> log(workDir);
     llvm::sys::path::append(log, rule.name + "." + target.name + ".log");
     out.command = kernelCompileCommand(toolchain, src, target, options, std::string(bc));
-    const std::vector<std::string> &cmd = out.command;
-    std::vector<llvm::StringRef> argv(cmd.begin(), cmd.end());
-    std::optional<llvm::StringRef> redirects[3] = {std::nullopt, std::nullopt,
-                                                   llvm::StringRef(log)};
-    std::string execErr;
-    int rc = llvm::sys::ExecuteAndWait(cmd[0], argv, std::nullopt, redirects, 0, 0,
-                                       &execErr);
-    std::vector<char> logText;
-    std::string ignored;
-    readFile(std::string(log), logText, ignored);
-    if (rc != 0) {
-      std::string msg = rc < 0 ? "cannot run " + cmd[0] + ": " + execErr
-                               : "clang failed to compile the kernel for target " +
-                                     std::string(target.name) + " (exit code " +
-                                     std::to_string(rc) + ")";
-      if (!logText.empty())
-        msg += "\n" + std::string(logText.begin(), logText.end());
-      while (!msg.empty() && msg.back() == '\n')
-        msg.pop_back();
-      diag.error(src.path, msg);
+    if (!runCompileCommand(out.command, src.path, "kernel", target, std::string(log), diag)) {
       context();
       return false;
     }

@@ -35,15 +35,31 @@ struct KernelBuildOptions {
   bool color = false; // clang's coloured diagnostics
 };
 
-// The clang command line used for a C kernel (exposed for tests and
-// --verbose): clang --target=... <target flags> <freestanding flags> -O2
-// -emit-llvm -c -I<graft include dir> <spec flags> <build flags> -MD -MF
-// <out>.d src -o out.
+// The clang command line for freestanding C on |target|, shared by kernels
+// and bare-metal plugins: clang --target=... <target flags> <freestanding
+// flags> -O2 [-emit-llvm] -c -I<graft include dir> <flags> <build flags>
+// -MD -MF <out>.d source -o out.
+std::vector<std::string> freestandingCompileCommand(const KernelToolchain &toolchain,
+                                                    const TargetInfo &target,
+                                                    const std::string &source,
+                                                    const std::vector<std::string> &flags,
+                                                    const KernelBuildOptions &options,
+                                                    const std::string &outPath, bool bitcode);
+
+// The command for a C kernel (exposed for tests and --verbose): freestanding,
+// to bitcode, the spec's flags before the build's.
 std::vector<std::string> kernelCompileCommand(const KernelToolchain &toolchain,
                                               const KernelSource &src,
                                               const TargetInfo &target,
                                               const KernelBuildOptions &options,
                                               const std::string &outPath);
+
+// Runs a clang command line with stderr to |logPath|. On failure reports
+// "<source>: error: clang failed to compile the <what> for target T (exit
+// code N)" followed by clang's messages, and returns false.
+bool runCompileCommand(const std::vector<std::string> &cmd, const std::string &source,
+                       const std::string &what, const TargetInfo &target,
+                       const std::string &logPath, DiagEngine &diag);
 
 // Produces the kernel of |rule| for |target| from |src|. C sources compile
 // into |workDir| (created if missing). Errors name the kernel file, the rule
@@ -51,6 +67,13 @@ std::vector<std::string> kernelCompileCommand(const KernelToolchain &toolchain,
 bool compileKernel(const Rule &rule, const KernelSource &src, const TargetInfo &target,
                    const std::string &workDir, DiagEngine &diag, CompiledKernel &out,
                    const KernelBuildOptions &options = {});
+
+// Checks that the object file |obj| is for |target| and has no thread-local
+// symbols, and sets |defines| when it defines |symbol|. For inputs where the
+// symbol may be in any one of several files (bare-metal plugins).
+bool checkObjectFor(const CompiledKernel &obj, const TargetInfo &target,
+                    const std::string &display, const std::string &symbol,
+                    bool &defines, DiagEngine &diag);
 
 // Checks that |kernel| is for |target| (ELF e_machine or bitcode triple),
 // defines |symbol| and has no thread-local variables. |display| names the

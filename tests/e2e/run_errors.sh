@@ -101,5 +101,5 @@ check --check-prefix=THREADS "$C" <out
 "$GRAFT" build mlp.graph --target x86_64 -o x64.graft
 expect_fail run_aarch64 x64.graft --function mlp --input "$A" --input "$B"
 check --check-prefix=NOSLICE64 "$C" <out
-# NOSLICE64: graft-run: x64.graft: no slice for this CPU (aarch64); the bundle has: x86_64
+# NOSLICE64: graft-run: x64.graft: no slice for this CPU (aarch64); the file has: x86_64
 

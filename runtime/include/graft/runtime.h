@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "graft/abi.h"
+#include "graft/plugin.h"
 #include "graft/status.h"
 #include "graft/tensor.h"
 
@@ -46,6 +47,61 @@ typedef struct graft_trace_event_t {
 /* Called on the invoking thread after each dispatch. */
 typedef void (*graft_trace_fn_t)(const graft_trace_event_t* event,
                                  void* user_data);
+
+/*===--- plugins (docs/plugins.md) ----------------------------------------===
+ *
+ * A bundle may import functions that plugins provide at load time. Plugins
+ * are registered on a plugin manager, which is handed to every module opened
+ * with it (graft_runtime_options_t.plugins). Opening a module resolves its
+ * imports: the plugins are asked in reverse registration order (the last
+ * one registered first), the search stops as soon as every import is filled,
+ * and the open fails, naming every missing one, when a required import is
+ * left unresolved; optional imports ("?name") may stay NULL.
+ *
+ * Ownership: the manager is reference counted. create returns one
+ * reference; every module opened with the manager holds another until it is
+ * closed. Plugins are loaded when registered and unloaded (in reverse
+ * registration order, each `unload` paired with its `load`) when the last
+ * reference goes. Registering after a module was opened does not change
+ * that module's imports. All functions are thread-safe. */
+typedef struct graft_plugin_manager_s graft_plugin_manager_t;
+
+/* A parameter handed to a plugin's load function, e.g. {"threshold", "4"}.
+ * Copied during the call. */
+typedef struct graft_plugin_param_t {
+  const char* key;
+  const char* value;
+} graft_plugin_param_t;
+
+graft_status_t graft_plugin_manager_create(graft_plugin_manager_t** out_manager);
+void graft_plugin_manager_retain(graft_plugin_manager_t* manager);
+/* Drops a reference; NULL is ignored. */
+void graft_plugin_manager_release(graft_plugin_manager_t* manager);
+
+/* Loads the plugin at |path| and registers it. Which loader is used:
+ *   - graft's own ELF loader (bare-metal plugins, no libc; see `graft
+ *     plugin`) for a FatELF file (the slice for this CPU is picked), a path
+ *     ending in ".sos", or a path written "embedded:PATH";
+ *   - the system's dynamic loader (dlopen) otherwise, or for "system:PATH".
+ * A plugin for another architecture, without the query symbol, of a newer
+ * plugin API version, or whose load fails is refused with a message naming
+ * |path|. */
+graft_status_t graft_plugin_manager_load_file(
+    graft_plugin_manager_t* manager, const char* path,
+    const graft_plugin_param_t* params, size_t param_count);
+/* The same for a bare-metal plugin (FatELF or ELF) in memory; |data| is not
+ * retained. |name| stands for the file in messages. */
+graft_status_t graft_plugin_manager_load_memory(
+    graft_plugin_manager_t* manager, const char* name, const void* data,
+    size_t size, const graft_plugin_param_t* params, size_t param_count);
+/* Registers a plugin linked into the program: |query| is its query
+ * function (any name). |name| stands for the plugin in messages. */
+graft_status_t graft_plugin_manager_register_query(
+    graft_plugin_manager_t* manager, const char* name,
+    graft_plugin_query_fn_t query, const graft_plugin_param_t* params,
+    size_t param_count);
+/* Plugins registered so far. */
+size_t graft_plugin_manager_count(const graft_plugin_manager_t* manager);
 
 /* Print one line per dispatch to stderr (when no callback is given):
  * "[trace] mlp: mlp_dispatch_0 (mlp.graph:7:9) grid 2x1x1 0.012 ms". */
@@ -101,6 +157,9 @@ typedef struct graft_runtime_options_t {
   uint32_t timeout_ms;
   graft_timeout_fn_t on_timeout;
   void* timeout_user_data;
+  /* Resolves the module's imports; NULL = no plugins. Borrowed: the module
+   * takes its own reference. */
+  graft_plugin_manager_t* plugins;
 } graft_runtime_options_t;
 
 /* Fills |out_options| with the defaults (all CPUs, no tracing). */

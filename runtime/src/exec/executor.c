@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "exec/executor.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,10 @@ typedef struct workgroup_run_t {
   const graft_dispatch_state_v1_t* state;
   const graft_guard_watch_t* watch; /* NULL unless guarding */
   const graft_watchdog_t* watchdog; /* NULL without a deadline */
+  /* The first workgroup whose failure came from an import. */
+  atomic_flag import_failed;
+  uint64_t failed_index;
+  graft_import_failure_t import_failure;
 } workgroup_run_t;
 
 static void workgroup_id(const graft_dispatch_state_v1_t* state,
@@ -240,7 +245,7 @@ static void workgroup_id(const graft_dispatch_state_v1_t* state,
 
 static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
                          void* scratch, uint64_t scratch_size) {
-  const workgroup_run_t* run = context;
+  workgroup_run_t* run = context;
   graft_workgroup_state_v1_t wg;
   memset(&wg, 0, sizeof(wg));
   workgroup_id(run->state, index, wg.workgroup_id);
@@ -250,11 +255,17 @@ static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
   /* Past the deadline no further workgroup starts; any nonzero code stops
    * the loop and run_dispatch asks the watchdog what happened. */
   if (run->watchdog && graft_watchdog_expired(run->watchdog)) return -1;
-  if (!run->watch) return run->fn(run->state, &wg);
-  graft_guard_enter(run->watch, index);
-  int rc = run->fn(run->state, &wg);
-  graft_guard_enter(NULL, 0);
-  return rc;
+  graft_import_failure_reset();
+  if (run->watch) graft_guard_enter(run->watch, index);
+  int code = run->fn(run->state, &wg);
+  if (run->watch) graft_guard_enter(NULL, 0);
+  graft_import_failure_t failure;
+  if (code != 0 && graft_import_failure_take(&failure) &&
+      !atomic_flag_test_and_set(&run->import_failed)) {
+    run->failed_index = index;
+    run->import_failure = failure;
+  }
+  return code;
 }
 
 static uint64_t now_ns(void) {
@@ -295,7 +306,9 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   }
   state.constant_count = step->constant_count;
   state.binding_count = step->binding_count;
-  state.import_count = 0; /* no imports are resolved yet */
+  state.import_count = graft_import_table_count(inv->executor->imports);
+  state.imports = graft_import_table_functions(inv->executor->imports);
+  state.import_contexts = graft_import_table_contexts(inv->executor->imports);
   state.constants = constants;
   state.bindings = bindings;
   state.binding_lengths = lengths;
@@ -309,7 +322,8 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
                              state.workgroup_count[1], state.workgroup_count[2]);
   graft_guard_watch_t watch = {f, attrs, state.workgroup_count, inv->regions};
   workgroup_run_t run = {lib->dispatches[step->dispatch], &state,
-                         inv->regions ? &watch : NULL, inv->watchdog};
+                         inv->regions ? &watch : NULL, inv->watchdog,
+                         ATOMIC_FLAG_INIT, 0, {0}};
   if (inv->watchdog) graft_watchdog_enter(inv->watchdog, attrs);
   graft_parallel_failure_t failure;
   uint64_t start = inv->executor->trace ? now_ns() : 0;
@@ -333,6 +347,21 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
          state.workgroup_count[2]},
         now_ns() - start};
     inv->executor->trace(&event, inv->executor->trace_user_data);
+  }
+  if (failure.code != 0 && atomic_flag_test_and_set(&run.import_failed)) {
+    /* An import said no: name it, its plugin and what it returned. */
+    const graft_import_failure_t* f = &run.import_failure;
+    uint32_t id[3];
+    workgroup_id(&state, run.failed_index, id);
+    const char* source = attrs->source ? attrs->source : "";
+    return graft_status_make(GRAFT_ABORTED,
+                             "dispatch '%s'%s%s%s failed in workgroup "
+                             "(%u,%u,%u): import '%s' of plugin '%s' (%s) "
+                             "returned %d",
+                             attrs->name, source[0] ? " (" : "", source,
+                             source[0] ? ")" : "", id[0], id[1], id[2],
+                             f->symbol, f->plugin_name, f->plugin_origin,
+                             f->code);
   }
   if (failure.code != 0) {
     uint32_t id[3];

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "exec/import_table.h"
 #include "exec/thread_pool.h"
 #include "graft/abi.h"
 #include "graft/runtime.h"
@@ -28,6 +29,7 @@ typedef struct graft_executor_t {
   uint32_t timeout_ms; /* 0 = no deadline (exec/watchdog.h) */
   graft_timeout_fn_t on_timeout;
   void* timeout_user_data;
+  const graft_import_table_t* imports; /* NULL = the library has none */
 } graft_executor_t;
 
 /* Invokes library->functions[function_ordinal] with the contract of

@@ -10,11 +10,13 @@
 
 #include "exec/executor.h"
 #include "exec/guard.h"
+#include "exec/import_table.h"
 #include "exec/signature.h"
 #include "exec/thread_pool.h"
 
 struct graft_module_s {
   const graft_library_v1_t* library;
+  graft_import_table_t* imports; /* resolved; holds the plugin manager */
   graft_thread_pool_t* pool;
   graft_trace_fn_t trace;
   void* trace_user_data;
@@ -60,8 +62,13 @@ graft_status_t graft_module_create_from_library(
   if (!m)
     return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                              "out of memory creating a module");
-  graft_status_t st = graft_thread_pool_create(options->threads, &m->pool);
+  /* Imports first: a library whose required imports nobody provides is
+   * refused before any thread starts. */
+  graft_status_t st =
+      graft_import_table_create(library, options->plugins, &m->imports);
+  if (!st) st = graft_thread_pool_create(options->threads, &m->pool);
   if (st) {
+    graft_import_table_free(m->imports);
     free(m);
     return st;
   }
@@ -84,6 +91,9 @@ void graft_module_close(graft_module_t* module) {
   if (!module) return;
   graft_thread_pool_destroy(module->pool);
   if (module->release) module->release(module->release_arg);
+  /* After the library: no code of the slice can call a plugin any more
+   * when the last reference may unload them. */
+  graft_import_table_free(module->imports);
   free(module);
 }
 
@@ -175,7 +185,7 @@ graft_status_t graft_module_function_invoke(graft_module_t* module,
   graft_executor_t executor = {module->pool,       module->trace,
                                module->trace_user_data, module->guard,
                                module->timeout_ms, module->on_timeout,
-                               module->timeout_user_data};
+                               module->timeout_user_data, module->imports};
   /* Executor errors already name the function, dispatch or source line. */
   return graft_function_invoke(module->library, ordinal, &executor, inputs,
                                input_count, outputs, output_count);

@@ -273,6 +273,6 @@ graft_status_t graft_fatelf_select_host(const uint8_t* data, size_t size,
     append_slice_name(names, sizeof(names), &slices[i], i == 0);
   }
   return graft_status_make(GRAFT_NOT_FOUND,
-                           "no slice for this CPU (%s); the bundle has: %s",
+                           "no slice for this CPU (%s); the file has: %s",
                            graft_elf_machine_name(host), names);
 }

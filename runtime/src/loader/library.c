@@ -2,8 +2,8 @@
  *
  * The steps form a chain that tears down whatever was built when a later
  * step fails: select the host slice, load it with graft's ELF loader, find
- * and call the single exported query symbol, validate what it returned,
- * check that every required import is resolved.
+ * and call the single exported query symbol, validate what it returned.
+ * Imports are resolved when a module is opened (exec/import_table.c).
  * After this the executor trusts the header completely. */
 #include <stdlib.h>
 #include <string.h>
@@ -59,9 +59,6 @@ graft_status_t graft_library_open(const uint8_t* data, size_t size,
                                 &handle->image);
   if (!status) status = query_library(&handle->image, &handle->header);
   if (!status) status = graft_library_validate(&handle->image, handle->header);
-  /* Nothing resolves imports yet: a required one refuses the slice here
-   * rather than handing its dispatches a NULL function. */
-  if (!status) status = graft_library_check_imports(handle->header, NULL);
   if (status) {
     graft_library_close(handle);
     return graft_status_annotate(status, "%s slice",

@@ -245,8 +245,8 @@ static void header_cases(fixture_t* f) {
   expect(f, "import 0 has an empty name", "validate: empty import name");
 }
 
-/* Required imports must be resolved before a module opens; nothing
- * resolves them yet, so any required import refuses the library and every
+/* Required imports must be resolved before a module opens (the import
+ * table calls this after the plugins resolved what they could): every
  * missing name is listed (optional ones are not). */
 static int provided_import(void* params, void* context, void* reserved) {
   (void)params;

@@ -71,3 +71,14 @@ bad_kernel() {
   "$GRAFT" build f.graph --spec "$1.yaml" --target x86_64,aarch64,riscv64 \
     -o "$1.graft"
 }
+
+# build_slice <arch> <source.c> <out.so>: a hand-written graft library
+# (tests/plugins/*_slice.c) linked the way graft links slices: freestanding,
+# PIC, only graft_library_query exported, no undefined symbols, -z now,
+# RELRO and a SysV hash table for graft's loader.
+build_slice() {
+  "$CLANG" --target="$1-unknown-linux-gnu" -ffreestanding -nostdlib -fPIC -O2 \
+    -fvisibility=hidden -shared -fuse-ld=lld \
+    -Wl,-z,relro,-z,now,--hash-style=sysv,--no-undefined,--build-id=none \
+    -I"$SRC/runtime/include" -I"$SRC/tests/plugins" "$2" -o "$3"
+}
