@@ -117,19 +117,22 @@ private:
   bool little_ = true;
 };
 
-// Field offsets of one abi.h struct on the target.
-struct Layout {
+// Field offsets of one abi.h struct on the target, by field name.
+template <class S> struct Layout {
   const StructLayout *layout;
   uint64_t size;
-  uint64_t at(unsigned field) const { return layout->getElementOffset(field); }
+  uint64_t at(S field) const { return layout->getElementOffset(codegen::fieldIndex(field)); }
 };
+using codegen::abi::FunctionDesc;
+using codegen::abi::Library;
+using codegen::abi::ValueType;
 
 class Reader {
 public:
   Reader(const Image &image, const DataLayout &dl, LLVMContext &c)
-      : image_(image), library_{dl.getStructLayout(codegen::libraryType(c)), 0},
-        function_{dl.getStructLayout(codegen::functionType(c)), 0},
-        value_{dl.getStructLayout(codegen::valueTypeType(c)), 0} {
+      : image_(image), library_{dl.getStructLayout(codegen::abiType<Library>(c)), 0},
+        function_{dl.getStructLayout(codegen::abiType<FunctionDesc>(c)), 0},
+        value_{dl.getStructLayout(codegen::abiType<ValueType>(c)), 0} {
     function_.size = function_.layout->getSizeInBytes();
     value_.size = value_.layout->getSizeInBytes();
   }
@@ -148,14 +151,12 @@ public:
               "; this tool reads version " + std::to_string(GRAFT_ABI_VERSION);
       return false;
     }
-    // Fields of graft_library_v1_t: 2 name, 3 producer, 6 function_count,
-    // 11 functions.
-    if (!image_.readPointer(header + library_.at(2), name) ||
+    if (!image_.readPointer(header + library_.at(Library::name), name) ||
         !image_.readString(name, out.name) ||
-        !image_.readPointer(header + library_.at(3), producer) ||
+        !image_.readPointer(header + library_.at(Library::producer), producer) ||
         !image_.readString(producer, out.producer) ||
-        !image_.readRaw(header + library_.at(6), 4, count) ||
-        !image_.readPointer(header + library_.at(11), functions)) {
+        !image_.readRaw(header + library_.at(Library::function_count), 4, count) ||
+        !image_.readPointer(header + library_.at(Library::functions), functions)) {
       error = "the library header points outside the slice";
       return false;
     }
@@ -176,9 +177,9 @@ private:
   bool findHeader(uint64_t &out) const {
     for (const auto &[address, value] : image_.relocated()) {
       (void)value;
-      uint64_t header = address - library_.at(2), magic = 0;
-      if (address < library_.at(2) ||
-          !image_.relocated().count(header + library_.at(3)) ||
+      uint64_t header = address - library_.at(Library::name), magic = 0;
+      if (address < library_.at(Library::name) ||
+          !image_.relocated().count(header + library_.at(Library::producer)) ||
           !image_.readRaw(header, 4, magic) || magic != GRAFT_LIBRARY_MAGIC)
         continue;
       out = header;
@@ -187,17 +188,15 @@ private:
     return false;
   }
 
-  // graft_function_v1_t fields: 0 name, 1 arg_count, 2 result_count, 3 args,
-  // 4 results.
   bool readFunction(uint64_t at, std::string &out) const {
     uint64_t name = 0, args = 0, results = 0, argCount = 0, resultCount = 0;
     std::string fnName;
-    if (!image_.readPointer(at + function_.at(0), name) ||
+    if (!image_.readPointer(at + function_.at(FunctionDesc::name), name) ||
         !image_.readString(name, fnName) ||
-        !image_.readRaw(at + function_.at(1), 4, argCount) ||
-        !image_.readRaw(at + function_.at(2), 4, resultCount) ||
-        !image_.readPointer(at + function_.at(3), args) ||
-        !image_.readPointer(at + function_.at(4), results))
+        !image_.readRaw(at + function_.at(FunctionDesc::arg_count), 4, argCount) ||
+        !image_.readRaw(at + function_.at(FunctionDesc::result_count), 4, resultCount) ||
+        !image_.readPointer(at + function_.at(FunctionDesc::args), args) ||
+        !image_.readPointer(at + function_.at(FunctionDesc::results), results))
       return false;
     out = fnName + "(";
     for (uint64_t i = 0; i < argCount; ++i) {
@@ -218,13 +217,12 @@ private:
     return true;
   }
 
-  // graft_value_type_v1_t fields: 0 dtype, 1 rank, 2 dims. Printed as the
-  // runtime prints it (graft_value_type_format): "tensor<?x4xf32>", "f32".
+  // A graft_value_type_v1_t, printed as the runtime prints it (graft_value_type_format): "tensor<?x4xf32>", "f32".
   bool readValueType(uint64_t at, std::string &out) const {
     uint64_t dtype = 0, rank = 0, dims = 0;
-    if (!image_.readRaw(at + value_.at(0), 4, dtype) ||
-        !image_.readRaw(at + value_.at(1), 4, rank) ||
-        !image_.readPointer(at + value_.at(2), dims) || dtype == 0 ||
+    if (!image_.readRaw(at + value_.at(ValueType::dtype), 4, dtype) ||
+        !image_.readRaw(at + value_.at(ValueType::rank), 4, rank) ||
+        !image_.readPointer(at + value_.at(ValueType::dims), dims) || dtype == 0 ||
         dtype >= GRAFT_DTYPE_COUNT_ || rank > GRAFT_MAX_RANK)
       return false;
     std::string elem = dtypeName(static_cast<DType>(dtype));
@@ -247,7 +245,9 @@ private:
   }
 
   const Image &image_;
-  Layout library_, function_, value_;
+  Layout<Library> library_;
+  Layout<FunctionDesc> function_;
+  Layout<ValueType> value_;
 };
 
 } // namespace
