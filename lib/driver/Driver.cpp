@@ -118,8 +118,8 @@ const CommandDesc kCommands[] = {
      "list the slices of a bundle (graft-fatelf info shows more)", nullptr, 0,
      "  graft inspect mlp.graft\n", ""},
     {"plugin", "graft plugin SRC.c... [options]",
-     "build a bare-metal plugin: every source per target, linked and checked, "
-     "joined into one FatELF .sos",
+     "build a bare-metal plugin (each source per target, linked, checked and "
+     "joined into one FatELF .sos)",
      GRAFT_OPTIONS(kPluginOptions),
      "  graft plugin standalone.c --target x86_64,aarch64 -o standalone.sos\n"
      "  graft-run mlp.graft --plugin standalone.sos ...\n",
