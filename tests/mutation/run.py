@@ -57,10 +57,10 @@ MUTANTS = [
      "      s->constant_count != attrs->constant_count) {",
      "  if (0) {",
      "unit/loader_test$", []),
-    ("required-imports-ignored", "runtime/src/loader/library.c",
-     "  if (!status) status = graft_library_check_imports(handle->header, NULL);",
-     "",
-     "unit/loader_test$", []),
+    ("required-imports-ignored", "runtime/src/exec/import_table.c",
+     "  graft_status_t st = graft_library_check_imports(library, table->functions);",
+     "  graft_status_t st = NULL;",
+     "unit/graft_plugin_test$", []),
     ("special-files-read", "runtime/src/io/file.c",
      "  if (!S_ISREG(st.st_mode)) {", "  if (0) {",
      "unit/graft_io_test$", []),
@@ -140,7 +140,7 @@ def main():
                 return "failed", t.stdout
         return "passed", ""
 
-    status, log = build_and_test(r"unit/(loader_test|graft_(io|executor|module)_test)$", [])
+    status, log = build_and_test(r"unit/(loader_test|graft_(io|executor|module|plugin)_test)$", [])
     if status != "passed":
         sys.exit(f"run.py: the unmutated runtime's tests {status}:\n{log[-3000:]}")
 
