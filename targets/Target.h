@@ -1,7 +1,13 @@
-// A compilation target: everything the compiler needs to know about one
-// architecture, in one place. Each architecture is one file in this folder
-// that defines `const TargetInfo <name>Target`; adding an architecture means
-// adding <name>.cpp and one line in Targets.def and CMakeLists.txt.
+// A compilation target: everything the compiler, the build and the tests
+// need to know about one architecture, as data. Each architecture is one file
+// in this folder that defines `const TargetInfo <name>Target`, registered by
+// one line in Targets.def; the loader's half is runtime/src/loader/arch/<name>.c.
+// Nothing else names an architecture: code generation, linking, FatELF
+// records, tile sizes, the cross-built runtimes, the cmake toolchain files and
+// the test runners all derive what they need from these fields.
+//
+// This folder does not depend on LLVM: cmake compiles it into a small host
+// program at configure time (TargetsTool.cpp) to learn the targets.
 #pragma once
 
 #include <cstdint>
@@ -10,29 +16,101 @@
 
 namespace graft {
 
-struct TargetInfo {
-  const char *name;        // "x86_64": what users write in --target
-  const char *triple;      // LLVM triple for codegen of slices
-  const char *cpu;         // baseline CPU every slice must run on
-  const char *features;    // LLVM feature string on top of |cpu|
-  unsigned vectorBits;     // native vector width used to size loops
-  uint16_t elfMachine;     // e_machine (EM_X86_64, EM_AARCH64, EM_RISCV)
-  uint8_t elfClass;        // ELFCLASS64
-  uint8_t elfData;         // ELFDATA2LSB
-  const char *lldEmulation;// -m for lld ("elf_x86_64")
-  const char *clangTriple; // --target for compiling user C kernels
-  std::vector<std::string> clangFlags; // freestanding flags for kernels
-  const char *qemu;        // qemu-user binary to run it on another host, or ""
+// One ISA feature level of a target, Halide-style: a named set of CPU
+// features that code may assume. levels[0] of a target is its baseline: what
+// every slice is compiled for today. The other levels are the variants a
+// slice may carry for newer CPUs (chosen at load time: issue 8).
+struct FeatureLevel {
+  const char *name;         // "x86-64-v3": how users and messages name it
+  const char *llvmCpu;      // LLVM CPU (-mcpu)
+  const char *llvmFeatures; // LLVM feature string on top of llvmCpu, or ""
+  // Flags for clang compiling user kernels at this level ("-march=...").
+  std::vector<std::string> clangFlags;
+  // Levels whose features this one includes (their CPU features are
+  // required too); names of earlier levels of the same target.
+  std::vector<const char *> implies;
+  // CPU features this level adds to what it implies, by their LLVM names.
+  // The runtime must detect every one of them before it runs code compiled
+  // for the level: the loader's arch file maps each name to a bit of the
+  // cpu_data words it detects (runtime/src/loader/arch/<name>.c).
+  std::vector<const char *> cpuFeatures;
+  // Native vector width, which sizes loops and tiles; 0 when the level has
+  // no vector unit (loops are scalar).
+  unsigned vectorBits;
+  // Architectural vector registers of that width; with no vector unit, the
+  // floating-point registers. Register tiles are sized from this.
+  unsigned vectorRegisters;
 };
 
-// All registered targets, in a stable order (x86_64, aarch64, riscv64).
+struct TargetInfo {
+  const char *name; // "x86_64": what users write in --target
+
+  // Code generation.
+  const char *triple;      // LLVM triple for codegen of slices
+  const char *llvmBackend; // LLVM's name of the backend to initialise, as in
+                           // llvm/Config/Targets.def ("X86", "AArch64")
+  const char *abiName;     // LLVM target ABI name ("lp64d"), or "" for the
+                           // triple's default
+  const char *abiFeatures; // LLVM features every level adds because the
+                           // slice ABI needs them ("+reserve-x18"), or ""
+  std::vector<FeatureLevel> levels; // levels[0] is the baseline
+
+  // The slice file.
+  uint16_t elfMachine;      // e_machine (EM_X86_64, EM_AARCH64, ...)
+  uint8_t elfClass;         // ELFCLASS32 (1) or ELFCLASS64 (2); FatELF word size
+  uint8_t elfData;          // ELFDATA2LSB (1) or ELFDATA2MSB (2)
+  const char *lldEmulation; // -m for lld ("elf_x86_64")
+  // LLVM IR linked into every slice's builtins object for this target only:
+  // entry points the target's ABI names differently (ARM's __aeabi_*), as
+  // thin wrappers around the generic routines of lib/link/slice_runtime.c.
+  // "" when LLVM calls the generic names directly.
+  const char *runtimeIR;
+
+  // User kernels.
+  const char *clangTriple;              // --target for compiling user C kernels
+  std::vector<std::string> kernelFlags; // ABI flags every kernel needs, on top
+                                        // of the level's clangFlags
+
+  // Running and testing on another host, and cross-building the runtime.
+  const char *qemu;           // qemu-user binary that runs this target's code
+  const char *sysroot;        // target libc (Debian's cross packages)
+  const char *crossCC;        // gcc cross compiler for the runtime
+  const char *cmakeProcessor; // CMAKE_SYSTEM_PROCESSOR of the cross build
+
+  // True when graft itself was compiled for this architecture (each target
+  // file tests its own predefined macros).
+  bool isHost;
+
+  const FeatureLevel &baseline() const { return levels.front(); }
+  unsigned pointerBits() const { return elfClass == 1 ? 32 : 64; }
+};
+
+// All registered targets, in the order of Targets.def (the order of slices
+// in a bundle).
 const std::vector<const TargetInfo *> &allTargets();
 // The target named |name|, or null.
 const TargetInfo *lookupTarget(const std::string &name);
+// The target whose slices have ELF machine |machine|, or null.
+const TargetInfo *lookupTargetByMachine(uint16_t machine);
 // The target of the machine the compiler runs on, or null.
 const TargetInfo *hostTarget();
 // "x86_64, aarch64, riscv64" for messages.
 std::string targetNames();
 
+// The level of |target| named |name|, or null.
+const FeatureLevel *lookupLevel(const TargetInfo &target,
+                                const std::string &name);
+// Every CPU feature |level| needs, its own and those of the levels it
+// implies (transitively), each once, in a stable order.
+std::vector<std::string> requiredCpuFeatures(const TargetInfo &target,
+                                             const FeatureLevel &level);
+// The LLVM feature string code for |level| is compiled with: the level's
+// features and the target's ABI features.
+std::string llvmFeatureString(const TargetInfo &target,
+                              const FeatureLevel &level);
+// clang flags for compiling a user kernel at |level|: the level's flags
+// followed by the target's ABI flags.
+std::vector<std::string> kernelClangFlags(const TargetInfo &target,
+                                          const FeatureLevel &level);
 
 } // namespace graft

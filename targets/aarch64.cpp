@@ -1,26 +1,48 @@
 // aarch64: AAPCS64 (https://github.com/ARM-software/abi-aa).
 //
 // The baseline is armv8-a with NEON (mandatory on every AArch64 Linux CPU):
-// 128-bit vectors. x18 is the platform register on some OSes, so slices never
-// use it. Outline atomics are off: a slice has no libgcc to call into.
+// 128-bit vectors, 32 vector registers. armv8.2-a+dotprod (Cortex-A55/A75
+// and later) adds the 8.1 atomics and rounding multiplies and the int8 dot
+// product. x18 is the platform register on some OSes, so slices never use
+// it. Outline atomics are off: a slice has no libgcc to call into.
 #include "Target.h"
 
 namespace graft {
+
+#if defined(__aarch64__)
+static constexpr bool kIsHost = true;
+#else
+static constexpr bool kIsHost = false;
+#endif
 
 extern const TargetInfo aarch64Target;
 const TargetInfo aarch64Target = {
     /*name=*/"aarch64",
     /*triple=*/"aarch64-unknown-linux-gnu",
-    /*cpu=*/"generic",
-    /*features=*/"+v8a,+neon,+fp-armv8,+reserve-x18,-outline-atomics",
-    /*vectorBits=*/128,
+    /*llvmBackend=*/"AArch64",
+    /*abiName=*/"",
+    /*abiFeatures=*/"+reserve-x18,-outline-atomics",
+    /*levels=*/
+    {
+        {/*name=*/"armv8-a", /*llvmCpu=*/"generic",
+         /*llvmFeatures=*/"+v8a,+neon,+fp-armv8", /*clangFlags=*/{"-march=armv8-a"},
+         /*implies=*/{}, /*cpuFeatures=*/{"fp-armv8", "neon"},
+         /*vectorBits=*/128, /*vectorRegisters=*/32},
+        {"armv8.2-a+dotprod", "generic", "+v8.2a,+neon,+fp-armv8,+dotprod",
+         {"-march=armv8.2-a+dotprod"}, {"armv8-a"}, {"crc", "lse", "rdm", "dotprod"}, 128, 32},
+    },
     /*elfMachine=*/183, // EM_AARCH64
     /*elfClass=*/2,
     /*elfData=*/1,
     /*lldEmulation=*/"aarch64linux",
+    /*runtimeIR=*/"",
     /*clangTriple=*/"aarch64-unknown-linux-gnu",
-    /*clangFlags=*/{"-ffixed-x18", "-mno-outline-atomics"},
+    /*kernelFlags=*/{"-ffixed-x18", "-mno-outline-atomics"},
     /*qemu=*/"qemu-aarch64",
+    /*sysroot=*/"/usr/aarch64-linux-gnu",
+    /*crossCC=*/"aarch64-linux-gnu-gcc",
+    /*cmakeProcessor=*/"aarch64",
+    /*isHost=*/kIsHost,
 };
 
 } // namespace graft

@@ -1,28 +1,55 @@
 // x86_64: System V psABI (https://gitlab.com/x86-psABIs/x86-64-ABI).
 //
 // The baseline is x86-64-v2 (SSE4.2, POPCNT): every x86_64 CPU of the last
-// fifteen years runs it, and vectors are 128 bits wide. Slices are
-// position-independent ET_DYN objects; code uses the small PIC model, so all
-// data is reached RIP-relative and the loader only sees R_X86_64_RELATIVE,
-// R_X86_64_64 and R_X86_64_GLOB_DAT/JUMP_SLOT relocations.
+// fifteen years runs it, and vectors are 128 bits wide. The higher levels are
+// the psABI's microarchitecture levels: v3 adds AVX2, FMA and BMI with
+// 256-bit vectors, v4 AVX-512 with 512-bit vectors and 32 registers. Slices
+// are position-independent ET_DYN objects; code uses the small PIC model, so
+// all data is reached RIP-relative and the loader only sees
+// R_X86_64_RELATIVE, R_X86_64_64 and R_X86_64_GLOB_DAT/JUMP_SLOT relocations.
+// Kernels are compiled without the red zone: nothing requires it, and
+// leaf code that uses it cannot be interrupted safely by a signal handler
+// sharing the stack in some embedders.
 #include "Target.h"
 
 namespace graft {
+
+#if defined(__x86_64__)
+static constexpr bool kIsHost = true;
+#else
+static constexpr bool kIsHost = false;
+#endif
 
 extern const TargetInfo x86_64Target;
 const TargetInfo x86_64Target = {
     /*name=*/"x86_64",
     /*triple=*/"x86_64-unknown-linux-gnu",
-    /*cpu=*/"x86-64-v2",
-    /*features=*/"",
-    /*vectorBits=*/128,
+    /*llvmBackend=*/"X86",
+    /*abiName=*/"",
+    /*abiFeatures=*/"",
+    /*levels=*/
+    {
+        {/*name=*/"x86-64-v2", /*llvmCpu=*/"x86-64-v2", /*llvmFeatures=*/"",
+         /*clangFlags=*/{"-march=x86-64-v2"}, /*implies=*/{},
+         /*cpuFeatures=*/{"sse3", "ssse3", "sse4.1", "sse4.2", "popcnt", "cx16", "sahf"},
+         /*vectorBits=*/128, /*vectorRegisters=*/16},
+        {"x86-64-v3", "x86-64-v3", "", {"-march=x86-64-v3"}, {"x86-64-v2"},
+         {"avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave"}, 256, 16},
+        {"x86-64-v4", "x86-64-v4", "", {"-march=x86-64-v4"}, {"x86-64-v3"},
+         {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}, 512, 32},
+    },
     /*elfMachine=*/62, // EM_X86_64
     /*elfClass=*/2,    // ELFCLASS64
     /*elfData=*/1,     // ELFDATA2LSB
     /*lldEmulation=*/"elf_x86_64",
+    /*runtimeIR=*/"",
     /*clangTriple=*/"x86_64-unknown-linux-gnu",
-    /*clangFlags=*/{"-march=x86-64-v2", "-mno-red-zone"},
+    /*kernelFlags=*/{"-mno-red-zone"},
     /*qemu=*/"qemu-x86_64",
+    /*sysroot=*/"/usr/x86_64-linux-gnu",
+    /*crossCC=*/"x86_64-linux-gnu-gcc",
+    /*cmakeProcessor=*/"x86_64",
+    /*isHost=*/kIsHost,
 };
 
 } // namespace graft

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "targets/Target.h"
+
 namespace graft {
 
 namespace {
@@ -83,19 +85,11 @@ uint64_t alignUp(uint64_t v) {
 } // namespace
 
 std::string elfMachineName(uint16_t machine) {
-  switch (machine) {
-  case 62:
-    return "x86_64";
-  case 183:
-    return "aarch64";
-  case 243:
-    return "riscv64";
-  default: {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "machine 0x%x", machine);
-    return buf;
-  }
-  }
+  if (const TargetInfo *t = lookupTargetByMachine(machine))
+    return t->name;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "machine 0x%x", machine);
+  return buf;
 }
 
 bool writeFatElf(const std::vector<std::vector<uint8_t>> &slices,

@@ -49,7 +49,8 @@ bool writeFatElf(const std::vector<std::vector<uint8_t>> &slices,
 bool readFatElf(const std::vector<uint8_t> &data,
                 std::vector<FatElfSlice> &slices, std::string &error);
 
-// "x86_64", "aarch64", "riscv64" or "machine 0x1234", for messages.
+// The name of the registered target with e_machine |machine| ("x86_64"), or
+// "machine 0x1234", for messages.
 std::string elfMachineName(uint16_t machine);
 
 } // namespace graft

@@ -61,12 +61,13 @@ bool compileSliceObject(const ProgramSet &programs, const TargetInfo &target,
   std::unique_ptr<llvm::Module> m = emitSliceModule(ctx, programs, target, *tm, opts.moduleName);
 
   // Everything graft generated is compiled for the target's baseline.
+  const std::string features = llvmFeatureString(target, target.baseline());
   for (llvm::Function &f : *m) {
     if (f.isDeclaration())
       continue;
-    f.addFnAttr("target-cpu", target.cpu);
-    if (*target.features)
-      f.addFnAttr("target-features", target.features);
+    f.addFnAttr("target-cpu", target.baseline().llvmCpu);
+    if (!features.empty())
+      f.addFnAttr("target-features", features);
   }
 
   for (const std::string &path : opts.bitcode) {

@@ -11,6 +11,7 @@
 #include "ir/IR.h"
 #include "shape/Shapes.h"
 #include "spec/Spec.h"
+#include "targets/Target.h"
 
 #include <string>
 #include <vector>
@@ -124,10 +125,10 @@ struct ProgramSet {
 };
 
 // Forms dispatches for |fn| (after spec rewriting, with its shapes) and
-// appends them to |out|. |vectorBits| (the target's) sizes the tiles. Sizes
-// that overflow int64 where they are known (products of static dims) are
-// reported to |diag|.
+// appends them to |out|. |level| (the target's feature level: vector width
+// and registers) sizes the tiles. Sizes that overflow int64 where they are
+// known (products of static dims) are reported to |diag|.
 void formDispatches(const Function &fn, ShapeInfo shapes, const SpecSet *specs,
-                    DiagEngine &diag, unsigned vectorBits, ProgramSet &out);
+                    DiagEngine &diag, const FeatureLevel &level, ProgramSet &out);
 
 } // namespace graft

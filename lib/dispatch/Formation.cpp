@@ -186,12 +186,12 @@ void Former::scalarResult(const Value *v) {
 }
 
 void formDispatches(const Function &fn, ShapeInfo shapes, const SpecSet *specs,
-                    DiagEngine &diag, unsigned vectorBits, ProgramSet &out) {
+                    DiagEngine &diag, const FeatureLevel &level, ProgramSet &out) {
   out.functions.emplace_back();
   FunctionProgram &prog = out.functions.back();
   prog.fn = &fn;
   prog.shapes = std::move(shapes);
-  Former f(fn, prog.shapes, specs, diag, out, prog, vectorBits);
+  Former f(fn, prog.shapes, specs, diag, out, prog, level);
   f.run();
 }
 

@@ -33,7 +33,7 @@ struct Former {
   const SourceManager &sm;
   ProgramSet &out;
   FunctionProgram &prog;
-  unsigned vectorBits;
+  const FeatureLevel &level; // what the target's baseline gives tiling
   UseIndex uses; // the function does not change while it is formed
 
   // Pass 1 results.
@@ -45,9 +45,9 @@ struct Former {
   std::set<const Value *> returned;
 
   Former(const Function &f, ShapeInfo &s, const SpecSet *sp, DiagEngine &d, ProgramSet &o,
-         FunctionProgram &p, unsigned vb)
-      : fn(f), shapes(s), specs(sp), diag(d), sm(d.sources()), out(o), prog(p),
-        vectorBits(vb), uses(f) {}
+         FunctionProgram &p, const FeatureLevel &l)
+      : fn(f), shapes(s), specs(sp), diag(d), sm(d.sources()), out(o), prog(p), level(l),
+        uses(f) {}
 
   void run();
   // Reports sizes built for the dispatch at |loc| that overflowed when folded.

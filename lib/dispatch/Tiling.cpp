@@ -1,6 +1,7 @@
 // Loop shape of a LoopKernel, decided after fusion: elementwise flattening,
 // where the reduction loops go, register tiles, workgroup tile sizes from the
-// target's vector width, and the workgroup grid.
+// target's feature level (vector width and register count), and the
+// workgroup grid.
 #include "dispatch/Former.h"
 
 #include <algorithm>
@@ -12,7 +13,7 @@
 namespace graft {
 
 // After fusion: flattens pure elementwise kernels, picks tile sizes from
-// the target's vector width and computes the grid.
+// the target's feature level and computes the grid.
 void Former::finishLoop(KB &kb) {
   LoopKernel &L = kb.d.loop;
   ExprTable &ex = shapes.exprs;
@@ -50,22 +51,26 @@ void Former::finishLoop(KB &kb) {
     }
     L.innerReduction = L.numParallel == 0 || (reducedContiguous && !rowContiguous);
   }
-  // Lanes of the widest element type the kernel touches.
+  // Lanes of the widest element type the kernel touches (1 without a
+  // vector unit).
   unsigned maxBytes = static_cast<unsigned>(dtypeSize(reduction ? L.accType : DType::I8));
   for (const KernelInput &in : L.inputs)
     maxBytes = std::max(maxBytes, dtypeSize(in.elem));
   for (const KernelOutput &o : L.outputs)
     maxBytes = std::max(maxBytes, dtypeSize(o.elem));
-  unsigned lanes = std::max(1u, vectorBits / 8 / std::max(1u, maxBytes));
+  unsigned lanes = std::max(1u, level.vectorBits / 8 / std::max(1u, maxBytes));
   // Reductions keep one row of accumulators (tileX) in registers/stack;
   // elementwise tiles are large enough to amortise scheduling.
   L.tileX = reduction ? std::max(16u, lanes * 16) : std::max(256u, lanes * 256);
   L.tileY = reduction ? 8 : 1;
   if (reduction && !L.innerReduction && L.numParallel >= 2) {
-    // 4 rows x 2 vectors of accumulators: 8 vector registers, within the
-    // 16 of SSE and the 32 of NEON, with room for the operands.
-    L.regRows = 4;
-    L.regCols = std::min(16u, 2 * lanes);
+    // Half of the level's vector registers hold accumulators, in 4 rows;
+    // the other half holds the operands (a broadcast lhs value per row and
+    // the rhs vectors). 16 registers (SSE, NEON on ARMv7) give 4 x 2
+    // vectors, 32 (AArch64 NEON, RISC-V's scalar FP registers) 4 x 4.
+    const unsigned rows = 4;
+    L.regRows = rows;
+    L.regCols = std::min(16u, std::max(1u, level.vectorRegisters / 2 / rows) * lanes);
   }
   // An input read across its rows (transpose, some broadcasts) gets tall,
   // narrow tiles: each of the tile's 8 input rows is read along 128

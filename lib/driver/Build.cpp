@@ -139,7 +139,7 @@ bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
         tb.usedRules.insert(op->call.rule);
     ShapeInfo shapes;
     analyzeShapes(*fn, ctx.diag, &ctx.specs, shapes);
-    formDispatches(*fn, std::move(shapes), &ctx.specs, ctx.diag, tb.target->vectorBits,
+    formDispatches(*fn, std::move(shapes), &ctx.specs, ctx.diag, tb.target->baseline(),
                    tb.programs);
   }
   if (ctx.diag.hasErrors())

@@ -6,6 +6,7 @@
 #include "driver/CheckEval.h"
 #include "driver/EmbedC.h"
 #include "support/Diagnostics.h"
+#include "targets/Describe.h"
 #include "targets/Target.h"
 
 #include <unistd.h>
@@ -86,6 +87,10 @@ const OptionDesc kPluginOptions[] = {
     {"-v", nullptr, "print the clang commands and what each step did"},
 };
 
+const OptionDesc kTargetsOptions[] = {
+    {"--format=F", nullptr, "human (default), tsv or cmake"},
+};
+
 #define GRAFT_OPTIONS(table) table, sizeof(table) / sizeof(table[0])
 const CommandDesc kCommands[] = {
     {"build", "graft build GRAPH [options]",
@@ -127,8 +132,12 @@ const CommandDesc kCommands[] = {
      "  GRAFT_INCLUDE_DIR  directory holding graft/plugin.h\n"
      "  TMPDIR             where work files go while graft runs (default: "
      "/tmp)\n"},
-    {"targets", "graft targets", "list the known targets", nullptr, 0,
-     "  graft targets\n", ""},
+    {"targets", "graft targets [--format=F]",
+     "list the known targets and their feature levels",
+     GRAFT_OPTIONS(kTargetsOptions),
+     "  graft targets\n"
+     "  graft targets --format=tsv    # target, level and qemu-cpu records\n",
+     ""},
 };
 #undef GRAFT_OPTIONS
 
@@ -405,6 +414,22 @@ int takeCommonOptions(std::vector<char *> &args, BuildOptions &build) {
   return 0;
 }
 
+// `graft targets [--format=human|tsv|cmake]` (targets/Describe.h).
+int runTargets(int argc, char **argv) {
+  TargetFormat format = TargetFormat::Human;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    const std::string prefix = "--format=";
+    if (arg.compare(0, prefix.size(), prefix) != 0)
+      return usageError("targets: unknown option '" + arg + "'");
+    if (!parseTargetFormat(arg.substr(prefix.size()), format))
+      return usageError("targets: unknown format '" + arg.substr(prefix.size()) +
+                        "'; expected human, tsv or cmake");
+  }
+  printTargets(stdout, format);
+  return 0;
+}
+
 } // namespace
 
 int driverMain(int argc, char **argv) {
@@ -455,12 +480,8 @@ int driverMain(int argc, char **argv) {
     return runInspect(argc - 2, argv + 2);
   if (cmd == "plugin")
     return parsePlugin(argc - 2, argv + 2);
-  if (cmd == "targets") {
-    for (const TargetInfo *t : allTargets())
-      std::printf("%-8s  %s, cpu %s, %u-bit vectors\n", t->name, t->triple,
-                  t->cpu, t->vectorBits);
-    return 0;
-  }
+  if (cmd == "targets")
+    return runTargets(argc - 2, argv + 2);
   std::fprintf(stderr,
                "graft: internal error: command '%s' has help but no handler; "
                "please report a bug\n",

@@ -13,23 +13,17 @@ namespace graft {
 
 namespace {
 
-using ELFT = llvm::object::ELF64LE;
-
 std::string hex(uint64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
 }
 
-std::string checkHeader(const TargetInfo &target,
-                        const std::vector<uint8_t> &elf) {
-  if (elf.size() < sizeof(ELFT::Ehdr) || elf[0] != 0x7f || elf[1] != 'E' ||
+std::string checkIdent(const TargetInfo &target,
+                       const std::vector<uint8_t> &elf) {
+  if (elf.size() < llvm::ELF::EI_NIDENT || elf[0] != 0x7f || elf[1] != 'E' ||
       elf[2] != 'L' || elf[3] != 'F')
     return "not an ELF file (" + std::to_string(elf.size()) + " bytes)";
-  if (target.elfClass != llvm::ELF::ELFCLASS64 ||
-      target.elfData != llvm::ELF::ELFDATA2LSB)
-    return std::string("slices for ") + target.name +
-           " are not 64-bit little-endian; the checker only knows that layout";
   if (elf[llvm::ELF::EI_CLASS] != target.elfClass)
     return "ELF class " + std::to_string(elf[llvm::ELF::EI_CLASS]) +
            ", expected " + std::to_string(target.elfClass);
@@ -39,20 +33,22 @@ std::string checkHeader(const TargetInfo &target,
   return "";
 }
 
-} // namespace
-
-std::string verifySlice(const TargetInfo &target,
-                        const std::vector<uint8_t> &elf,
-                        const std::string &exported) {
-  std::string problem = checkHeader(target, elf);
-  if (!problem.empty())
-    return problem;
+// The checks, for the ELF layout (class and byte order) |ELFT| the target's
+// slices have.
+template <class ELFT>
+std::string verifyLayout(const TargetInfo &target,
+                         const std::vector<uint8_t> &elf,
+                         const std::string &exported) {
+  using Elf_Dyn = typename ELFT::Dyn;
+  using Elf_Phdr = typename ELFT::Phdr;
+  using Elf_Shdr = typename ELFT::Shdr;
+  using Elf_Sym = typename ELFT::Sym;
   llvm::StringRef bytes(reinterpret_cast<const char *>(elf.data()), elf.size());
   auto fileOrErr = llvm::object::ELFFile<ELFT>::create(bytes);
   if (!fileOrErr)
     return "malformed ELF: " + llvm::toString(fileOrErr.takeError());
   const llvm::object::ELFFile<ELFT> &file = *fileOrErr;
-  const ELFT::Ehdr &header = file.getHeader();
+  const auto &header = file.getHeader();
   if (header.e_type != llvm::ELF::ET_DYN)
     return "e_type is " + std::to_string(header.e_type) +
            ", expected ET_DYN (3)";
@@ -64,7 +60,7 @@ std::string verifySlice(const TargetInfo &target,
   if (!phdrs)
     return "malformed program headers: " + llvm::toString(phdrs.takeError());
   bool hasDynamic = false;
-  for (const ELFT::Phdr &ph : *phdrs) {
+  for (const Elf_Phdr &ph : *phdrs) {
     if (ph.p_type == llvm::ELF::PT_INTERP)
       return "has a PT_INTERP segment (a freestanding slice has no "
              "interpreter)";
@@ -84,7 +80,7 @@ std::string verifySlice(const TargetInfo &target,
   if (!dyn)
     return "malformed dynamic section: " + llvm::toString(dyn.takeError());
   bool hasHash = false;
-  for (const ELFT::Dyn &d : *dyn) {
+  for (const Elf_Dyn &d : *dyn) {
     switch (d.d_tag) {
     case llvm::ELF::DT_NEEDED:
       return "depends on a shared library (DT_NEEDED); slices must be "
@@ -104,8 +100,8 @@ std::string verifySlice(const TargetInfo &target,
   auto sections = file.sections();
   if (!sections)
     return "malformed section headers: " + llvm::toString(sections.takeError());
-  const ELFT::Shdr *dynsym = nullptr;
-  for (const ELFT::Shdr &sec : *sections)
+  const Elf_Shdr *dynsym = nullptr;
+  for (const Elf_Shdr &sec : *sections)
     if (sec.sh_type == llvm::ELF::SHT_DYNSYM)
       dynsym = &sec;
   if (!dynsym)
@@ -119,7 +115,7 @@ std::string verifySlice(const TargetInfo &target,
   }
   bool hasQuery = false;
   for (size_t i = 1; i < syms->size(); ++i) {
-    const ELFT::Sym &sym = (*syms)[i];
+    const Elf_Sym &sym = (*syms)[i];
     auto name = sym.getName(*strtab);
     if (!name) {
       llvm::consumeError(name.takeError());
@@ -139,6 +135,22 @@ std::string verifySlice(const TargetInfo &target,
   if (!hasQuery)
     return "does not export " + exported;
   return "";
+}
+
+} // namespace
+
+std::string verifySlice(const TargetInfo &target,
+                        const std::vector<uint8_t> &elf,
+                        const std::string &exported) {
+  std::string problem = checkIdent(target, elf);
+  if (!problem.empty())
+    return problem;
+  const bool little = target.elfData == llvm::ELF::ELFDATA2LSB;
+  if (target.elfClass == llvm::ELF::ELFCLASS32)
+    return little ? verifyLayout<llvm::object::ELF32LE>(target, elf, exported)
+                  : verifyLayout<llvm::object::ELF32BE>(target, elf, exported);
+  return little ? verifyLayout<llvm::object::ELF64LE>(target, elf, exported)
+                : verifyLayout<llvm::object::ELF64BE>(target, elf, exported);
 }
 
 } // namespace graft

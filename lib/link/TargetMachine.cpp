@@ -1,60 +1,91 @@
 // Creating an llvm::TargetMachine for a graft target (see TargetMachine.h).
 #include "link/TargetMachine.h"
 
+#include <cstring>
 #include <mutex>
+#include <set>
 
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetOptions.h"
-#include "llvm/TargetParser/Triple.h"
 
-// Only the backends graft has targets for are initialized, so a build of
-// LLVM without, say, RISC-V still fails loudly (on lookup) rather than at
-// link time of graft itself.
+// The initializers of every backend this LLVM was built with, from LLVM's
+// own lists. Only the backends graft's targets name are ever called, so a
+// build of LLVM without, say, RISC-V fails with a message naming the target
+// that needs it.
 extern "C" {
-void LLVMInitializeX86TargetInfo();
-void LLVMInitializeX86Target();
-void LLVMInitializeX86TargetMC();
-void LLVMInitializeX86AsmPrinter();
-void LLVMInitializeX86AsmParser();
-void LLVMInitializeAArch64TargetInfo();
-void LLVMInitializeAArch64Target();
-void LLVMInitializeAArch64TargetMC();
-void LLVMInitializeAArch64AsmPrinter();
-void LLVMInitializeAArch64AsmParser();
-void LLVMInitializeRISCVTargetInfo();
-void LLVMInitializeRISCVTarget();
-void LLVMInitializeRISCVTargetMC();
-void LLVMInitializeRISCVAsmPrinter();
-void LLVMInitializeRISCVAsmParser();
+#define LLVM_TARGET(T)                                                         \
+  void LLVMInitialize##T##TargetInfo();                                        \
+  void LLVMInitialize##T##Target();                                            \
+  void LLVMInitialize##T##TargetMC();
+#include "llvm/Config/Targets.def"
+#define LLVM_ASM_PRINTER(T) void LLVMInitialize##T##AsmPrinter();
+#include "llvm/Config/AsmPrinters.def"
+#define LLVM_ASM_PARSER(T) void LLVMInitialize##T##AsmParser();
+#include "llvm/Config/AsmParsers.def"
 }
 
 namespace graft {
 
-void initializeLLVMTargets() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    LLVMInitializeX86TargetInfo();
-    LLVMInitializeX86Target();
-    LLVMInitializeX86TargetMC();
-    LLVMInitializeX86AsmPrinter();
-    LLVMInitializeX86AsmParser();
-    LLVMInitializeAArch64TargetInfo();
-    LLVMInitializeAArch64Target();
-    LLVMInitializeAArch64TargetMC();
-    LLVMInitializeAArch64AsmPrinter();
-    LLVMInitializeAArch64AsmParser();
-    LLVMInitializeRISCVTargetInfo();
-    LLVMInitializeRISCVTarget();
-    LLVMInitializeRISCVTargetMC();
-    LLVMInitializeRISCVAsmPrinter();
-    LLVMInitializeRISCVAsmParser();
-  });
+namespace {
+
+struct BackendInit {
+  const char *name;
+  void (*init)();
+};
+
+const BackendInit kTargets[] = {
+#define LLVM_TARGET(T)                                                         \
+  {#T, [] {                                                                    \
+     LLVMInitialize##T##TargetInfo();                                          \
+     LLVMInitialize##T##Target();                                              \
+     LLVMInitialize##T##TargetMC();                                            \
+   }},
+#include "llvm/Config/Targets.def"
+};
+const BackendInit kAsmPrinters[] = {
+#define LLVM_ASM_PRINTER(T) {#T, LLVMInitialize##T##AsmPrinter},
+#include "llvm/Config/AsmPrinters.def"
+};
+// Kernels may contain inline assembly, which codegen parses.
+const BackendInit kAsmParsers[] = {
+#define LLVM_ASM_PARSER(T) {#T, LLVMInitialize##T##AsmParser},
+#include "llvm/Config/AsmParsers.def"
+};
+
+template <size_t N> bool runInit(const BackendInit (&table)[N], const char *name) {
+  for (const BackendInit &b : table)
+    if (std::strcmp(b.name, name) == 0) {
+      b.init();
+      return true;
+    }
+  return false;
+}
+
+} // namespace
+
+bool initializeLLVMBackend(const TargetInfo &target, std::string &error) {
+  static std::mutex mutex;
+  static std::set<std::string> done;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (done.count(target.llvmBackend))
+    return true;
+  if (!runInit(kTargets, target.llvmBackend)) {
+    error = std::string("this LLVM was built without the ") + target.llvmBackend +
+            " backend that target " + target.name + " needs";
+    return false;
+  }
+  runInit(kAsmPrinters, target.llvmBackend);
+  runInit(kAsmParsers, target.llvmBackend);
+  done.insert(target.llvmBackend);
+  return true;
 }
 
 std::unique_ptr<llvm::TargetMachine>
-createTargetMachine(const TargetInfo &target, std::string &error) {
-  initializeLLVMTargets();
+createTargetMachine(const TargetInfo &target, std::string &error,
+                    const FeatureLevel *level) {
+  if (!initializeLLVMBackend(target, error))
+    return nullptr;
+  const FeatureLevel &l = level ? *level : target.baseline();
   std::string lookupError;
   const llvm::Target *llvmTarget =
       llvm::TargetRegistry::lookupTarget(target.triple, lookupError);
@@ -68,17 +99,16 @@ createTargetMachine(const TargetInfo &target, std::string &error) {
   // every function lives in its own section so lld can drop unused ones.
   options.FunctionSections = true;
   options.DataSections = true;
-  // RISC-V needs the ABI spelled out to agree with the kernels clang
-  // compiles (lp64d); other targets take their triple's default.
-  if (llvm::Triple(target.triple).isRISCV64())
-    options.MCOptions.ABIName = "lp64d";
+  // The ABI must agree with the one clang compiles kernels for.
+  options.MCOptions.ABIName = target.abiName;
+  const std::string features = llvmFeatureString(target, l);
   std::unique_ptr<llvm::TargetMachine> tm(llvmTarget->createTargetMachine(
-      target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_,
+      target.triple, l.llvmCpu, features, options, llvm::Reloc::PIC_,
       llvm::CodeModel::Small, llvm::CodeGenOptLevel::Default));
   if (!tm) {
     error = std::string("LLVM could not create a target machine for ") +
             target.name + " (triple '" + target.triple + "', cpu '" +
-            target.cpu + "', features '" + target.features + "')";
+            l.llvmCpu + "', features '" + features + "')";
     return nullptr;
   }
   return tm;

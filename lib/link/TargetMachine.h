@@ -14,14 +14,17 @@
 
 namespace graft {
 
-// Initializes the LLVM backends graft supports (x86, AArch64, RISC-V) once
-// per process. Safe to call from several places; createTargetMachine calls it.
-void initializeLLVMTargets();
+// Initializes the LLVM backend |target| names (TargetInfo::llvmBackend),
+// once per process; safe to call from several threads. Returns false and
+// sets |error| when this LLVM was built without that backend.
+bool initializeLLVMBackend(const TargetInfo &target, std::string &error);
 
-// A TargetMachine for |target|: target.triple/cpu/features, position
-// independent (RelocModel::PIC_), small code model, -O2 codegen. On failure
-// returns null and sets |error| ("no LLVM target for triple '...': ...").
+// A TargetMachine for |target| at |level| (default: its baseline):
+// target.triple, the level's cpu and features, position independent
+// (RelocModel::PIC_), small code model, -O2 codegen. On failure returns null
+// and sets |error| ("no LLVM backend for target ...").
 std::unique_ptr<llvm::TargetMachine>
-createTargetMachine(const TargetInfo &target, std::string &error);
+createTargetMachine(const TargetInfo &target, std::string &error,
+                    const FeatureLevel *level = nullptr);
 
 } // namespace graft

@@ -70,7 +70,7 @@ inline bool compileC(const TargetInfo &target, const std::string &source,
                                    src,
                                    "-o",
                                    obj};
-  for (const std::string &f : target.clangFlags)
+  for (const std::string &f : kernelClangFlags(target, target.baseline()))
     args.push_back(f);
   std::string output;
   int rc = run(args, dir + "/clang.log", output);

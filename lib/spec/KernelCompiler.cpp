@@ -22,11 +22,13 @@ namespace graft {
 
 namespace {
 
-std::string archName(uint16_t machine) {
-  for (const TargetInfo *t : allTargets())
-    if (t->elfMachine == machine)
-      return t->name;
-  return "e_machine " + std::to_string(machine);
+std::string archName(uint16_t machine, bool is64Bit) {
+  const TargetInfo *t = lookupTargetByMachine(machine);
+  if (!t)
+    return "e_machine " + std::to_string(machine);
+  if ((t->pointerBits() == 64) != is64Bit)
+    return std::string(t->name) + " (but " + (is64Bit ? "64" : "32") + "-bit)";
+  return t->name;
 }
 
 std::string describeKind(KernelSource::Kind k) {
@@ -157,8 +159,8 @@ bool checkObjectFor(const CompiledKernel &k, const TargetInfo &target,
     return false;
   }
   uint16_t machine = elf->getEMachine();
-  if (machine != target.elfMachine || !elf->is64Bit()) {
-    diag.error(display, "object is for " + archName(machine) + ", expected target " +
+  if (machine != target.elfMachine || elf->is64Bit() != (target.pointerBits() == 64)) {
+    diag.error(display, "object is for " + archName(machine, elf->is64Bit()) + ", expected target " +
                             target.name);
     return false;
   }
@@ -190,7 +192,8 @@ std::vector<std::string> freestandingCompileCommand(const KernelToolchain &toolc
                                                     const std::string &outPath, bool bitcode) {
   std::vector<std::string> cmd = {toolchain.clang,
                                   std::string("--target=") + target.clangTriple};
-  cmd.insert(cmd.end(), target.clangFlags.begin(), target.clangFlags.end());
+  std::vector<std::string> levelFlags = kernelClangFlags(target, target.baseline());
+  cmd.insert(cmd.end(), levelFlags.begin(), levelFlags.end());
   // Freestanding: no libc, no stack protector runtime, no unwinding; PIC for
   // the ET_DYN slice; hidden so only the query symbol is exported.
   for (const char *f : {"-ffreestanding", "-nostdlib", "-fno-stack-protector",

@@ -1,0 +1,88 @@
+// See Describe.h.
+#include "Describe.h"
+
+#include "Target.h"
+
+namespace graft {
+
+bool parseTargetFormat(const std::string &text, TargetFormat &out) {
+  if (text == "human")
+    out = TargetFormat::Human;
+  else if (text == "tsv")
+    out = TargetFormat::Tsv;
+  else if (text == "cmake")
+    out = TargetFormat::CMake;
+  else
+    return false;
+  return true;
+}
+
+namespace {
+
+std::string join(const std::vector<std::string> &items, const char *sep) {
+  std::string s;
+  for (const std::string &i : items)
+    s += (s.empty() ? "" : sep) + i;
+  return s;
+}
+
+void printHuman(std::FILE *out) {
+  for (const TargetInfo *t : allTargets()) {
+    std::string runs = t->isHost ? "runs natively" : std::string("runs under ") + t->qemu;
+    std::fprintf(out, "%-8s  %s, ELF%u, %s\n", t->name, t->triple, t->pointerBits(),
+                 runs.c_str());
+    for (const FeatureLevel &l : t->levels) {
+      std::string vectors = l.vectorBits ? std::to_string(l.vectorBits) + "-bit vectors"
+                                         : std::string("no vectors");
+      std::fprintf(out, "  %-18s  %s x %u registers%s\n", l.name, vectors.c_str(),
+                   l.vectorRegisters, &l == &t->baseline() ? " (baseline)" : "");
+    }
+  }
+}
+
+void printTsv(std::FILE *out) {
+  std::fprintf(out, "#name\thost\tqemu\tsysroot\tclang_triple\tkernel_flags\t"
+                    "word_bits\te_machine\tbaseline\n");
+  for (const TargetInfo *t : allTargets())
+    std::fprintf(out, "%s\t%d\t%s\t%s\t%s\t%s\t%u\t%u\t%s\n", t->name, t->isHost ? 1 : 0,
+                 t->qemu, t->sysroot, t->clangTriple,
+                 join(kernelClangFlags(*t, t->baseline()), " ").c_str(), t->pointerBits(),
+                 t->elfMachine, t->baseline().name);
+}
+
+void printCMake(std::FILE *out) {
+  std::vector<std::string> names;
+  for (const TargetInfo *t : allTargets())
+    names.push_back(t->name);
+  std::fprintf(out, "set(GRAFT_TARGETS \"%s\")\n", join(names, ";").c_str());
+  const TargetInfo *host = hostTarget();
+  std::fprintf(out, "set(GRAFT_HOST_TARGET \"%s\")\n", host ? host->name : "");
+  for (const TargetInfo *t : allTargets()) {
+    auto field = [&](const char *key, const char *value) {
+      std::fprintf(out, "set(GRAFT_TARGET_%s_%s \"%s\")\n", t->name, key, value);
+    };
+    field("QEMU", t->qemu);
+    field("SYSROOT", t->sysroot);
+    field("CROSS_CC", t->crossCC);
+    field("PROCESSOR", t->cmakeProcessor);
+    field("CLANG_TRIPLE", t->clangTriple);
+  }
+}
+
+} // namespace
+
+void printTargets(std::FILE *out, TargetFormat format) {
+  switch (format) {
+  case TargetFormat::Human:
+    printHuman(out);
+    break;
+  case TargetFormat::Tsv:
+    printTsv(out);
+    break;
+  case TargetFormat::CMake:
+    printCMake(out);
+    break;
+  }
+}
+
+} // namespace graft
