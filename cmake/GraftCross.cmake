@@ -1,32 +1,38 @@
 # Cross-built runtimes: graft-run (and the runtime's C unit tests) for every
-# non-host architecture with an installed gcc cross compiler, built from this
-# same source tree as a runtime-only ExternalProject with the toolchain file
-# of cmake/toolchains/. Results:
+# registered target other than the host that has its gcc cross compiler and
+# qemu-user installed, built from this same source tree as a runtime-only
+# ExternalProject with a toolchain file generated from the target's data
+# (cmake/GraftToolchain.cmake.in, cmake/GraftTargets.cmake). Results:
 #   ${PROJECT_BINARY_DIR}/cross/<arch>/graft-run   (what e2e tests run in qemu)
 #   ${PROJECT_BINARY_DIR}/cross/<arch>/build/      (the cross build itself)
 # and CTest tests unit/<arch>/<name> running the cross unit tests under qemu.
 include(ExternalProject)
 
-set(GRAFT_CROSS_ARCHS aarch64 riscv64)
-
-foreach(arch ${GRAFT_CROSS_ARCHS})
-  if(arch STREQUAL CMAKE_SYSTEM_PROCESSOR)
+foreach(arch ${GRAFT_TARGETS})
+  if(arch STREQUAL GRAFT_HOST_TARGET)
     continue()
   endif()
-  find_program(GRAFT_CROSS_CC_${arch} ${arch}-linux-gnu-gcc)
-  find_program(GRAFT_QEMU_${arch} qemu-${arch})
+  find_program(GRAFT_CROSS_CC_${arch} ${GRAFT_TARGET_${arch}_CROSS_CC})
+  find_program(GRAFT_QEMU_${arch} ${GRAFT_TARGET_${arch}_QEMU})
   if(NOT GRAFT_CROSS_CC_${arch} OR NOT GRAFT_QEMU_${arch})
-    message(STATUS "graft: no ${arch}-linux-gnu-gcc or qemu-${arch}; "
+    message(STATUS "graft: no ${GRAFT_TARGET_${arch}_CROSS_CC} or ${GRAFT_TARGET_${arch}_QEMU}; "
                    "not cross-building the ${arch} runtime (cmake/install-deps.sh installs them)")
     continue()
   endif()
   set(dir ${PROJECT_BINARY_DIR}/cross/${arch})
+  set(GRAFT_CROSS_ARCH ${arch})
+  foreach(key QEMU SYSROOT CROSS_CC PROCESSOR CLANG_TRIPLE)
+    string(REPLACE "CROSS_" "" short ${key})
+    set(GRAFT_CROSS_${short} ${GRAFT_TARGET_${arch}_${key}})
+  endforeach()
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/GraftToolchain.cmake.in
+                 ${dir}/toolchain.cmake @ONLY)
   ExternalProject_Add(graft-run-${arch}
     SOURCE_DIR ${PROJECT_SOURCE_DIR}
     PREFIX ${dir}/ep
     BINARY_DIR ${dir}/build
     CMAKE_ARGS
-      -DCMAKE_TOOLCHAIN_FILE=${PROJECT_SOURCE_DIR}/cmake/toolchains/${arch}-linux-gnu.cmake
+      -DCMAKE_TOOLCHAIN_FILE=${dir}/toolchain.cmake
       -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
       -DGRAFT_BUILD_COMPILER=OFF
       -DGRAFT_CROSS_RUNTIMES=OFF
@@ -38,7 +44,6 @@ foreach(arch ${GRAFT_CROSS_ARCHS})
       ${dir}/build/cmd/graft-run/graft-run ${dir}/graft-run)
 
   if(GRAFT_BUILD_TESTS)
-    set(GRAFT_CROSS_ARCH ${arch})
     set(GRAFT_CROSS_BUILD_DIR ${dir}/build)
     configure_file(${PROJECT_SOURCE_DIR}/cmake/GraftCrossTests.cmake.in
                    ${dir}/tests.cmake @ONLY)
