@@ -5,7 +5,7 @@ For every graph in tests/diff/graphs/*.graph this builds one bundle (all
 --build-targets in one FatELF), then for several rounds picks random sizes
 for the symbolic dimensions declared in the graph's header, writes random
 inputs as .npy files, runs `graft eval` (the reference) and `graft-run` on
-the bundle (natively, or under qemu through --runner), and compares the
+the bundle (natively, or for another --target under its qemu), and compares the
 results: integers exactly, floats within atol + rtol * |expected|.
 
 Header comments of a graph (all optional except `diff:` for tensor args):
@@ -45,6 +45,7 @@ import time
 import numpy as np
 
 from diffcompare import compare, tolerance
+from difftargets import runner, targets
 from diffgraph import GraphError, make_inputs, parse_graph, rng_for
 
 DEFAULT_SEED = 20251122
@@ -194,11 +195,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graft", default=os.environ.get("GRAFT", "graft"))
     ap.add_argument("--graft-run", default=os.environ.get("GRAFT_RUN", "graft-run"),
-                    help="graft-run binary (for another architecture: its cross build)")
-    ap.add_argument("--runner", default="",
-                    help="command prefix for graft-run, e.g. 'qemu-aarch64'")
-    ap.add_argument("--build-targets", default="x86_64,aarch64",
-                    help="targets of every bundle (default: %(default)s)")
+                    help="graft-run binary of the host")
+    ap.add_argument("--target", help="run the bundles' slices for this target (default: "
+                    "the host's): natively, or its cross-built graft-run under its qemu")
+    ap.add_argument("--cross-dir", default=os.path.join(os.environ.get("BIN", "build"), "cross"),
+                    help="where the cross-built graft-run of each target is "
+                    "(<dir>/<target>/graft-run; default: %(default)s)")
+    ap.add_argument("--build-targets",
+                    help="targets of every bundle (default: the --target)")
     ap.add_argument("--graphs", default=os.path.join(here, "graphs"))
     ap.add_argument("--graph", action="append", default=[],
                     help="only this graph file name (repeatable)")
@@ -217,15 +221,22 @@ def main():
     # Absolute tool paths, so that printed commands work from anywhere.
     opts.graft, opts.graft_run = (os.path.abspath(t) if os.sep in t else t
                                   for t in (opts.graft, opts.graft_run))
-    opts.runner = shlex.split(opts.runner) + [opts.graft_run]
-    opts.repro_args = ["--graft", opts.graft, "--graft-run", opts.graft_run,
-                       "--build-targets", opts.build_targets]
-    if len(opts.runner) > 1:
-        opts.repro_args += ["--runner", shlex.join(opts.runner[:-1])]
     for tool in (opts.graft, opts.graft_run):
         if not shutil.which(tool):
             print(f"difftest: error: cannot run '{tool}'", file=sys.stderr)
             return 2
+    if opts.target is None:
+        opts.target = next(t.name for t in targets(opts.graft) if t.host)
+    try:
+        opts.runner = runner(opts.graft, opts.graft_run, os.path.abspath(opts.cross_dir),
+                             opts.target)
+    except ValueError as e:
+        print(f"difftest: error: {e}", file=sys.stderr)
+        return 2
+    opts.build_targets = opts.build_targets or opts.target
+    opts.repro_args = ["--graft", opts.graft, "--graft-run", opts.graft_run,
+                       "--target", opts.target, "--cross-dir", os.path.abspath(opts.cross_dir),
+                       "--build-targets", opts.build_targets]
 
     graphs = sorted(os.path.join(opts.graphs, g) for g in os.listdir(opts.graphs)
                     if g.endswith(".graph") and (not opts.graph or g in opts.graph))

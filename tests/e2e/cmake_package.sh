@@ -38,8 +38,7 @@ build/saxpy_app | check "$TEST_DIR/cmake_package.sh" --check-prefix=APP
 # The same bundle with the installed graft-run, and its aarch64 slice.
 run=(--function saxpy --input "5xf32=[0 1 2 3 4]" --input "5xf32=[0 10 20 30 40]")
 "$P/bin/graft-run" build/saxpy.graft "${run[@]}" | check "$TEST_DIR/cmake_package.sh" --check-prefix=RUNNER
-require_aarch64
-run_aarch64 build/saxpy.graft "${run[@]}" | check "$TEST_DIR/cmake_package.sh" --check-prefix=RUNNER
+run_on aarch64 build/saxpy.graft "${run[@]}" | check "$TEST_DIR/cmake_package.sh" --check-prefix=RUNNER
 # RUNNER: 5xf32=0 12 24 36 48
 "$P/bin/graft" inspect build/saxpy.graft | check "$TEST_DIR/cmake_package.sh" --check-prefix=SLICES
 # SLICES: 2 slice(s)

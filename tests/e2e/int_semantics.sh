@@ -2,8 +2,12 @@
 # remainder with the sign of the divisor, in graft eval, in the host program
 # of a bundle (index arithmetic, checked) and in compiled integer maps
 # (wrapping, x / 0 = 0, x % 0 = x), natively and under qemu.
-require_aarch64
-require_riscv64
+require_targets aarch64 riscv64
+runners=()
+for t in aarch64 riscv64; do
+  runner_of $t
+  runners+=(--runner "${RUNNER[*]}")
+done
 
 # Regression: `div -7, 2` was -3 in graft eval (truncation) and -4 in the
 # bundle (floor); `rem` -1 and 1.
@@ -26,5 +30,5 @@ check "$TEST_DIR/int_semantics.sh" --check-prefix=DIVREM < run.txt
 # integers: index arithmetic (eval, bundle, compile-time folding) and i8,
 # i32, i64 element-wise maps on all three targets.
 "$PYTHON" "$SRC/tests/diff/intsemantics.py" --graft "$GRAFT" --graft-run "$GRAFT_RUN" \
-  --runner "qemu-aarch64 $GRAFT_RUN_AARCH64" --runner "qemu-riscv64 $GRAFT_RUN_RISCV64" \
+  "${runners[@]}" \
   --targets x86_64,aarch64,riscv64 --workdir "$T"

@@ -3,8 +3,7 @@
 # x86_64, aarch64 and riscv64 slices, serves the same library natively and
 # under qemu for the two others: the runtime picks the slice for its CPU
 # and maps it with graft's own loader.
-require_aarch64
-require_riscv64
+require_targets aarch64 riscv64
 "$GRAFT" plugin "$SRC/runtime/examples/plugins/standalone_plugin.c" \
   --target riscv64,x86_64,aarch64 -o standalone.sos
 "$GRAFT" inspect standalone.sos | check "$TEST_DIR/plugin_standalone.sh" --check-prefix=INSPECT
@@ -23,8 +22,8 @@ python3 "$SRC/tests/fixtures/abi/make_fatelf.py" mul.graft mul_x86_64.so \
 # 150 elements: three workgroups of 64, the last one partial.
 args=(--function mul --plugin standalone.sos --input "150xf32=3" --input "150xf32=0.5")
 "$GRAFT_RUN" mul.graft "${args[@]}" --threads 3 > x86_64.txt
-run_aarch64 mul.graft "${args[@]}" > aarch64.txt
-run_riscv64 mul.graft "${args[@]}" > riscv64.txt
+run_on aarch64 mul.graft "${args[@]}" > aarch64.txt
+run_on riscv64 mul.graft "${args[@]}" > riscv64.txt
 check "$TEST_DIR/plugin_standalone.sh" --check-prefix=MUL < x86_64.txt
 # MUL: 150xf32=1.5 1.5 1.5 1.5
 diff x86_64.txt aarch64.txt

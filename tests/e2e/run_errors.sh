@@ -69,8 +69,7 @@ check --check-prefix=HUGE "$C" <out
 expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input "2x3xf32=0" --input "$B"
 check --check-prefix=KCHECK "$C" <out
 # KCHECK: graft-run: mlp.graph:10:9: matmul: inner dimensions (K) of lhs and rhs differ: 3 != 2
-require_aarch64
-expect_fail run_aarch64 mlp.graft --function mlp --input "2x3xf32=0" --input "$B"
+expect_fail run_on aarch64 mlp.graft --function mlp --input "2x3xf32=0" --input "$B"
 check --check-prefix=KCHECK "$C" <out
 
 expect_fail "$GRAFT_RUN" mlp.graft --function nope --input "$A" --input "$B"
@@ -99,7 +98,7 @@ check --check-prefix=THREADS "$C" <out
 # error corpus (tests/errors/bundle, tests/errors/input). A bundle without
 # a slice for the CPU, under qemu:
 "$GRAFT" build mlp.graph --target x86_64 -o x64.graft
-expect_fail run_aarch64 x64.graft --function mlp --input "$A" --input "$B"
+expect_fail run_on aarch64 x64.graft --function mlp --input "$A" --input "$B"
 check --check-prefix=NOSLICE64 "$C" <out
 # NOSLICE64: graft-run: x64.graft: no slice for this CPU (aarch64); the file has: x86_64
 

@@ -41,9 +41,8 @@ check --check-prefix=PAD-START "$C" <out
 # Without --guard nothing notices (the reason for the mode).
 "$GRAFT_RUN" past_end.graft --input 3xf32=1 > /dev/null
 
-require_aarch64
-require_riscv64
-for RUN in run_aarch64 run_riscv64; do
+require_targets aarch64 riscv64
+for RUN in "run_on aarch64" "run_on riscv64"; do
   expect_fail $RUN past_end.graft --input 16xf32=1 --guard
   check --check-prefix=OVER "$C" <out
   expect_fail $RUN before_start.graft --input 3xf32=1 --guard=underflow

@@ -16,9 +16,8 @@ set -e
 check --check-prefix=SPIN "$C" <out
 # SPIN: graft-run: function 'f' ran past its deadline of 200 ms in dispatch 'f_dispatch_0_spin' (f.graph:2:8)
 
-require_aarch64
-require_riscv64
-for RUN in run_aarch64 run_riscv64; do
+require_targets aarch64 riscv64
+for RUN in "run_on aarch64" "run_on riscv64"; do
   set +e
   $RUN spin.graft --input 4xf32=1 --timeout 0.5 > out 2>&1
   rc=$?

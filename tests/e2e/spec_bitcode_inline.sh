@@ -26,8 +26,7 @@ if grep -E 'call .*@fma_tile\(' src/fma.x86_64.ll || grep -E 'call[a-z]*[[:space
 fi
 "$GRAFT_RUN" fma.graft "${RUN_ARGS[@]}" > x86.txt
 diff -u "$EX/expected.txt" x86.txt
-require_aarch64
-run_aarch64 fma.graft "${RUN_ARGS[@]}" > a64.txt
+run_on aarch64 fma.graft "${RUN_ARGS[@]}" > a64.txt
 diff -u "$EX/expected.txt" a64.txt
 
 # The aarch64 kernel as an object compiled outside graft.
@@ -45,7 +44,7 @@ check --check-prefix=OBJ-IR "$TEST_DIR/spec_bitcode_inline.sh" < obj/fma.aarch64
 check --check-prefix=OBJ-ASM "$TEST_DIR/spec_bitcode_inline.sh" < obj/fma.aarch64.s
 # OBJ-ASM: fma_dispatch_0_fma_tiles:
 # OBJ-ASM: {{b|bl}} fma_tile
-run_aarch64 obj.graft "${RUN_ARGS[@]}" > obj_a64.txt
+run_on aarch64 obj.graft "${RUN_ARGS[@]}" > obj_a64.txt
 diff -u "$EX/expected.txt" obj_a64.txt
 "$GRAFT_RUN" obj.graft "${RUN_ARGS[@]}" > obj_x86.txt
 diff -u "$EX/expected.txt" obj_x86.txt

@@ -34,12 +34,11 @@ read_run_args "$EX/run.args"
 "$GRAFT_RUN" rowsum.graft "${RUN_ARGS[@]}" --trace > x86.txt 2> trace.txt
 grep -q 'rowsum_dispatch_0_rowsum_x86' trace.txt
 diff -u "$EX/expected.txt" x86.txt
-require_aarch64
-run_aarch64 rowsum.graft "${RUN_ARGS[@]}" > a64.txt
+run_on aarch64 rowsum.graft "${RUN_ARGS[@]}" > a64.txt
 diff -u "$EX/expected.txt" a64.txt
 X="4x9xf32=[[1.5 -2 3 0.25 9 -7 1 1 2][0 0 0 0 0 0 0 0 0][-1 -1 -1 -1 -1 -1 -1 -1 -1][100 0.125 -3 7 7 7 -0.5 2 1]]"
 "$GRAFT" eval "$EX/rowsum.graph" --function rowsum --input "$X" > want.txt
 "$GRAFT_RUN" rowsum.graft --function rowsum --input "$X" > got_x86.txt
-run_aarch64 rowsum.graft --function rowsum --input "$X" > got_a64.txt
+run_on aarch64 rowsum.graft --function rowsum --input "$X" > got_a64.txt
 diff -u want.txt got_x86.txt
 diff -u want.txt got_a64.txt

@@ -26,9 +26,8 @@ B="3x4xf32=[[1 0 -1 2][0 1 2 -1][3 -2 0 1]]"
 "$GRAFT" eval "$G" --function mlp --input "$A" --input "$B" > want.txt
 "$GRAFT_RUN" mlp.graft --function mlp --input "$A" --input "$B" > got.txt
 cmp want.txt got.txt
-require_aarch64
-run_aarch64 mlp.graft --function mlp --input "$LHS" --input "$RHS" | check run.check
-run_aarch64 mlp.graft --function mlp --input "$A" --input "$B" > got_aarch64.txt
+run_on aarch64 mlp.graft --function mlp --input "$LHS" --input "$RHS" | check run.check
+run_on aarch64 mlp.graft --function mlp --input "$A" --input "$B" > got_aarch64.txt
 cmp want.txt got_aarch64.txt
 
 # A kernel that doubles the product: the result shows the user code ran. Only
@@ -41,7 +40,7 @@ sed 's/acc < 0.0f ? 0.0f : acc/acc < 0.0f ? 0.0f : 2.0f * acc/' \
 "$GRAFT_RUN" double.graft --function mlp --input "$LHS" --input "$RHS" \
   | check --check-prefix=DOUBLE "$TEST_DIR/spec_mlp.sh"
 # DOUBLE: {{^}}2x2xf32=[-24 0][0 -24]{{$}}
-run_aarch64 double.graft --function mlp --input "$LHS" --input "$RHS" | check run.check
+run_on aarch64 double.graft --function mlp --input "$LHS" --input "$RHS" | check run.check
 
 # Spec errors: several in one run, each at its line:col with a caret.
 cat > bad.yaml <<'YAML'

@@ -10,22 +10,58 @@ expect_fail() {
   fi
 }
 
-# run_aarch64 <args...>: graft-run cross-built for aarch64, under qemu.
-run_aarch64() { qemu-aarch64 "$GRAFT_RUN_AARCH64" "$@"; }
-run_riscv64() { qemu-riscv64 "$GRAFT_RUN_RISCV64" "$@"; }
+# The registered targets, from graft itself (targets/Describe.h): TARGETS
+# (names, in registry order), HOST_TARGET (the one graft-run runs natively,
+# empty if none) and TARGET_QEMU[<target>] (its qemu-user binary).
+TARGETS=()
+HOST_TARGET=
+declare -A TARGET_QEMU=()
+while IFS=$'\t' read -r _name _host _qemu _rest; do
+  [[ -z $_name || $_name == \#* ]] && continue
+  TARGETS+=("$_name")
+  TARGET_QEMU[$_name]=$_qemu
+  [[ $_host == 1 ]] && HOST_TARGET=$_name
+done < <("$GRAFT" targets --format=tsv)
+if [[ ${#TARGETS[@]} -eq 0 ]]; then
+  echo "error: '$GRAFT targets --format=tsv' listed no targets" >&2
+  exit 1
+fi
+# ALL_TARGETS: every target, comma-separated (for --target).
+ALL_TARGETS=$(IFS=,; echo "${TARGETS[*]}")
+
+# runner_of <target>: sets RUNNER to the command that runs graft-run for
+# that target: the host's graft-run natively, or the cross-built one
+# ($BIN/cross/<target>/graft-run) under the target's qemu. Fails with a clear
+# message when graft does not know the target or its cross build is missing.
+runner_of() {
+  local target=$1
+  if [[ $target == "$HOST_TARGET" ]]; then
+    RUNNER=("$GRAFT_RUN")
+    return 0
+  fi
+  if [[ -z ${TARGET_QEMU[$target]+set} ]]; then
+    echo "error: graft has no target '$target' (it has: ${TARGETS[*]})" >&2
+    return 1
+  fi
+  local cross=$BIN/cross/$target/graft-run
+  if [[ ! -x $cross ]]; then
+    echo "error: no $target graft-run at '$cross' (build it: ninja graft-run-$target)" >&2
+    return 1
+  fi
+  RUNNER=("${TARGET_QEMU[$target]}" "$cross")
+}
+
+# run_on <target> <graft-run args...>: runs graft-run for that target.
+run_on() {
+  local RUNNER
+  runner_of "$1" || return 1
+  shift
+  "${RUNNER[@]}" "$@"
+}
 
 # check <file-with-CHECK-lines> < input: FileCheck with the usual flags.
 check() { "$FILECHECK" --dump-input=fail "$@"; }
 
-# require_aarch64: fails with a clear message when the cross-built aarch64
-# graft-run is missing (it is built by the graft-run-aarch64 target).
-require_aarch64() {
-  if [[ ! -x "$GRAFT_RUN_AARCH64" ]]; then
-    echo "error: no aarch64 graft-run at '$GRAFT_RUN_AARCH64'" \
-         "(build it: ninja graft-run-aarch64)" >&2
-    return 1
-  fi
-}
 
 # $PYTHON: a python3 that has numpy (a pyenv shim first on PATH may not).
 if [[ -z "${PYTHON:-}" ]]; then
@@ -52,13 +88,13 @@ read_run_args() {
   done < "$1"
 }
 
-# require_riscv64: the same for the cross-built riscv64 graft-run.
-require_riscv64() {
-  if [[ ! -x "$GRAFT_RUN_RISCV64" ]]; then
-    echo "error: no riscv64 graft-run at '$GRAFT_RUN_RISCV64'" \
-         "(build it: ninja graft-run-riscv64)" >&2
-    return 1
-  fi
+# require_targets <target...>: fails with a clear message unless graft-run
+# can run for each of them (runner_of).
+require_targets() {
+  local RUNNER t
+  for t in "$@"; do
+    runner_of "$t" || return 1
+  done
 }
 
 # bad_kernel <name>: builds <name>.graft (x86_64, aarch64, riscv64),
