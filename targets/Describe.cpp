@@ -41,13 +41,21 @@ void printHuman(std::FILE *out) {
 }
 
 void printTsv(std::FILE *out) {
-  std::fprintf(out, "#name\thost\tqemu\tsysroot\tclang_triple\tkernel_flags\t"
-                    "word_bits\te_machine\tbaseline\n");
-  for (const TargetInfo *t : allTargets())
-    std::fprintf(out, "%s\t%d\t%s\t%s\t%s\t%s\t%u\t%u\t%s\n", t->name, t->isHost ? 1 : 0,
-                 t->qemu, t->sysroot, t->clangTriple,
+  std::fprintf(out, "#target\tname\thost\tqemu\tsysroot\tclang_triple\tkernel_flags\t"
+                    "word_bits\te_machine\tbaseline\n"
+                    "#level\ttarget\tname\tvector_bits\tvector_registers\tcpu_features\n"
+                    "#qemu-cpu\ttarget\tmodel\tlevel\n");
+  for (const TargetInfo *t : allTargets()) {
+    std::fprintf(out, "target\t%s\t%d\t%s\t%s\t%s\t%s\t%u\t%u\t%s\n", t->name,
+                 t->isHost ? 1 : 0, t->qemu, t->sysroot, t->clangTriple,
                  join(kernelClangFlags(*t, t->baseline()), " ").c_str(), t->pointerBits(),
                  t->elfMachine, t->baseline().name);
+    for (const FeatureLevel &l : t->levels)
+      std::fprintf(out, "level\t%s\t%s\t%u\t%u\t%s\n", t->name, l.name, l.vectorBits,
+                   l.vectorRegisters, join(requiredCpuFeatures(*t, l), " ").c_str());
+    for (const QemuCpu &c : t->qemuCpus)
+      std::fprintf(out, "qemu-cpu\t%s\t%s\t%s\n", t->name, c.model, c.level);
+  }
 }
 
 void printCMake(std::FILE *out) {

@@ -17,10 +17,14 @@ bool parseTargetFormat(const std::string &text, TargetFormat &out);
 // Writes every registered target to |out| in |format|.
 //  - Human: one line per target (triple, ELF class, how it runs here) and one
 //    per feature level.
-//  - Tsv: a '#' header line naming the columns, then one tab-separated line
-//    per target: name, host (1 or 0), qemu, sysroot, clang triple, the
-//    baseline's kernel clang flags (space-separated), ELF class bits,
-//    e_machine, baseline level.
+//  - Tsv: tab-separated records, the first field naming the kind; '#'
+//    lines name the columns of each kind:
+//      target  name, host (1 or 0), qemu, sysroot, clang triple, the
+//              baseline's kernel clang flags (space-separated), ELF class
+//              bits, e_machine, baseline level
+//      level   target, level, vector bits, vector registers, the CPU
+//              features it requires (its own and implied, space-separated)
+//      qemu-cpu  target, qemu -cpu model, the best level it runs
 //  - CMake: set() commands: GRAFT_TARGETS (the list), GRAFT_HOST_TARGET and,
 //    per target T, GRAFT_TARGET_<T>_{QEMU,SYSROOT,CROSS_CC,PROCESSOR,
 //    CLANG_TRIPLE}.

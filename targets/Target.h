@@ -42,6 +42,11 @@ struct FeatureLevel {
   unsigned vectorRegisters;
 };
 
+struct QemuCpu {
+  const char *model; // qemu -cpu
+  const char *level; // best FeatureLevel it runs
+};
+
 struct TargetInfo {
   const char *name; // "x86_64": what users write in --target
 
@@ -76,6 +81,10 @@ struct TargetInfo {
   const char *sysroot;        // target libc (Debian's cross packages)
   const char *crossCC;        // gcc cross compiler for the runtime
   const char *cmakeProcessor; // CMAKE_SYSTEM_PROCESSOR of the cross build
+  // qemu CPU models the tests run the runtime's feature detection under,
+  // each with the last of |levels| whose CPU features that model has (what
+  // a load-time choice of level must pick there).
+  std::vector<QemuCpu> qemuCpus;
 
   // True when graft itself was compiled for this architecture (each target
   // file tests its own predefined macros).

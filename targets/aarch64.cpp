@@ -42,6 +42,7 @@ const TargetInfo aarch64Target = {
     /*sysroot=*/"/usr/aarch64-linux-gnu",
     /*crossCC=*/"aarch64-linux-gnu-gcc",
     /*cmakeProcessor=*/"aarch64",
+    /*qemuCpus=*/{{"cortex-a53", "armv8-a"}, {"max", "armv8.2-a+dotprod"}},
     /*isHost=*/kIsHost,
 };
 

@@ -42,6 +42,7 @@ const TargetInfo riscv64Target = {
     /*sysroot=*/"/usr/riscv64-linux-gnu",
     /*crossCC=*/"riscv64-linux-gnu-gcc",
     /*cmakeProcessor=*/"riscv64",
+    /*qemuCpus=*/{{"rv64", "rv64gc"}},
     /*isHost=*/kIsHost,
 };
 

@@ -49,6 +49,7 @@ const TargetInfo x86_64Target = {
     /*sysroot=*/"/usr/x86_64-linux-gnu",
     /*crossCC=*/"x86_64-linux-gnu-gcc",
     /*cmakeProcessor=*/"x86_64",
+    /*qemuCpus=*/{}, // tested natively, against /proc/cpuinfo
     /*isHost=*/kIsHost,
 };
 

@@ -22,7 +22,8 @@ def targets(graft):
         if not line or line.startswith("#"):
             continue
         fields = line.split("\t")
-        result.append(Target(fields[0], fields[1] == "1", fields[2]))
+        if fields[0] == "target":
+            result.append(Target(fields[1], fields[2] == "1", fields[3]))
     return result
 
 

@@ -30,18 +30,20 @@ typedef struct graft_elf_segment_t {
   uint32_t flags;  /* GRAFT_PF_* */
 } graft_elf_segment_t;
 
-/* Dynamic-table facts, as link-time addresses; 0 = absent. */
+/* Dynamic-table facts, as link-time addresses; 0 = absent. The relocation
+ * tables are in the ISA's format (DT_RELA or DT_REL, arch->reloc_format). */
 typedef struct graft_elf_dynamic_t {
   uint64_t symtab;
   uint64_t sym_count;
   uint64_t strtab;
   uint64_t strsz;
-  uint64_t rela, relasz;
+  uint64_t reloc, relocsz; /* DT_RELA/DT_RELASZ or DT_REL/DT_RELSZ */
   uint64_t jmprel, pltrelsz;
 } graft_elf_dynamic_t;
 
 typedef struct graft_elf_image_t {
   const graft_elf_arch_t* arch;
+  const graft_elf_layout_t* layout; /* the slice's ELF class */
   uint8_t* mapping;     /* start of the reservation */
   size_t mapping_size;
   uintptr_t base;       /* runtime address of link-time address 0 */
@@ -58,6 +60,13 @@ typedef struct graft_elf_image_t {
 graft_status_t graft_elf_image_load(const uint8_t* data, size_t size,
                                     graft_elf_image_t* out_image);
 void graft_elf_image_unload(graft_elf_image_t* image);
+
+/* The runtime address of link-time address |vaddr|, which the caller has
+ * checked lies inside the image (so it fits a pointer on every host). */
+static inline void* graft_elf_image_address(const graft_elf_image_t* image,
+                                            uint64_t vaddr) {
+  return (void*)(image->base + (uintptr_t)vaddr);
+}
 
 /* True when [ptr, ptr + length) lies inside one loaded segment whose flags
  * include all of |required_flags| (GRAFT_PF_*). */
@@ -84,7 +93,7 @@ graft_status_t graft_elf_image_relocate(graft_elf_image_t* image);
  * be a string inside the image. */
 graft_status_t graft_elf_image_symbol(const graft_elf_image_t* image,
                                       uint64_t index,
-                                      graft_elf64_sym_t* out_sym,
+                                      graft_elf_sym_t* out_sym,
                                       const char** out_name);
 
 #ifdef __cplusplus

@@ -224,23 +224,28 @@ graft_status_t graft_fatelf_list(const uint8_t* data, size_t size,
   return NULL;
 }
 
-static int slice_fits_host(const graft_fatelf_slice_t* slice, uint16_t host) {
-  return slice->machine == host && slice->word_size == GRAFT_ELFCLASS64 &&
+static int slice_fits_host(const graft_fatelf_slice_t* slice,
+                           const graft_elf_arch_t* host) {
+  return host && slice->machine == host->machine &&
+         slice->word_size == host->elf_class &&
          slice->byte_order == GRAFT_ELFDATA2LSB &&
          (slice->osabi == OSABI_NONE || slice->osabi == OSABI_LINUX ||
           slice->osabi == OSABI_STANDALONE);
 }
 
 /* Appends ", name" for the error listing; qualifies slices that have the
- * right machine but the wrong word size, byte order or OS ABI. */
+ * word size or byte order their machine's target does not use, or a foreign
+ * OS ABI. */
 static void append_slice_name(char* buffer, size_t capacity,
                               const graft_fatelf_slice_t* slice, int first) {
   size_t used = strlen(buffer);
   if (used >= capacity) return;
+  const graft_elf_arch_t* arch = graft_elf_arch_lookup(slice->machine);
   const char* qualifier = "";
   char osabi[24] = "";
-  if (slice->word_size != GRAFT_ELFCLASS64) {
-    qualifier = " (not 64-bit)";
+  if (arch && slice->word_size != arch->elf_class) {
+    qualifier = arch->elf_class == GRAFT_ELFCLASS64 ? " (not 64-bit)"
+                                                    : " (not 32-bit)";
   } else if (slice->byte_order != GRAFT_ELFDATA2LSB) {
     qualifier = " (big-endian)";
   } else if (slice->osabi != OSABI_NONE && slice->osabi != OSABI_LINUX &&
@@ -261,7 +266,7 @@ graft_status_t graft_fatelf_select_host(const uint8_t* data, size_t size,
       graft_fatelf_list(data, size, slices, sizeof(slices) / sizeof(slices[0]),
                         &count);
   if (status) return status;
-  uint16_t host = graft_elf_host_machine();
+  const graft_elf_arch_t* host = graft_elf_arch_host();
   for (size_t i = 0; i < count; ++i) {
     if (slice_fits_host(&slices[i], host)) {
       *out_slice = slices[i];
@@ -274,5 +279,5 @@ graft_status_t graft_fatelf_select_host(const uint8_t* data, size_t size,
   }
   return graft_status_make(GRAFT_NOT_FOUND,
                            "no slice for this CPU (%s); the file has: %s",
-                           graft_elf_machine_name(host), names);
+                           host ? host->name : "unknown", names);
 }

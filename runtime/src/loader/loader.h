@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/arch.h"
 #include "graft/abi.h"
 #include "graft/status.h"
 
@@ -37,8 +38,19 @@ graft_status_t graft_fatelf_list(const uint8_t* data, size_t size,
 graft_status_t graft_fatelf_select_host(const uint8_t* data, size_t size,
                                         graft_fatelf_slice_t* out_slice);
 
-/* "x86_64", "aarch64", "riscv64" or "machine 0x1234". */
+/* The registered target name of |machine| ("x86_64") or "machine 0x1234". */
 const char* graft_elf_machine_name(uint16_t machine);
+
+/* The CPU this runtime runs on: fills |out_fields| with its features in
+ * IREE's cpu_data layout plus graft's own word (arch/arch.h: words 0..7 are
+ * bit-for-bit what IREE's runtime reports and may be passed to IREE
+ * plugins as processor_data; word 8 is graft's) and returns its ISA. The
+ * ISA's file does the detection (cpuid and XGETBV on x86_64, the kernel's
+ * AT_HWCAP/AT_HWCAP2 on Arm, AT_HWCAP and riscv_hwprobe on RISC-V). When
+ * the runtime was built for an ISA graft has no target for, the words are
+ * zero and the result is NULL. Detection runs on every call; it is cheap. */
+const graft_elf_arch_t* graft_cpu_data(
+    uint64_t out_fields[GRAFT_CPU_DATA_FIELD_COUNT]);
 
 typedef struct graft_library_handle_s graft_library_handle_t;
 

@@ -70,19 +70,16 @@ test_file_t test_read_fixture(const char* name) {
 
 const char* test_fixture_name(int other, const char* variant) {
   static char name[256];
-  static const char* const kIsas[] = {"x86_64", "aarch64", "riscv64"};
-  const char* host = graft_elf_machine_name(graft_elf_host_machine());
-  const char* isa = host;
-  if (other) {
-    for (size_t i = 0; i < 3; ++i) {
-      if (strcmp(kIsas[i], host) != 0) {
-        isa = kIsas[i];
-        break;
-      }
+  const graft_elf_arch_t* host = graft_elf_arch_host();
+  const graft_elf_arch_t* isa = host;
+  for (size_t i = 0; other && i < graft_elf_arch_count(); ++i) {
+    if (graft_elf_arch_at(i) != host) {
+      isa = graft_elf_arch_at(i);
+      break;
     }
   }
-  snprintf(name, sizeof(name), "fixture_%s%s%s.so", isa, variant ? "_" : "",
-           variant ? variant : "");
+  snprintf(name, sizeof(name), "fixture_%s%s%s.so", isa->name,
+           variant ? "_" : "", variant ? variant : "");
   return name;
 }
 
@@ -137,11 +134,15 @@ static void test_fatelf_list(void) {
   size_t count = 0;
   test_expect_ok(graft_fatelf_list(fat.data, fat.size, slices, 8, &count),
                  "fatelf: list fixture bundle");
-  test_check(count == 3 && slices[0].machine == GRAFT_EM_X86_64 &&
-                 slices[1].machine == GRAFT_EM_AARCH64 &&
-                 slices[2].machine == GRAFT_EM_RISCV &&
-                 slices[0].offset % 4096 == 0 && slices[0].word_size == 2,
-             "fatelf: three slices x86_64, aarch64, riscv64", "wrong records");
+  /* regen.sh bundles one slice per registered target, in registry order. */
+  int ok = count == graft_elf_arch_count();
+  for (size_t i = 0; ok && i < count; ++i) {
+    ok = slices[i].machine == graft_elf_arch_at(i)->machine &&
+         slices[i].word_size == graft_elf_arch_at(i)->elf_class &&
+         slices[i].offset % 4096 == 0;
+  }
+  test_check(ok, "fatelf: one slice per registered target, in order",
+             "wrong records");
   test_file_t elf = test_read_fixture(test_fixture_name(0, NULL));
   test_expect_ok(graft_fatelf_list(elf.data, elf.size, slices, 8, &count),
                  "fatelf: plain ELF lists");
@@ -156,7 +157,7 @@ static void test_open_and_run(void) {
   graft_library_handle_t* handle = NULL;
   if (test_expect_ok(graft_library_open(fat.data, fat.size, &handle),
                      "open: host slice from FatELF")) {
-    test_check(graft_library_machine(handle) == graft_elf_host_machine(),
+    test_check(graft_library_machine(handle) == graft_elf_arch_host()->machine,
                "open: selected the host machine", "wrong machine");
     const graft_library_v1_t* lib = graft_library_header(handle);
     /* The bundle bytes may go away once open returns. */
@@ -220,7 +221,7 @@ static void test_refusals(void) {
   }
   free(imports.data);
 
-  const char* host = graft_elf_machine_name(graft_elf_host_machine());
+  const char* host = graft_elf_arch_host()->name;
   test_file_t other = test_read_fixture(test_fixture_name(1, NULL));
   uint16_t other_machine;
   memcpy(&other_machine, other.data + 18, 2);
@@ -241,16 +242,16 @@ static void test_refusals(void) {
 /* Patches the PT_LOAD with PF_X to also be writable. */
 static void test_wx_refused(void) {
   test_file_t elf = test_read_fixture(test_fixture_name(0, NULL));
-  graft_elf64_ehdr_t eh;
-  memcpy(&eh, elf.data, sizeof(eh));
+  const graft_elf_layout_t* l = graft_elf_layout(elf.data[GRAFT_EI_CLASS]);
+  graft_elf_ehdr_t eh;
+  graft_elf_read_ehdr(l, elf.data, &eh);
   int patched = 0;
   for (int i = 0; i < eh.e_phnum; ++i) {
-    uint8_t* p = elf.data + eh.e_phoff + (size_t)i * sizeof(graft_elf64_phdr_t);
-    graft_elf64_phdr_t ph;
-    memcpy(&ph, p, sizeof(ph));
+    uint8_t* p = elf.data + eh.e_phoff + (size_t)i * l->phdr_size;
+    graft_elf_phdr_t ph;
+    graft_elf_read_phdr(l, p, &ph);
     if (ph.p_type == GRAFT_PT_LOAD && (ph.p_flags & GRAFT_PF_X)) {
-      ph.p_flags |= GRAFT_PF_W;
-      memcpy(p, &ph, sizeof(ph));
+      graft_elf_write_field(p, l->phdr.p_flags, ph.p_flags | GRAFT_PF_W);
       patched = 1;
     }
   }
@@ -289,35 +290,48 @@ static void test_truncation(void) {
 }
 
 typedef struct patch_t {
-  size_t offset;
-  size_t width;
+  graft_elf_field_t field;
   uint64_t value;
   const char* expected;
 } patch_t;
 
 static void test_corrupt_elf_header(void) {
   test_file_t elf = test_read_fixture(test_fixture_name(0, NULL));
+  const graft_elf_arch_t* host = graft_elf_arch_host();
+  const graft_elf_layout_t* l = graft_elf_layout(elf.data[GRAFT_EI_CLASS]);
+  const uint8_t other_class = host->elf_class == GRAFT_ELFCLASS64
+                                  ? GRAFT_ELFCLASS32
+                                  : GRAFT_ELFCLASS64;
+  char wrong_class[96];
+  snprintf(wrong_class, sizeof(wrong_class),
+           "slice is %u-bit (ELF class %u) but %s slices are %u-bit",
+           other_class == GRAFT_ELFCLASS64 ? 64u : 32u, other_class,
+           host->name, host->elf_class == GRAFT_ELFCLASS64 ? 64u : 32u);
+  const graft_elf_field_t ident_byte[] = {
+      {0, 1}, {GRAFT_EI_CLASS, 1}, {GRAFT_EI_DATA, 1}, {GRAFT_EI_VERSION, 1}};
   const patch_t patches[] = {
-      {0, 1, 0x7e, "not an ELF file"},
-      {GRAFT_EI_CLASS, 1, 1, "ELF class 1 is not supported"},
-      {GRAFT_EI_DATA, 1, 2, "ELF data encoding 2"},
-      {GRAFT_EI_VERSION, 1, 0, "ELF version 0/1"},
-      {16, 2, 2, "ELF type 2 is not supported (expected 3"},
-      {52, 2, 40, "ELF header size 40"},
-      {54, 2, 32, "program header size 32"},
-      {56, 2, 0, "slice has 0 program headers"},
-      {32, 8, 0xfffffffffffffff0ull, "program header table"},
-      {40, 8, 0xffffffffffffff00ull, "section header table"},
-      {58, 2, 40, "section header size 40"},
+      {ident_byte[0], 0x7e, "not an ELF file"},
+      {ident_byte[1], 3, "ELF class 3 is not supported"},
+      {ident_byte[1], other_class, wrong_class},
+      {ident_byte[2], 2, "ELF data encoding 2"},
+      {ident_byte[3], 0, "ELF version 0/1"},
+      {l->ehdr.e_type, 2, "ELF type 2 is not supported (expected 3"},
+      {l->ehdr.e_ehsize, 40, "ELF header size 40"},
+      {l->ehdr.e_phentsize, 31, "program header size 31"},
+      {l->ehdr.e_phnum, 0, "slice has 0 program headers"},
+      {l->ehdr.e_phoff, 0xfffffffffffffff0ull, "program header table"},
+      {l->ehdr.e_shoff, 0xffffffffffffff00ull, "section header table"},
+      {l->ehdr.e_shentsize, 39, "section header size 39"},
   };
   for (size_t i = 0; i < sizeof(patches) / sizeof(patches[0]); ++i) {
     const patch_t* p = &patches[i];
     uint8_t* copy = (uint8_t*)malloc(elf.size);
     memcpy(copy, elf.data, elf.size);
-    memcpy(copy + p->offset, &p->value, p->width); /* little-endian host */
+    graft_elf_write_field(copy, p->field, p->value);
     graft_elf_image_t image;
-    char what[128];
-    snprintf(what, sizeof(what), "corrupt ELF header byte %zu", p->offset);
+    char what[160];
+    snprintf(what, sizeof(what), "corrupt ELF header byte %u: %s",
+             p->field.offset, p->expected);
     test_expect_error(graft_elf_image_load(copy, elf.size, &image), p->expected,
                       what);
     free(copy);
@@ -368,23 +382,30 @@ static void test_corrupt_fatelf(void) {
                       patches[i].expected, what);
   }
   memcpy(copy, fat.data, fat.size);
+  char truncated[128];
+  snprintf(truncated, sizeof(truncated),
+           "truncated FatELF record table: %zu records need %zu bytes, file "
+           "has 56",
+           graft_elf_arch_count(), 8 + 24 * graft_elf_arch_count());
   test_expect_error(graft_fatelf_select_host(copy, 8 + 24 * 2, &slice),
-                    "truncated FatELF record table: 3 records need 80 bytes, "
-                    "file has 56",
-                    "corrupt FatELF: truncated record table");
+                    truncated, "corrupt FatELF: truncated record table");
   /* A bundle without the host's slice lists what it has. */
   memcpy(copy, fat.data, fat.size);
+  const graft_elf_arch_t* host = graft_elf_arch_host();
   size_t host_index = 0;
-  for (size_t r = 0; r < 3; ++r) {
+  for (size_t r = 0; r < graft_elf_arch_count(); ++r) {
     uint16_t machine;
     memcpy(&machine, copy + 8 + 24 * r, 2);
-    if (machine == graft_elf_host_machine()) host_index = r;
+    if (machine == host->machine) host_index = r;
   }
-  /* A 32-bit slice (record and ELF header agree) is not for this CPU. */
+  /* A slice of the word size the host's target does not use (record and
+   * ELF header agree) is not for this CPU. */
+  const uint8_t other_class =
+      host->elf_class == GRAFT_ELFCLASS64 ? GRAFT_ELFCLASS32 : GRAFT_ELFCLASS64;
   uint64_t host_offset;
   memcpy(&host_offset, copy + 8 + 24 * host_index + 8, 8);
-  copy[8 + 24 * host_index + 4] = 1;
-  copy[host_offset + GRAFT_EI_CLASS] = 1;
+  copy[8 + 24 * host_index + 4] = other_class;
+  copy[host_offset + GRAFT_EI_CLASS] = other_class;
   test_expect_error(graft_fatelf_select_host(copy, fat.size, &slice),
                     "no slice for this CPU (", "corrupt FatELF: no host slice");
   free(copy);

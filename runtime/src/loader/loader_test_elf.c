@@ -1,7 +1,9 @@
 /* Tests of the ELF loader's structural checks: program headers, dynamic
  * tags and relocation entries of the host fixture are patched one at a
  * time and each must be refused with a message naming the problem (or, for
- * the DT_HASH fallback, still load). */
+ * the DT_HASH fallback, still load). Entries are read and patched through
+ * the loader's own per-class layout (elf_format.h), so the same cases run
+ * on 32-bit and 64-bit hosts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,34 +18,44 @@
 typedef struct slice_t {
   uint8_t* data;
   size_t size;
-  graft_elf64_ehdr_t ehdr;
+  const graft_elf_layout_t* layout;
+  graft_elf_ehdr_t ehdr;
 } slice_t;
 
-static slice_t fresh_slice(void) {
-  test_file_t file = test_read_fixture(test_fixture_name(0, NULL));
+static slice_t slice_of(test_file_t file) {
   slice_t s;
   s.data = file.data;
   s.size = file.size;
-  memcpy(&s.ehdr, s.data, sizeof(s.ehdr));
+  s.layout = graft_elf_layout(s.data[GRAFT_EI_CLASS]);
+  if (!s.layout) {
+    fprintf(stderr, "loader_test: fixture has ELF class %u\n",
+            s.data[GRAFT_EI_CLASS]);
+    exit(2);
+  }
+  graft_elf_read_ehdr(s.layout, s.data, &s.ehdr);
   return s;
 }
 
+static slice_t fresh_slice(void) {
+  return slice_of(test_read_fixture(test_fixture_name(0, NULL)));
+}
+
 static uint8_t* phdr_at(slice_t* s, int index) {
-  return s->data + s->ehdr.e_phoff + (size_t)index * sizeof(graft_elf64_phdr_t);
+  return s->data + s->ehdr.e_phoff + (size_t)index * s->layout->phdr_size;
 }
 
 /* The |nth| program header of |type| (counting from 0), or NULL. */
 static uint8_t* find_phdr(slice_t* s, uint32_t type, int nth,
-                          graft_elf64_phdr_t* out) {
+                          graft_elf_phdr_t* out) {
   for (int i = 0; i < s->ehdr.e_phnum; ++i) {
-    memcpy(out, phdr_at(s, i), sizeof(*out));
+    graft_elf_read_phdr(s->layout, phdr_at(s, i), out);
     if (out->p_type == type && nth-- == 0) return phdr_at(s, i);
   }
   return NULL;
 }
 
 static uint64_t file_offset_of(slice_t* s, uint64_t vaddr) {
-  graft_elf64_phdr_t ph;
+  graft_elf_phdr_t ph;
   for (int n = 0; find_phdr(s, GRAFT_PT_LOAD, n, &ph); ++n) {
     if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
       return vaddr - ph.p_vaddr + ph.p_offset;
@@ -53,15 +65,42 @@ static uint64_t file_offset_of(slice_t* s, uint64_t vaddr) {
 }
 
 /* The dynamic entry with |tag| in the file, or NULL. */
-static uint8_t* find_dynamic(slice_t* s, int64_t tag, graft_elf64_dyn_t* out) {
-  graft_elf64_phdr_t ph;
+static uint8_t* find_dynamic(slice_t* s, int64_t tag, graft_elf_dyn_t* out) {
+  graft_elf_phdr_t ph;
   if (!find_phdr(s, GRAFT_PT_DYNAMIC, 0, &ph)) return NULL;
-  for (uint64_t off = 0; off + sizeof(*out) <= ph.p_filesz;
-       off += sizeof(*out)) {
-    memcpy(out, s->data + ph.p_offset + off, sizeof(*out));
+  const unsigned size = s->layout->dyn_size;
+  for (uint64_t off = 0; off + size <= ph.p_filesz; off += size) {
+    graft_elf_read_dyn(s->layout, s->data + ph.p_offset + off, out);
     if (out->d_tag == tag) return s->data + ph.p_offset + off;
   }
   return NULL;
+}
+
+/* Rewrites the dynamic entry with |tag| (which must exist). */
+static void patch_dynamic(slice_t* s, int64_t tag, int64_t new_tag,
+                          uint64_t new_val) {
+  graft_elf_dyn_t dyn;
+  uint8_t* p = find_dynamic(s, tag, &dyn);
+  test_check(p != NULL, "elf: fixture has the dynamic tag to patch", "");
+  if (!p) return;
+  graft_elf_write_field(p, s->layout->dyn.d_tag, (uint64_t)new_tag);
+  graft_elf_write_field(p, s->layout->dyn.d_val, new_val);
+}
+
+/* The host ISA's relocation table tags (DT_RELA or DT_REL). */
+typedef struct reloc_tags_t {
+  int64_t table, size, other_table;
+  const char *table_name, *other_name;
+  unsigned entry_size;
+} reloc_tags_t;
+
+static reloc_tags_t host_reloc_tags(const slice_t* s) {
+  if (graft_elf_arch_host()->reloc_format == GRAFT_ELF_REL) {
+    return (reloc_tags_t){GRAFT_DT_REL, GRAFT_DT_RELSZ, GRAFT_DT_RELA,
+                          "DT_REL", "DT_RELA", s->layout->rel_size};
+  }
+  return (reloc_tags_t){GRAFT_DT_RELA, GRAFT_DT_RELASZ, GRAFT_DT_REL,
+                        "DT_RELA", "DT_REL", s->layout->rela_size};
 }
 
 static void expect_load(slice_t* s, const char* needle, const char* what) {
@@ -77,55 +116,52 @@ static void expect_load(slice_t* s, const char* needle, const char* what) {
 }
 
 static void program_header_cases(void) {
-  graft_elf64_phdr_t ph;
+  graft_elf_phdr_t ph;
   slice_t s = fresh_slice();
+  const graft_elf_layout_t* l = s.layout;
   uint8_t* p = find_phdr(&s, GRAFT_PT_LOAD, 1, &ph);
-  ph.p_vaddr = 0x10;
-  ph.p_offset = 0x10;
-  memcpy(p, &ph, sizeof(ph));
+  graft_elf_write_field(p, l->phdr.p_vaddr, 0x10);
+  graft_elf_write_field(p, l->phdr.p_offset, 0x10);
   expect_load(&s, "overlaps or shares a page", "elf: overlapping PT_LOAD");
 
   s = fresh_slice();
   p = find_phdr(&s, GRAFT_PT_LOAD, 2, &ph);
-  ph.p_filesz = ph.p_memsz + 1;
-  memcpy(p, &ph, sizeof(ph));
+  graft_elf_write_field(p, l->phdr.p_filesz, ph.p_memsz + 1);
   expect_load(&s, "exceeds memory size", "elf: p_filesz > p_memsz");
 
   s = fresh_slice();
   p = find_phdr(&s, GRAFT_PT_LOAD, 1, &ph);
-  ph.p_offset += 8;
-  memcpy(p, &ph, sizeof(ph));
+  graft_elf_write_field(p, l->phdr.p_offset, ph.p_offset + 8);
   expect_load(&s, "are not congruent modulo", "elf: offset/vaddr congruence");
 
   s = fresh_slice();
   p = find_phdr(&s, GRAFT_PT_LOAD, 2, &ph);
-  ph.p_memsz = 1ull << 40;
-  memcpy(p, &ph, sizeof(ph));
+  graft_elf_write_field(p, l->phdr.p_memsz, 1ull << 31);
   expect_load(&s, "image limit", "elf: huge segment");
 
   s = fresh_slice();
   p = find_phdr(&s, GRAFT_PT_LOAD, 2, &ph);
-  ph.p_offset = s.size - 4 + (ph.p_vaddr % 4096) - (s.size - 4) % 4096;
-  memcpy(p, &ph, sizeof(ph));
+  graft_elf_write_field(
+      p, l->phdr.p_offset,
+      s.size - 4 + (ph.p_vaddr % 4096) - (s.size - 4) % 4096);
   expect_load(&s, "is outside the", "elf: segment past end of file");
 
   s = fresh_slice();
   p = find_phdr(&s, 0x6474e551u /* PT_GNU_STACK */, 0, &ph);
-  ph.p_type = GRAFT_PT_TLS;
-  memcpy(p, &ph, sizeof(ph));
+  graft_elf_write_field(p, l->phdr.p_type, GRAFT_PT_TLS);
   expect_load(&s, "thread-local storage", "elf: PT_TLS refused");
 
   /* PT_GNU_RELRO over the text segment used to be accepted and made
    * read-only, so the first dispatch faulted: RELRO must lie inside one
    * writable PT_LOAD. */
   s = fresh_slice();
-  graft_elf64_phdr_t text;
+  graft_elf_phdr_t text;
   find_phdr(&s, GRAFT_PT_LOAD, 1, &text);
   p = find_phdr(&s, GRAFT_PT_GNU_RELRO, 0, &ph);
-  ph.p_vaddr = text.p_vaddr;
-  ph.p_offset = text.p_offset;
-  ph.p_filesz = ph.p_memsz = text.p_memsz;
-  memcpy(p, &ph, sizeof(ph));
+  graft_elf_write_field(p, l->phdr.p_vaddr, text.p_vaddr);
+  graft_elf_write_field(p, l->phdr.p_offset, text.p_offset);
+  graft_elf_write_field(p, l->phdr.p_filesz, text.p_memsz);
+  graft_elf_write_field(p, l->phdr.p_memsz, text.p_memsz);
   char expected[128];
   snprintf(expected, sizeof(expected),
            "PT_GNU_RELRO [0x%llx, +0x%llx) is not inside one writable PT_LOAD "
@@ -135,113 +171,106 @@ static void program_header_cases(void) {
 
   s = fresh_slice();
   p = find_phdr(&s, GRAFT_PT_GNU_RELRO, 0, &ph);
-  ph.p_memsz += 0x10000;
-  memcpy(p, &ph, sizeof(ph));
+  graft_elf_write_field(p, l->phdr.p_memsz, ph.p_memsz + 0x10000);
   expect_load(&s, "is not inside one writable PT_LOAD segment",
               "elf: PT_GNU_RELRO past its segment");
 
   s = fresh_slice();
   p = find_phdr(&s, GRAFT_PT_DYNAMIC, 0, &ph);
-  ph.p_type = 0x6474e551u;
-  memcpy(p, &ph, sizeof(ph));
+  graft_elf_write_field(p, l->phdr.p_type, 0x6474e551u);
   expect_load(&s, "no PT_DYNAMIC", "elf: missing PT_DYNAMIC");
 }
 
 static void dynamic_cases(void) {
-  graft_elf64_dyn_t dyn;
+  graft_elf_dyn_t dyn;
   slice_t s = fresh_slice();
-  uint8_t* p = find_dynamic(&s, GRAFT_DT_HASH, &dyn);
-  dyn.d_tag = DT_GNU_HASH;
-  memcpy(p, &dyn, sizeof(dyn));
+  const reloc_tags_t tags = host_reloc_tags(&s);
+  find_dynamic(&s, GRAFT_DT_HASH, &dyn);
+  patch_dynamic(&s, GRAFT_DT_HASH, DT_GNU_HASH, dyn.d_val);
   expect_load(&s, NULL, "elf: no DT_HASH, .dynsym section header sizes it");
 
   s = fresh_slice();
-  p = find_dynamic(&s, GRAFT_DT_HASH, &dyn);
-  dyn.d_tag = DT_GNU_HASH;
-  memcpy(p, &dyn, sizeof(dyn));
-  memset(s.data + 60, 0, 2); /* e_shnum = 0: no section headers either */
+  find_dynamic(&s, GRAFT_DT_HASH, &dyn);
+  patch_dynamic(&s, GRAFT_DT_HASH, DT_GNU_HASH, dyn.d_val);
+  /* e_shnum = 0: no section headers either */
+  graft_elf_write_field(s.data, s.layout->ehdr.e_shnum, 0);
   expect_load(&s, "neither DT_HASH nor a .dynsym", "elf: no way to size .dynsym");
 
   s = fresh_slice();
-  p = find_dynamic(&s, GRAFT_DT_RELA, &dyn);
-  dyn.d_tag = GRAFT_DT_REL;
-  memcpy(p, &dyn, sizeof(dyn));
-  expect_load(&s, "slice uses DT_REL relocations; only DT_RELA",
-              "elf: DT_REL refused");
+  find_dynamic(&s, tags.table, &dyn);
+  patch_dynamic(&s, tags.table, tags.other_table, dyn.d_val);
+  char expected[160];
+  snprintf(expected, sizeof(expected), "slice uses %s relocations; %s slices "
+           "use %s", tags.other_name, graft_elf_arch_host()->name,
+           tags.table_name);
+  expect_load(&s, expected, "elf: the other relocation format refused");
 
   s = fresh_slice();
-  p = find_dynamic(&s, 0x1e /* DT_FLAGS */, &dyn);
-  dyn.d_tag = GRAFT_DT_NEEDED;
-  dyn.d_val = 1;
-  memcpy(p, &dyn, sizeof(dyn));
+  patch_dynamic(&s, 0x1e /* DT_FLAGS */, GRAFT_DT_NEEDED, 1);
   expect_load(&s, "slice depends on shared library 'graft_library_query'",
               "elf: DT_NEEDED refused");
 
   s = fresh_slice();
-  p = find_dynamic(&s, GRAFT_DT_RELASZ, &dyn);
-  dyn.d_val += 1;
-  memcpy(p, &dyn, sizeof(dyn));
-  expect_load(&s, "not a multiple of the 24-byte entry", "elf: bad DT_RELASZ");
+  find_dynamic(&s, tags.size, &dyn);
+  patch_dynamic(&s, tags.size, tags.size, dyn.d_val + 1);
+  snprintf(expected, sizeof(expected), "not a multiple of the %u-byte entry",
+           tags.entry_size);
+  expect_load(&s, expected, "elf: relocation table size not whole entries");
 
   s = fresh_slice();
-  p = find_dynamic(&s, GRAFT_DT_RELA, &dyn);
-  dyn.d_val = 0x7fff0000;
-  memcpy(p, &dyn, sizeof(dyn));
-  expect_load(&s, "DT_RELA [0x7fff0000", "elf: DT_RELA outside the image");
+  patch_dynamic(&s, tags.table, tags.table, 0x7fff0000);
+  snprintf(expected, sizeof(expected), "%s [0x7fff0000", tags.table_name);
+  expect_load(&s, expected, "elf: relocation table outside the image");
 
   s = fresh_slice();
-  p = find_dynamic(&s, GRAFT_DT_STRSZ, &dyn);
-  dyn.d_val = 1u << 30;
-  memcpy(p, &dyn, sizeof(dyn));
+  find_dynamic(&s, GRAFT_DT_STRSZ, &dyn);
+  patch_dynamic(&s, GRAFT_DT_STRSZ, GRAFT_DT_STRSZ, 1u << 30);
   expect_load(&s, "DT_STRTAB", "elf: DT_STRSZ too large");
 }
 
+/* The first entry of the host relocation table, in the file. */
+static uint8_t* first_reloc(slice_t* s, const reloc_tags_t* tags) {
+  graft_elf_dyn_t dyn;
+  find_dynamic(s, tags->table, &dyn);
+  return s->data + file_offset_of(s, dyn.d_val);
+}
+
 static void relocation_cases(void) {
-  const char* host = graft_elf_machine_name(graft_elf_host_machine());
-  graft_elf64_dyn_t dyn;
+  const char* host = graft_elf_arch_host()->name;
   slice_t s = fresh_slice();
-  find_dynamic(&s, GRAFT_DT_RELA, &dyn);
-  uint8_t* rela = s.data + file_offset_of(&s, dyn.d_val);
-  graft_elf64_rela_t r;
-  memcpy(&r, rela, sizeof(r));
-  r.r_info = 99;
-  memcpy(rela, &r, sizeof(r));
+  const graft_elf_layout_t* l = s.layout;
+  const reloc_tags_t tags = host_reloc_tags(&s);
+  graft_elf_write_field(first_reloc(&s, &tags), l->rel.r_info, 99);
   char expected[128];
   snprintf(expected, sizeof(expected), "unsupported relocation type 99 for %s",
            host);
   expect_load(&s, expected, "elf: unknown relocation type named");
 
   s = fresh_slice();
-  rela = s.data + file_offset_of(&s, dyn.d_val);
-  memcpy(&r, rela, sizeof(r));
-  r.r_offset = 0x40; /* the read-only program headers */
-  memcpy(rela, &r, sizeof(r));
+  /* The read-only program headers. */
+  graft_elf_write_field(first_reloc(&s, &tags), l->rel.r_offset, 0x40);
   expect_load(&s, "is not inside a writable segment",
               "elf: relocation into read-only segment");
 
   s = fresh_slice();
-  rela = s.data + file_offset_of(&s, dyn.d_val);
-  memcpy(&r, rela, sizeof(r));
-  r.r_offset = 0xfffffffffffffff8ull;
-  memcpy(rela, &r, sizeof(r));
+  graft_elf_write_field(first_reloc(&s, &tags), l->rel.r_offset,
+                        0xfffffffffffffff8ull);
   expect_load(&s, "is not inside a writable segment",
               "elf: relocation offset wraps");
 
   /* A symbolic relocation with a symbol index past the table. */
-  test_file_t file = test_read_fixture(test_fixture_name(0, "symbolic"));
-  s.data = file.data;
-  s.size = file.size;
-  memcpy(&s.ehdr, s.data, sizeof(s.ehdr));
-  find_dynamic(&s, GRAFT_DT_RELA, &dyn);
-  graft_elf64_dyn_t relasz;
-  find_dynamic(&s, GRAFT_DT_RELASZ, &relasz);
+  s = slice_of(test_read_fixture(test_fixture_name(0, "symbolic")));
+  graft_elf_dyn_t table, size;
+  find_dynamic(&s, tags.table, &table);
+  find_dynamic(&s, tags.size, &size);
   int patched = 0;
-  for (uint64_t off = 0; off < relasz.d_val; off += sizeof(r)) {
-    rela = s.data + file_offset_of(&s, dyn.d_val + off);
-    memcpy(&r, rela, sizeof(r));
-    if (GRAFT_ELF64_R_SYM(r.r_info) != 0) {
-      r.r_info = ((uint64_t)4000 << 32) | GRAFT_ELF64_R_TYPE(r.r_info);
-      memcpy(rela, &r, sizeof(r));
+  for (uint64_t off = 0; off < size.d_val; off += tags.entry_size) {
+    uint8_t* entry = s.data + file_offset_of(&s, table.d_val + off);
+    graft_elf_reloc_t r;
+    graft_elf_read_reloc(l, entry, tags.table == GRAFT_DT_RELA, &r);
+    if (r.r_sym != 0) {
+      graft_elf_write_field(entry, l->rel.r_info,
+                            (uint64_t)4000 << l->r_sym_shift | r.r_type);
       patched = 1;
     }
   }

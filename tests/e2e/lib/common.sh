@@ -16,8 +16,8 @@ expect_fail() {
 TARGETS=()
 HOST_TARGET=
 declare -A TARGET_QEMU=()
-while IFS=$'\t' read -r _name _host _qemu _rest; do
-  [[ -z $_name || $_name == \#* ]] && continue
+while IFS=$'\t' read -r _kind _name _host _qemu _rest; do
+  [[ $_kind == target ]] || continue
   TARGETS+=("$_name")
   TARGET_QEMU[$_name]=$_qemu
   [[ $_host == 1 ]] && HOST_TARGET=$_name

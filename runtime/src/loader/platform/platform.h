@@ -1,12 +1,13 @@
 /* What the loader needs from the operating system: reserve a range of
- * address space, change its protection page by page, give it back. One file
- * per OS implements this (linux.c). */
+ * address space, change its protection page by page, give it back, and the
+ * CPU features the OS reports. One file per OS implements this (linux.c). */
 #ifndef GRAFT_RUNTIME_LOADER_PLATFORM_PLATFORM_H_
 #define GRAFT_RUNTIME_LOADER_PLATFORM_PLATFORM_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/arch.h"
 #include "graft/status.h"
 
 #ifdef __cplusplus
@@ -30,6 +31,19 @@ graft_status_t graft_platform_reserve(size_t size, void** out_base);
 graft_status_t graft_platform_protect(void* addr, size_t size, uint32_t prot);
 
 void graft_platform_release(void* base, size_t size);
+
+/* Where an OS reports a CPU feature (graft_cpu_feature_t.source of the
+ * ISAs that ask the OS rather than the CPU). */
+#define GRAFT_CPU_SOURCE_NONE 0   /* not reported */
+#define GRAFT_AT_HWCAP 1          /* getauxval(AT_HWCAP) bit */
+#define GRAFT_AT_HWCAP2 2         /* getauxval(AT_HWCAP2) bit */
+#define GRAFT_HWPROBE_IMA_EXT_0 3 /* RISC-V riscv_hwprobe, key IMA_EXT_0 */
+
+/* Sets in |fields| the bit of every feature of |features| that the OS
+ * reports present; features from sources this OS or kernel lacks stay 0. */
+void graft_platform_hwcaps_detect(const graft_cpu_feature_t* features,
+                                  size_t count,
+                                  uint64_t fields[GRAFT_CPU_DATA_FIELD_COUNT]);
 
 #ifdef __cplusplus
 }
