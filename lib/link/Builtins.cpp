@@ -55,45 +55,46 @@ static bool linkLibm(llvm::Module &dst, llvm::LLVMContext &context, const std::s
   return true;
 }
 
-// All three targets are 64-bit, so size_t is i64. Copies move 8 bytes at a
-// time with align-1 accesses (legal everywhere; the backend splits them where
+// "isize" stands for size_t: emitBuiltinsObject replaces it with the
+// integer type of the target's pointer width (i32 or i64) before parsing.
+// Copies move 8 bytes at a time with align-1 accesses (legal everywhere; the backend splits them where
 // unaligned access is slow) and finish byte by byte.
 static const char kBuiltinsIR[] = R"IR(
 ; The forward copy shared by memcpy and memmove (not memcpy itself, which
 ; a user kernel may replace with a copy in any direction).
-define internal ptr @graft.copy.forward(ptr %d, ptr %s, i64 %n) #0 {
+define internal ptr @graft.copy.forward(ptr %d, ptr %s, isize %n) #0 {
 entry:
   br label %wide
 wide:
-  %i = phi i64 [ 0, %entry ], [ %i.next, %wide.body ]
-  %rem = sub i64 %n, %i
-  %big = icmp uge i64 %rem, 8
+  %i = phi isize [ 0, %entry ], [ %i.next, %wide.body ]
+  %rem = sub isize %n, %i
+  %big = icmp uge isize %rem, 8
   br i1 %big, label %wide.body, label %tail
 wide.body:
-  %sp = getelementptr i8, ptr %s, i64 %i
-  %dp = getelementptr i8, ptr %d, i64 %i
+  %sp = getelementptr i8, ptr %s, isize %i
+  %dp = getelementptr i8, ptr %d, isize %i
   %v = load i64, ptr %sp, align 1
   store i64 %v, ptr %dp, align 1
-  %i.next = add i64 %i, 8
+  %i.next = add isize %i, 8
   br label %wide
 tail:
-  %j = phi i64 [ %i, %wide ], [ %j.next, %tail.body ]
-  %more = icmp ult i64 %j, %n
+  %j = phi isize [ %i, %wide ], [ %j.next, %tail.body ]
+  %more = icmp ult isize %j, %n
   br i1 %more, label %tail.body, label %done
 tail.body:
-  %sb = getelementptr i8, ptr %s, i64 %j
-  %db = getelementptr i8, ptr %d, i64 %j
+  %sb = getelementptr i8, ptr %s, isize %j
+  %db = getelementptr i8, ptr %d, isize %j
   %b = load i8, ptr %sb, align 1
   store i8 %b, ptr %db, align 1
-  %j.next = add i64 %j, 1
+  %j.next = add isize %j, 1
   br label %tail
 done:
   ret ptr %d
 }
 
-define weak hidden ptr @memcpy(ptr %d, ptr %s, i64 %n) #0 {
+define weak hidden ptr @memcpy(ptr %d, ptr %s, isize %n) #0 {
 entry:
-  %r = tail call ptr @graft.copy.forward(ptr %d, ptr %s, i64 %n)
+  %r = tail call ptr @graft.copy.forward(ptr %d, ptr %s, isize %n)
   ret ptr %r
 }
 
@@ -101,35 +102,35 @@ entry:
 ; (each 8-byte chunk is loaded before it is stored, so a forward copy into a
 ; lower address never overwrites bytes it has yet to read); backward
 ; otherwise.
-define weak hidden ptr @memmove(ptr %d, ptr %s, i64 %n) #0 {
+define weak hidden ptr @memmove(ptr %d, ptr %s, isize %n) #0 {
 entry:
-  %di = ptrtoint ptr %d to i64
-  %si = ptrtoint ptr %s to i64
-  %dist = sub i64 %di, %si
-  %fwd = icmp uge i64 %dist, %n
+  %di = ptrtoint ptr %d to isize
+  %si = ptrtoint ptr %s to isize
+  %dist = sub isize %di, %si
+  %fwd = icmp uge isize %dist, %n
   br i1 %fwd, label %forward, label %back.wide
 forward:
-  %r = tail call ptr @graft.copy.forward(ptr %d, ptr %s, i64 %n)
+  %r = tail call ptr @graft.copy.forward(ptr %d, ptr %s, isize %n)
   ret ptr %r
 back.wide:
-  %k = phi i64 [ %n, %entry ], [ %k.next, %back.wide.body ]
-  %kbig = icmp uge i64 %k, 8
+  %k = phi isize [ %n, %entry ], [ %k.next, %back.wide.body ]
+  %kbig = icmp uge isize %k, 8
   br i1 %kbig, label %back.wide.body, label %back.tail
 back.wide.body:
-  %k.next = sub i64 %k, 8
-  %bsp = getelementptr i8, ptr %s, i64 %k.next
-  %bdp = getelementptr i8, ptr %d, i64 %k.next
+  %k.next = sub isize %k, 8
+  %bsp = getelementptr i8, ptr %s, isize %k.next
+  %bdp = getelementptr i8, ptr %d, isize %k.next
   %bv = load i64, ptr %bsp, align 1
   store i64 %bv, ptr %bdp, align 1
   br label %back.wide
 back.tail:
-  %m = phi i64 [ %k, %back.wide ], [ %m.next, %back.tail.body ]
-  %mmore = icmp ne i64 %m, 0
+  %m = phi isize [ %k, %back.wide ], [ %m.next, %back.tail.body ]
+  %mmore = icmp ne isize %m, 0
   br i1 %mmore, label %back.tail.body, label %done
 back.tail.body:
-  %m.next = sub i64 %m, 1
-  %bsb = getelementptr i8, ptr %s, i64 %m.next
-  %bdb = getelementptr i8, ptr %d, i64 %m.next
+  %m.next = sub isize %m, 1
+  %bsb = getelementptr i8, ptr %s, isize %m.next
+  %bdb = getelementptr i8, ptr %d, isize %m.next
   %bb = load i8, ptr %bsb, align 1
   store i8 %bb, ptr %bdb, align 1
   br label %back.tail
@@ -137,52 +138,52 @@ done:
   ret ptr %d
 }
 
-define weak hidden ptr @memset(ptr %d, i32 %c, i64 %n) #0 {
+define weak hidden ptr @memset(ptr %d, i32 %c, isize %n) #0 {
 entry:
   %c8 = trunc i32 %c to i8
   %c64 = zext i8 %c8 to i64
   %splat = mul i64 %c64, 72340172838076673
   br label %wide
 wide:
-  %i = phi i64 [ 0, %entry ], [ %i.next, %wide.body ]
-  %rem = sub i64 %n, %i
-  %big = icmp uge i64 %rem, 8
+  %i = phi isize [ 0, %entry ], [ %i.next, %wide.body ]
+  %rem = sub isize %n, %i
+  %big = icmp uge isize %rem, 8
   br i1 %big, label %wide.body, label %tail
 wide.body:
-  %dp = getelementptr i8, ptr %d, i64 %i
+  %dp = getelementptr i8, ptr %d, isize %i
   store i64 %splat, ptr %dp, align 1
-  %i.next = add i64 %i, 8
+  %i.next = add isize %i, 8
   br label %wide
 tail:
-  %j = phi i64 [ %i, %wide ], [ %j.next, %tail.body ]
-  %more = icmp ult i64 %j, %n
+  %j = phi isize [ %i, %wide ], [ %j.next, %tail.body ]
+  %more = icmp ult isize %j, %n
   br i1 %more, label %tail.body, label %done
 tail.body:
-  %db = getelementptr i8, ptr %d, i64 %j
+  %db = getelementptr i8, ptr %d, isize %j
   store i8 %c8, ptr %db, align 1
-  %j.next = add i64 %j, 1
+  %j.next = add isize %j, 1
   br label %tail
 done:
   ret ptr %d
 }
 
 ; Bytes compare as unsigned char, as C requires.
-define weak hidden i32 @memcmp(ptr %a, ptr %b, i64 %n) #0 {
+define weak hidden i32 @memcmp(ptr %a, ptr %b, isize %n) #0 {
 entry:
   br label %loop
 loop:
-  %i = phi i64 [ 0, %entry ], [ %i.next, %same ]
-  %more = icmp ult i64 %i, %n
+  %i = phi isize [ 0, %entry ], [ %i.next, %same ]
+  %more = icmp ult isize %i, %n
   br i1 %more, label %body, label %equal
 body:
-  %ap = getelementptr i8, ptr %a, i64 %i
-  %bp = getelementptr i8, ptr %b, i64 %i
+  %ap = getelementptr i8, ptr %a, isize %i
+  %bp = getelementptr i8, ptr %b, isize %i
   %av = load i8, ptr %ap, align 1
   %bv = load i8, ptr %bp, align 1
   %eq = icmp eq i8 %av, %bv
   br i1 %eq, label %same, label %differ
 same:
-  %i.next = add i64 %i, 1
+  %i.next = add isize %i, 1
   br label %loop
 differ:
   %a32 = zext i8 %av to i32
@@ -193,16 +194,49 @@ equal:
   ret i32 0
 }
 
-define weak hidden i32 @bcmp(ptr %a, ptr %b, i64 %n) #0 {
+define weak hidden i32 @bcmp(ptr %a, ptr %b, isize %n) #0 {
 entry:
-  %r = call i32 @memcmp(ptr %a, ptr %b, i64 %n)
+  %r = call i32 @memcmp(ptr %a, ptr %b, isize %n)
   ret i32 %r
 }
 
 attributes #0 = { nounwind "no-builtins" }
 )IR";
 
-const char *builtinsIR() { return kBuiltinsIR; }
+std::string builtinsIR(const TargetInfo &target) {
+  std::string ir = kBuiltinsIR;
+  const std::string size = target.pointerBits() == 32 ? "i32" : "i64";
+  for (size_t at = ir.find("isize"); at != std::string::npos; at = ir.find("isize", at))
+    ir.replace(at, 5, size);
+  return ir;
+}
+
+// Links the target's own entry points (TargetInfo::runtimeIR, e.g. ARM's
+// __aeabi_* names around the generic routines) into |dst|.
+static bool linkTargetRuntime(llvm::Module &dst, llvm::LLVMContext &context,
+                              const TargetInfo &target, const std::string &path,
+                              DiagEngine &diag) {
+  if (!*target.runtimeIR)
+    return true;
+  llvm::SMDiagnostic parseError;
+  std::unique_ptr<llvm::Module> extra =
+      llvm::parseAssemblyString(target.runtimeIR, parseError, context);
+  if (!extra) {
+    diag.error(path, std::string("internal error: the runtime IR of target ") + target.name +
+                         " does not parse: " + parseError.getMessage().str());
+    return false;
+  }
+  extra->setTargetTriple(dst.getTargetTriple());
+  extra->setDataLayout(dst.getDataLayout());
+  for (llvm::Function &f : *extra)
+    f.addFnAttr("no-builtins");
+  if (llvm::Linker::linkModules(dst, std::move(extra))) {
+    diag.error(path, std::string("internal error: cannot link the runtime IR of target ") +
+                         target.name);
+    return false;
+  }
+  return true;
+}
 
 bool emitBuiltinsObject(const TargetInfo &target, const std::string &path,
                         DiagEngine &diag) {
@@ -215,8 +249,8 @@ bool emitBuiltinsObject(const TargetInfo &target, const std::string &path,
 
   llvm::LLVMContext context;
   llvm::SMDiagnostic parseError;
-  std::unique_ptr<llvm::Module> module =
-      llvm::parseAssemblyString(kBuiltinsIR, parseError, context);
+  const std::string ir = builtinsIR(target);
+  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(ir, parseError, context);
   // The IR is part of graft: failing to parse or verify it is a graft bug.
   assert(module && "builtins IR does not parse");
   if (!module) {
@@ -224,12 +258,13 @@ bool emitBuiltinsObject(const TargetInfo &target, const std::string &path,
                          parseError.getMessage().str());
     return false;
   }
-  if (!linkLibm(*module, context, path, diag))
+  module->setTargetTriple(target.triple);
+  module->setDataLayout(tm->createDataLayout());
+  if (!linkLibm(*module, context, path, diag) ||
+      !linkTargetRuntime(*module, context, target, path, diag))
     return false;
   module->setModuleIdentifier("graft-builtins");
   module->setSourceFileName("graft-builtins");
-  module->setTargetTriple(target.triple);
-  module->setDataLayout(tm->createDataLayout());
   std::string verifyText;
   llvm::raw_string_ostream verifyOS(verifyText);
   if (llvm::verifyModule(*module, &verifyOS)) {

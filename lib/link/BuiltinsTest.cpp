@@ -47,11 +47,20 @@ TEST(Builtins, EmittedForEveryTarget) {
       EXPECT_EQ(sym.getOther() & 3, llvm::ELF::STV_HIDDEN) << name->str();
       defined.insert(name->str());
     }
-    EXPECT_EQ(defined, (std::set<std::string>{"__extendhfsf2", "__truncdfhf2",
-                                              "__truncsfbf2", "__truncsfhf2", "bcmp",
-                                              "fmod", "fmodf", "memcmp", "memcpy",
-                                              "memmove", "memset"}))
-        << target->name;
+    std::set<std::string> expected = {
+        "__extendhfsf2", "__truncdfhf2", "__truncsfbf2", "__truncsfhf2", "bcmp", "fmod",
+        "fmodf", "memcmp", "memcpy", "memmove", "memset", "__divdi3", "__moddi3",
+        "__udivdi3", "__umoddi3", "__udivmoddi4", "__divsi3", "__modsi3", "__udivsi3",
+        "__umodsi3", "__floatdidf", "__floatundidf", "__floatdisf", "__floatundisf",
+        "__fixdfdi", "__fixunsdfdi", "__fixsfdi", "__fixunssfdi"};
+    // Plus every function the target's own runtime IR defines.
+    std::string extra = target->runtimeIR;
+    for (size_t at = extra.find("\ndefine "); at != std::string::npos;
+         at = extra.find("\ndefine ", at + 1)) {
+      size_t name = extra.find('@', at) + 1;
+      expected.insert(extra.substr(name, extra.find('(', name) - name));
+    }
+    EXPECT_EQ(defined, expected) << target->name;
   }
 }
 
@@ -126,6 +135,101 @@ TEST(Builtins, BehaveLikeTheCLibraryOnTheHost) {
   std::string output;
   ASSERT_EQ(test::run({GRAFT_TEST_CLANG, "-O1", "-fno-builtin", harness,
                        builtins, "-o", exe},
+                      dir.file("cc.log"), output),
+            0)
+      << output;
+  EXPECT_EQ(test::run({exe}, dir.file("run.log"), output), 0) << output;
+}
+
+// The integer division and int64 <-> float routines 32-bit targets call
+// (slice_runtime.c), linked into a host program and compared with the
+// host's own instructions on edge cases and pseudo-random operands.
+const char kArithmeticHarness[] = R"C(
+typedef unsigned long long u64;
+typedef long long i64;
+typedef unsigned u32;
+i64 __divdi3(i64, i64); i64 __moddi3(i64, i64);
+u64 __udivdi3(u64, u64); u64 __umoddi3(u64, u64);
+int __divsi3(int, int); int __modsi3(int, int);
+u32 __udivsi3(u32, u32); u32 __umodsi3(u32, u32);
+double __floatdidf(i64); double __floatundidf(u64);
+float __floatdisf(i64); float __floatundisf(u64);
+i64 __fixdfdi(double); u64 __fixunsdfdi(double);
+i64 __fixsfdi(float); u64 __fixunssfdi(float);
+int printf(const char *, ...);
+static u64 state = 0x9e3779b97f4a7c15ull;
+static u64 next(void) {
+  state ^= state << 13; state ^= state >> 7; state ^= state << 17;
+  /* Mix magnitudes: small, 32-bit and full 64-bit operands. */
+  switch (state & 3) {
+  case 0: return state >> 58;
+  case 1: return state >> 32;
+  case 2: return (u64)(i64)(int)(state >> 29);
+  default: return state;
+  }
+}
+static int failures;
+#define CHECK(x) do { if (!(x)) { ++failures; if (failures < 10) \
+  printf("check failed at line %d: %llx %llx\n", __LINE__, a, b); } } while (0)
+static void one(u64 a, u64 b) {
+  i64 sa = (i64)a, sb = (i64)b;
+  if (b != 0) {
+    CHECK(__udivdi3(a, b) == a / b);
+    CHECK(__umoddi3(a, b) == a % b);
+    if (!(sa == (i64)(1ull << 63) && sb == -1)) {
+      CHECK(__divdi3(sa, sb) == sa / sb);
+      CHECK(__moddi3(sa, sb) == sa % sb);
+    }
+  }
+  u32 a32 = (u32)a, b32 = (u32)b;
+  if (b32 != 0) {
+    CHECK(__udivsi3(a32, b32) == a32 / b32);
+    CHECK(__umodsi3(a32, b32) == a32 % b32);
+    if (!((int)a32 == (int)0x80000000u && (int)b32 == -1)) {
+      CHECK(__divsi3((int)a32, (int)b32) == (int)a32 / (int)b32);
+      CHECK(__modsi3((int)a32, (int)b32) == (int)a32 % (int)b32);
+    }
+  }
+  CHECK(__floatdidf(sa) == (double)sa);
+  CHECK(__floatundidf(a) == (double)a);
+  CHECK(__floatdisf(sa) == (float)sa);
+  CHECK(__floatundisf(a) == (float)a);
+  double d = (double)sa / 3.0;
+  CHECK(__fixdfdi(d) == (i64)d);
+  float f = (float)sa / 3.0f;
+  CHECK(__fixsfdi(f) == (i64)f);
+  double ud = (double)a * 0.75;
+  CHECK(__fixunsdfdi(ud) == (u64)ud);
+  float uf = (float)a * 0.75f;
+  CHECK(__fixunssfdi(uf) == (u64)uf);
+}
+int main(void) {
+  static const u64 edges[] = {0, 1, 2, 3, 7, 0x7fffffffull, 0x80000000ull,
+    0xffffffffull, 0x100000000ull, 0x1fffffffffffffull, 0x20000000000001ull,
+    0x7fffffffffffffffull, 0x8000000000000000ull, 0xffffffffffffffffull,
+    0xfffffffffffffffeull, 0x8000000000000001ull, 0x123456789abcdefull};
+  unsigned n = sizeof(edges) / sizeof(edges[0]);
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned j = 0; j < n; ++j) one(edges[i], edges[j]);
+  for (int i = 0; i < 200000; ++i) { u64 a = next(); one(a, next()); }
+  return failures != 0;
+}
+)C";
+
+TEST(Builtins, ArithmeticRoutinesMatchTheHostInstructions) {
+  const TargetInfo *host = hostTarget();
+  if (!host)
+    GTEST_SKIP() << "no graft target for this host";
+  ScratchDir dir;
+  SourceManager sm;
+  DiagEngine diag(sm);
+  diag.setEcho(false);
+  std::string builtins = dir.file("builtins.o");
+  ASSERT_TRUE(emitBuiltinsObject(*host, builtins, diag)) << diag.text();
+  std::string harness = dir.file("arith.c"), exe = dir.file("arith");
+  test::writeText(harness, kArithmeticHarness);
+  std::string output;
+  ASSERT_EQ(test::run({GRAFT_TEST_CLANG, "-O1", "-fno-builtin", harness, builtins, "-o", exe},
                       dir.file("cc.log"), output),
             0)
       << output;

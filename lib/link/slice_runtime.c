@@ -158,3 +158,116 @@ __attribute__((visibility("hidden"), weak)) __bf16 __truncsfbf2(float f) {
   v.u = r;
   return v.b;
 }
+
+/* 64-bit integer division and int64 <-> floating-point conversions, which
+ * LLVM turns into library calls on 32-bit targets (compiler-rt's names;
+ * a target whose ABI names them differently, like ARM's __aeabi_*, wraps
+ * them in its TargetInfo::runtimeIR). They must not use what they
+ * implement: no `/` or `%` on integers and no int64 <-> float casts, which
+ * would compile back into calls to themselves there. Only 32-bit
+ * unsigned <-> double casts (native on every FPU) and shifts are used.
+ * Division by zero is never called: graft's code checks it first. */
+typedef long long i64;
+typedef int i32;
+
+#define GRAFT_RT __attribute__((visibility("hidden"), weak))
+
+/* Restoring long division, one quotient bit per step from the highest
+ * set bit of |n|. */
+#define GRAFT_UDIVMOD_BODY(U, BITS, CLZ)                                       \
+  U q = 0, r = 0;                                                              \
+  if (d == 0 || n == 0) { *rem = 0; return 0; }                                \
+  for (int i = BITS - 1 - CLZ(n); i >= 0; --i) {                               \
+    r = (r << 1) | ((n >> i) & 1u);                                            \
+    if (r >= d) { r -= d; q |= (U)1 << i; }                                    \
+  }                                                                            \
+  *rem = r;                                                                    \
+  return q;
+
+static u32 udivmod32(u32 n, u32 d, u32 *rem) {
+  GRAFT_UDIVMOD_BODY(u32, 32, __builtin_clz)
+}
+
+GRAFT_RT u64 __udivmoddi4(u64 n, u64 d, u64 *rem) {
+  if ((n >> 32) == 0 && (d >> 32) == 0) {
+    u32 r32;
+    u32 q32 = udivmod32((u32)n, (u32)d, &r32);
+    *rem = r32;
+    return q32;
+  }
+  GRAFT_UDIVMOD_BODY(u64, 64, __builtin_clzll)
+}
+
+static u64 magnitude64(i64 v) { return v < 0 ? 0 - (u64)v : (u64)v; }
+static u32 magnitude32(i32 v) { return v < 0 ? 0 - (u32)v : (u32)v; }
+
+GRAFT_RT u64 __udivdi3(u64 n, u64 d) { u64 r; return __udivmoddi4(n, d, &r); }
+GRAFT_RT u64 __umoddi3(u64 n, u64 d) { u64 r; __udivmoddi4(n, d, &r); return r; }
+/* Truncating, like C: the quotient is negative when the signs differ, the
+ * remainder has the sign of the dividend. */
+GRAFT_RT i64 __divdi3(i64 n, i64 d) {
+  u64 r, q = __udivmoddi4(magnitude64(n), magnitude64(d), &r);
+  return (i64)((n < 0) != (d < 0) ? 0 - q : q);
+}
+GRAFT_RT i64 __moddi3(i64 n, i64 d) {
+  u64 r;
+  __udivmoddi4(magnitude64(n), magnitude64(d), &r);
+  return (i64)(n < 0 ? 0 - r : r);
+}
+GRAFT_RT u32 __udivsi3(u32 n, u32 d) { u32 r; return udivmod32(n, d, &r); }
+GRAFT_RT u32 __umodsi3(u32 n, u32 d) { u32 r; udivmod32(n, d, &r); return r; }
+GRAFT_RT i32 __divsi3(i32 n, i32 d) {
+  u32 r, q = udivmod32(magnitude32(n), magnitude32(d), &r);
+  return (i32)((n < 0) != (d < 0) ? 0 - q : q);
+}
+GRAFT_RT i32 __modsi3(i32 n, i32 d) {
+  u32 r;
+  udivmod32(magnitude32(n), magnitude32(d), &r);
+  return (i32)(n < 0 ? 0 - r : r);
+}
+
+/* int64 -> double: both 32-bit halves convert exactly and hi * 2^32 is
+ * exact, so the sum is rounded once. */
+GRAFT_RT double __floatundidf(u64 x) {
+  return (double)(u32)(x >> 32) * 4294967296.0 + (double)(u32)x;
+}
+GRAFT_RT double __floatdidf(i64 x) {
+  double magnitude = __floatundidf(magnitude64(x));
+  return x < 0 ? -magnitude : magnitude;
+}
+
+/* int64 -> float: exact through double below 2^53; above, the bits that
+ * double cannot hold are folded into a sticky bit first, so rounding to
+ * float (24 bits, far above the sticky bit) still happens once. */
+GRAFT_RT float __floatundisf(u64 x) {
+  if ((x >> 53) == 0)
+    return (float)__floatundidf(x);
+  int shift = 11 - __builtin_clzll(x); /* 1..11: keeps 53 significant bits */
+  u64 sticky = (x & (((u64)1 << shift) - 1)) != 0;
+  double scale = f64_from((u64)(1023 + shift) << 52); /* 2^shift */
+  return (float)(__floatundidf((x >> shift) | sticky) * scale);
+}
+GRAFT_RT float __floatdisf(i64 x) {
+  float magnitude = __floatundisf(magnitude64(x));
+  return x < 0 ? -magnitude : magnitude;
+}
+
+/* |d| -> uint64, truncating; out of range (undefined in C and LLVM, never
+ * asked by graft's code) gives all ones. */
+static u64 f64_magnitude_to_u64(double d) {
+  u64 bits = f64_bits(d) & ~((u64)1 << 63);
+  int e = (int)(bits >> 52) - 1023;
+  if (e < 0)
+    return 0;
+  if (e > 63)
+    return ~(u64)0;
+  u64 m = (bits & (((u64)1 << 52) - 1)) | ((u64)1 << 52);
+  return e >= 52 ? m << (e - 52) : m >> (52 - e);
+}
+GRAFT_RT i64 __fixdfdi(double d) {
+  u64 m = f64_magnitude_to_u64(d);
+  return (i64)(d < 0 ? 0 - m : m);
+}
+GRAFT_RT u64 __fixunsdfdi(double d) { return d < 0 ? 0 : f64_magnitude_to_u64(d); }
+GRAFT_RT i64 __fixsfdi(float f) { return __fixdfdi((double)f); }
+GRAFT_RT u64 __fixunssfdi(float f) { return __fixunsdfdi((double)f); }

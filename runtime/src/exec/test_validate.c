@@ -28,7 +28,7 @@ static int describe_program(struct dl_phdr_info* info, size_t size,
     if (ph->p_vaddr < lowest) lowest = ph->p_vaddr;
   }
   image->base = (uintptr_t)info->dlpi_addr;
-  image->mapping = (uint8_t*)(image->base + lowest);
+  image->mapping = (uint8_t*)graft_elf_image_address(image, lowest);
   return 1; /* stop after the program */
 }
 

@@ -38,7 +38,8 @@ static const char* unterminated(fixture_t* f, const char* str) {
   for (size_t i = 0; i < f->image.segment_count; ++i) {
     const graft_elf_segment_t* seg = &f->image.segments[i];
     if (vaddr >= seg->vaddr && vaddr < seg->vaddr + seg->memsz) {
-      char* last = (char*)(f->image.base + seg->vaddr + seg->memsz - 1);
+      char* last = (char*)graft_elf_image_address(&f->image,
+                                                   seg->vaddr + seg->memsz - 1);
       *last = 'x';
       return last;
     }
@@ -58,8 +59,8 @@ static void value_type_cases(fixture_t* f) {
   expect(f, "argument 0 dim 0 is -7", "validate: bad static dim");
   f->fn->args = (const graft_value_type_v1_t*)((uintptr_t)f->fn->args + 1);
   expect(f, "function 'add' has a table", "validate: misaligned table");
-  f->fn->args = (const graft_value_type_v1_t*)(f->image.base +
-                                               f->image.span_end - 16);
+  f->fn->args = (const graft_value_type_v1_t*)graft_elf_image_address(
+      &f->image, f->image.span_end - 16);
   expect(f, "function 'add' has a table", "validate: table past the image");
 }
 
@@ -104,7 +105,7 @@ static void expr_and_buffer_cases(fixture_t* f) {
   expect(f, "buffer 0 dim 0 is expr 40 but there are 5 exprs",
          "validate: buffer dim expr out of range");
   buffers[2].kind = GRAFT_BUFFER_CONST;
-  buffers[2].data = (const void*)(f->image.base + f->image.span_end - 4);
+  buffers[2].data = graft_elf_image_address(&f->image, f->image.span_end - 4);
   buffers[2].data_size = 64;
   expect(f, "buffer 2 constant data (64 bytes) is not inside the slice image",
          "validate: const data past the image");
@@ -210,7 +211,8 @@ static void buffer_role_cases(fixture_t* f) {
   MUT(uint32_t, attrs->binding_flags)[0] = 0;
   expect(f, "binding 0 has flags 0x0", "roles: binding neither read nor "
                                        "written");
-  attrs->binding_flags = (const uint32_t*)(f->image.base + f->image.span_end);
+  attrs->binding_flags = (const uint32_t*)graft_elf_image_address(&f->image,
+                                                                f->image.span_end);
   expect(f, "dispatch 'add_dispatch_0_map' binding flags (3 entries) are not "
             "inside the slice image",
          "roles: binding flags outside the image");
