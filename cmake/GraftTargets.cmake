@@ -14,6 +14,10 @@ set(GRAFT_TARGETS_DIR ${CMAKE_CURRENT_LIST_DIR}/../targets)
 get_filename_component(GRAFT_TARGETS_DIR ${GRAFT_TARGETS_DIR} ABSOLUTE)
 
 function(graft_registered_targets var)
+  # Source lists are made of these names: a new line must reconfigure (the
+  # cross-built runtimes included, which never run graft_load_target_info).
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               ${GRAFT_TARGETS_DIR}/Targets.def)
   file(STRINGS ${GRAFT_TARGETS_DIR}/Targets.def lines REGEX "^GRAFT_TARGET\\(")
   set(names "")
   foreach(line ${lines})
