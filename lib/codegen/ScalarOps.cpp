@@ -244,6 +244,24 @@ Value *roundToStorage(IRBuilder<> &b, Value *f, DType t) {
   return storageToFloat(b, floatToStorage(b, f, t), t);
 }
 
+// IEEE maximum/minimum of doubles (NaN if either is NaN, +0 above -0) as
+// compares and selects: LLVM 19's ARM backend cannot select its own
+// expansion of llvm.maximum/minimum.f64 on ARMv7 (an i64 setcc created
+// after type legalization). Same results as the intrinsic everywhere.
+static Value *doubleMinMax(IRBuilder<> &b, Value *x, Value *y, bool max) {
+  Value *nan = ConstantFP::getQNaN(x->getType());
+  Value *unordered = b.CreateFCmpUNO(x, y);
+  Value *pick = max ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y);
+  Value *ordered = b.CreateSelect(pick, x, y);
+  // Equal operands: only +0 and -0 differ; x + y is the larger zero,
+  // -((-x) + (-y)) the smaller one.
+  Value *zeros = max ? b.CreateFAdd(x, y)
+                     : b.CreateFNeg(b.CreateFAdd(b.CreateFNeg(x), b.CreateFNeg(y)));
+  Value *equal = b.CreateSelect(b.CreateFCmpOEQ(x, ConstantFP::getZero(x->getType())), zeros, x);
+  ordered = b.CreateSelect(b.CreateFCmpOEQ(x, y), equal, ordered);
+  return b.CreateSelect(unordered, nan, ordered);
+}
+
 static Value *emitScalarOpImpl(IRBuilder<> &b, OpKind op, const std::string &pred,
                                DType resultType, DType operandType,
                                const std::vector<Value *> &o);
@@ -269,9 +287,13 @@ static Value *emitScalarOpImpl(IRBuilder<> &b, OpKind op, const std::string &pre
   case OpKind::Div: return fl ? b.CreateFDiv(o[0], o[1]) : intDivRem(b, o[0], o[1], false);
   case OpKind::Rem: return fl ? b.CreateFRem(o[0], o[1]) : intDivRem(b, o[0], o[1], true);
   case OpKind::Max:
+    if (o[0]->getType()->isDoubleTy())
+      return doubleMinMax(b, o[0], o[1], true);
     return fl ? b.CreateBinaryIntrinsic(Intrinsic::maximum, o[0], o[1])
               : b.CreateBinaryIntrinsic(Intrinsic::smax, o[0], o[1]);
   case OpKind::Min:
+    if (o[0]->getType()->isDoubleTy())
+      return doubleMinMax(b, o[0], o[1], false);
     return fl ? b.CreateBinaryIntrinsic(Intrinsic::minimum, o[0], o[1])
               : b.CreateBinaryIntrinsic(Intrinsic::smin, o[0], o[1]);
   case OpKind::Neg: return fl ? b.CreateFNeg(o[0]) : b.CreateNeg(o[0]);

@@ -271,3 +271,54 @@ GRAFT_RT i64 __fixdfdi(double d) {
 GRAFT_RT u64 __fixunsdfdi(double d) { return d < 0 ? 0 : f64_magnitude_to_u64(d); }
 GRAFT_RT i64 __fixsfdi(float f) { return __fixdfdi((double)f); }
 GRAFT_RT u64 __fixunssfdi(float f) { return __fixunsdfdi((double)f); }
+
+/* Rounding and min/max, which LLVM calls as libm functions where the FPU
+ * has no instruction for them (ARMv7's VFP has neither VRINT nor VMAXNM).
+ * On bit patterns and exact float operations only, never on what they
+ * implement. rint is round-to-nearest-even (graft never changes the
+ * rounding mode): adding and subtracting 2^mbits rounds once and exactly. */
+#define GRAFT_ROUNDING(T, U, BITS, FROM, mbits, bias, SUFFIX)                   \
+  GRAFT_RT T trunc##SUFFIX(T x) {                                               \
+    U u = BITS(x);                                                             \
+    int e = (int)((u >> mbits) & (2 * bias + 1)) - bias;                       \
+    if (e >= mbits) return x; /* integral, infinite or NaN */                  \
+    if (e < 0) return FROM(u & ((U)1 << (sizeof(U) * 8 - 1)));                 \
+    return FROM(u & ~((((U)1 << mbits) - 1) >> e));                            \
+  }                                                                            \
+  GRAFT_RT T floor##SUFFIX(T x) {                                               \
+    T t = trunc##SUFFIX(x);                                                     \
+    return x < 0 && t != x ? t - 1 : t;                                        \
+  }                                                                            \
+  GRAFT_RT T ceil##SUFFIX(T x) {                                                \
+    T t = trunc##SUFFIX(x);                                                     \
+    return x > 0 && t != x ? t + 1 : t;                                        \
+  }                                                                            \
+  GRAFT_RT T round##SUFFIX(T x) { /* halfway cases away from zero */            \
+    T t = trunc##SUFFIX(x), d = x - t;                                          \
+    if (d >= (T)0.5) return t + 1;                                             \
+    if (d <= (T)-0.5) return t - 1;                                            \
+    return t;                                                                  \
+  }                                                                            \
+  GRAFT_RT T rint##SUFFIX(T x) {                                                \
+    U u = BITS(x), sign = u & ((U)1 << (sizeof(U) * 8 - 1));                   \
+    T big = FROM((U)(bias + mbits) << mbits); /* 2^mbits */                    \
+    T a = FROM(u & ~sign);                                                     \
+    if (!(a < big)) return x; /* integral, infinite or NaN */                  \
+    T r = (a + big) - big;                                                     \
+    return FROM(BITS(r) | sign);                                               \
+  }                                                                            \
+  GRAFT_RT T nearbyint##SUFFIX(T x) { return rint##SUFFIX(x); }                  \
+  GRAFT_RT T roundeven##SUFFIX(T x) { return rint##SUFFIX(x); }                  \
+  GRAFT_RT T fmax##SUFFIX(T x, T y) { /* a NaN operand loses */                  \
+    if (x != x) return y;                                                      \
+    if (y != y) return x;                                                      \
+    return x > y ? x : y;                                                      \
+  }                                                                            \
+  GRAFT_RT T fmin##SUFFIX(T x, T y) {                                           \
+    if (x != x) return y;                                                      \
+    if (y != y) return x;                                                      \
+    return x < y ? x : y;                                                      \
+  }
+
+GRAFT_ROUNDING(float, u32, f32_bits, f32_from, 23, 127, f)
+GRAFT_ROUNDING(double, u64, f64_bits, f64_from, 52, 1023, )
