@@ -244,11 +244,12 @@ Value *roundToStorage(IRBuilder<> &b, Value *f, DType t) {
   return storageToFloat(b, floatToStorage(b, f, t), t);
 }
 
-// IEEE maximum/minimum of doubles (NaN if either is NaN, +0 above -0) as
-// compares and selects: LLVM 19's ARM backend cannot select its own
-// expansion of llvm.maximum/minimum.f64 on ARMv7 (an i64 setcc created
-// after type legalization). Same results as the intrinsic everywhere.
-static Value *doubleMinMax(IRBuilder<> &b, Value *x, Value *y, bool max) {
+// IEEE maximum/minimum (NaN if either is NaN, +0 above -0) as compares and
+// selects rather than llvm.maximum/minimum: on ARMv7 LLVM 19 lowers those to
+// NEON VMAX/VMIN, which flush denormals (results would differ from the
+// evaluator), and aborts on its own expansion of the f64 one (an i64 setcc
+// created after type legalization). Same results everywhere.
+static Value *ieeeMinMax(IRBuilder<> &b, Value *x, Value *y, bool max) {
   Value *nan = ConstantFP::getQNaN(x->getType());
   Value *unordered = b.CreateFCmpUNO(x, y);
   Value *pick = max ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y);
@@ -287,14 +288,10 @@ static Value *emitScalarOpImpl(IRBuilder<> &b, OpKind op, const std::string &pre
   case OpKind::Div: return fl ? b.CreateFDiv(o[0], o[1]) : intDivRem(b, o[0], o[1], false);
   case OpKind::Rem: return fl ? b.CreateFRem(o[0], o[1]) : intDivRem(b, o[0], o[1], true);
   case OpKind::Max:
-    if (o[0]->getType()->isDoubleTy())
-      return doubleMinMax(b, o[0], o[1], true);
-    return fl ? b.CreateBinaryIntrinsic(Intrinsic::maximum, o[0], o[1])
+    return fl ? ieeeMinMax(b, o[0], o[1], true)
               : b.CreateBinaryIntrinsic(Intrinsic::smax, o[0], o[1]);
   case OpKind::Min:
-    if (o[0]->getType()->isDoubleTy())
-      return doubleMinMax(b, o[0], o[1], false);
-    return fl ? b.CreateBinaryIntrinsic(Intrinsic::minimum, o[0], o[1])
+    return fl ? ieeeMinMax(b, o[0], o[1], false)
               : b.CreateBinaryIntrinsic(Intrinsic::smin, o[0], o[1]);
   case OpKind::Neg: return fl ? b.CreateFNeg(o[0]) : b.CreateNeg(o[0]);
   case OpKind::Abs:
