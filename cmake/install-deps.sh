@@ -14,6 +14,7 @@ packages=(
   qemu-user                                    # running other architectures' slices
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross  # cross-built runtimes (static)
   gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
+  gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 )
 packages+=("$@")
 
