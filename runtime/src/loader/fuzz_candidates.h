@@ -26,7 +26,8 @@ static size_t graft_fuzz_valid_libraries(
     if (!(seg->flags & GRAFT_PF_R)) continue;
     for (uint64_t off = (8 - seg->vaddr % 8) % 8; off + 8 <= seg->memsz;
          off += 8) {
-      const uint8_t* p = (const uint8_t*)(image->base + seg->vaddr + off);
+      const uint8_t* p = (const uint8_t*)graft_elf_image_address(
+          image, seg->vaddr + off);
       uint32_t magic;
       memcpy(&magic, p, sizeof(magic));
       if (magic != GRAFT_LIBRARY_MAGIC) continue;
