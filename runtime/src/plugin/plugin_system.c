@@ -33,15 +33,16 @@ static graft_status_t check_elf_header(const uint8_t* header, size_t size) {
                              "not an ELF shared library or a FatELF file");
   /* EM_RISCV covers 32- and 64-bit RISC-V: the class must match too. */
   uint16_t machine = elf_machine(header);
-  uint16_t host = graft_elf_host_machine();
+  const graft_elf_arch_t* host = graft_elf_arch_host();
   unsigned bits = header[GRAFT_EI_CLASS] == GRAFT_ELFCLASS64 ? 64u : 32u;
   unsigned host_bits = (unsigned)(sizeof(void*) * 8);
-  if (machine != host || bits != host_bits)
+  if (!host || machine != host->machine ||
+      header[GRAFT_EI_CLASS] != host->elf_class)
     return graft_status_make(GRAFT_NOT_FOUND,
                              "the library is for %s (%u-bit) but this CPU is "
                              "%s (%u-bit)",
                              graft_elf_machine_name(machine), bits,
-                             graft_elf_machine_name(host), host_bits);
+                             host ? host->name : "unknown", host_bits);
   return NULL;
 }
 

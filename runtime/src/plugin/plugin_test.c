@@ -399,7 +399,7 @@ static void refused_files(void) {
            "plugin '%s': not an ELF shared library or a FatELF file", path);
   EXPECT_ERROR(graft_plugin_manager_load_file(m, path, NULL, 0), want);
   /* Another architecture's library: refused before the system loader. */
-  uint16_t host = graft_elf_host_machine();
+  uint16_t host = graft_elf_arch_host()->machine;
   uint16_t other = host == 62 ? 183 : 62; /* aarch64 or x86_64 */
   write_elf_header(path, other);
   snprintf(want, sizeof(want), "plugin '%s': the library is for %s", path,
@@ -448,7 +448,7 @@ static void system_plugins(void) {
   char embedded[512];
   snprintf(embedded, sizeof(embedded), "embedded:%s", g_tagger_so);
   snprintf(want_error, sizeof(want_error), "plugin '%s': %s slice: slice ",
-           g_tagger_so, graft_elf_machine_name(graft_elf_host_machine()));
+           g_tagger_so, graft_elf_arch_host()->name);
   EXPECT_ERROR(graft_plugin_manager_load_file(m, embedded, NULL, 0),
                want_error);
   graft_plugin_manager_release(m);
