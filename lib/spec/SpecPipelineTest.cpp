@@ -57,10 +57,14 @@ TEST(SpecPipeline, MlpExample) {
   std::string work = (std::filesystem::temp_directory_path() /
                       ("graft_spec_pipeline_" + std::to_string(::getpid())))
                          .string();
-  for (const TargetInfo *t : allTargets()) {
+  // Every target the spec has a kernel for (the others fall back to
+  // compiled code; spec_examples.sh checks that end to end).
+  EXPECT_FALSE(rule.kernels.empty());
+  for (const auto &[name, source] : rule.kernels) {
+    const TargetInfo *t = lookupTarget(name);
+    ASSERT_TRUE(t) << name;
     CompiledKernel k;
-    EXPECT_TRUE(compileKernel(rule, rule.kernels.at(t->name), *t, work, diag, k))
-        << t->name << "\n" << diag.text();
+    EXPECT_TRUE(compileKernel(rule, source, *t, work, diag, k)) << name << "\n" << diag.text();
   }
   std::filesystem::remove_all(work);
 }
