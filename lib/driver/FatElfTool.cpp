@@ -43,7 +43,7 @@ const char *kUsage =
     "  remove BUNDLE --target T -o OUT    write the bundle without T's slice\n"
     "\n"
     "targets: the names of `graft targets`; a slice for another machine is\n"
-    "named by its ELF machine number (machine-0x28).\n"
+    "named by its ELF machine number (machine-0x8).\n"
     "\n"
     "examples:\n"
     "  graft-fatelf split mlp.graft -o slices/\n"
@@ -98,7 +98,7 @@ const TargetInfo *sliceTarget(const FatElfSlice &s) {
   return nullptr;
 }
 
-// The target a slice is for ("x86_64"), or "machine-0x28" for a slice of
+// The target a slice is for ("x86_64"), or "machine-0x8" for a slice of
 // a machine graft does not target.
 std::string sliceName(const FatElfSlice &s) {
   if (const TargetInfo *t = sliceTarget(s))
