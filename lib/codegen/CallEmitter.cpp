@@ -27,7 +27,8 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
   DispatchArgs a = beginDispatchFunction(m, b, d.name);
   const CallKernel &k = d.call;
   const Rule &rule = *k.rule;
-  Type *ptr = b.getPtrTy(), *i64 = b.getInt64Ty(), *i32 = b.getInt32Ty();
+  Type *ptr = b.getPtrTy(), *i32 = b.getInt32Ty();
+  Type *sizeTy = m.getDataLayout().getIntPtrType(c); // size_t
   // Kernels are compiled -ffreestanding, which marks them "no-builtins"; the
   // inliner refuses to inline such a function into one without the
   // attribute, and the kernel would stay an out-of-line call. This wrapper
@@ -70,10 +71,12 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
       break;
     case KernelArg::Kind::Memref: {
       // MLIR's memref expansion: base, aligned base, offset, sizes, strides.
+      // The index fields are size_t in graft/kernel.h: as wide as a pointer
+      // on the target (32 bits on arm), not i64.
       Value *p = tensorPtr(arg);
       const auto &dp = dimsOf(arg);
-      types.insert(types.end(), {ptr, ptr, i64});
-      args.insert(args.end(), {p, p, b.getInt64(0)});
+      types.insert(types.end(), {ptr, ptr, sizeTy});
+      args.insert(args.end(), {p, p, ConstantInt::get(sizeTy, 0)});
       std::vector<Value *> strides(dp.size());
       Value *s = b.getInt64(1);
       for (size_t i = dp.size(); i-- > 0;) {
@@ -81,12 +84,12 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
         s = b.CreateMul(s, params[dp[i]]);
       }
       for (unsigned p : dp) {
-        types.push_back(i64);
-        args.push_back(params[p]);
+        types.push_back(sizeTy);
+        args.push_back(b.CreateTrunc(params[p], sizeTy));
       }
       for (Value *st : strides) {
-        types.push_back(i64);
-        args.push_back(st);
+        types.push_back(sizeTy);
+        args.push_back(b.CreateTrunc(st, sizeTy));
       }
       break;
     }
