@@ -100,6 +100,27 @@ Value *loadBinding(IRBuilder<> &b, const DispatchArgs &a, unsigned i) {
   return ld;
 }
 
+void emitLoop(IRBuilder<> &b, Value *lo, Value *hi, const std::string &name,
+              const std::function<void(Value *)> &body, uint64_t step) {
+  LLVMContext &c = b.getContext();
+  Function *fn = b.GetInsertBlock()->getParent();
+  BasicBlock *pre = b.GetInsertBlock();
+  BasicBlock *head = BasicBlock::Create(c, name + ".head", fn);
+  BasicBlock *bodyBB = BasicBlock::Create(c, name + ".body", fn);
+  BasicBlock *exit = BasicBlock::Create(c, name + ".exit", fn);
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  PHINode *iv = b.CreatePHI(b.getInt64Ty(), 2, name);
+  iv->addIncoming(lo, pre);
+  b.CreateCondBr(b.CreateICmpSLT(iv, hi), bodyBB, exit);
+  b.SetInsertPoint(bodyBB);
+  body(iv);
+  Value *next = b.CreateAdd(iv, b.getInt64(step), name + ".next", true, true);
+  iv->addIncoming(next, b.GetInsertBlock());
+  b.CreateBr(head);
+  b.SetInsertPoint(exit);
+}
+
 Type *registerType(LLVMContext &c, DType t) {
   switch (t) {
   case DType::I1: return Type::getInt1Ty(c);

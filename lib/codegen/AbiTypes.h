@@ -10,6 +10,9 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
+#include <string>
+
 namespace graft::codegen {
 
 // graft's IR and LLVM both name Function, Module, Type and Value; inside
@@ -92,6 +95,11 @@ DispatchArgs beginDispatchFunction(llvm::Module &m, llvm::IRBuilder<> &b,
 
 llvm::Value *loadParam(llvm::IRBuilder<> &b, const DispatchArgs &a, unsigned i);
 llvm::Value *loadBinding(llvm::IRBuilder<> &b, const DispatchArgs &a, unsigned i);
+
+// for (iv = lo; iv < hi; iv += step) body(iv), as a loop of blocks appended
+// to the builder's function; the builder is left after the loop.
+void emitLoop(llvm::IRBuilder<> &b, llvm::Value *lo, llvm::Value *hi, const std::string &name,
+              const std::function<void(llvm::Value *)> &body, uint64_t step = 1);
 
 // Register type of an element type (i1 for I1, float for f16/bf16) and its
 // memory type (i8 for I1, i16 for f16/bf16).

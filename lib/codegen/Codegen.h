@@ -8,6 +8,7 @@
 #include <string>
 
 namespace llvm {
+class Function;
 class LLVMContext;
 class Module;
 class TargetMachine;
@@ -30,6 +31,10 @@ namespace codegen {
 // Internal entry points (one file each).
 void emitLoopDispatch(llvm::Module &m, const Dispatch &d, const TargetInfo &t);
 void emitCallDispatch(llvm::Module &m, const Dispatch &d, const TargetInfo &t);
+// The leaf routines of a packed matmul (PackedMatmul.cpp), one per tile
+// shape and module.
+llvm::Function *packedMatmulPackRhs(llvm::Module &m, const PackedMatmul &p);
+llvm::Function *packedMatmulTile(llvm::Module &m, const PackedMatmul &p);
 void emitLibrary(llvm::Module &m, const ProgramSet &programs,
                  const std::string &moduleName);
 } // namespace codegen

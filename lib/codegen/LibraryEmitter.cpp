@@ -38,7 +38,7 @@ public:
                           .set(A::source, str(d.source))
                           .set(A::binding_count, u32(d.bindings.size()))
                           .set(A::constant_count, u32(d.params.size()))
-                          .set(A::scratch_size, u32(0))
+                          .set(A::scratch_size, u32(d.scratchBytes))
                           .set(A::flags, u32(userKernel ? GRAFT_DISPATCH_FLAG_USER_KERNEL : 0))
                           .set(A::binding_flags, u32Array(bindingFlags(d)))
                           .get());

@@ -46,6 +46,12 @@ public:
     unsigned P = L_.numParallel, D = static_cast<unsigned>(dims_.size());
     idx_.assign(D, nullptr);
     reduction_ = D > P;
+    if (L_.packed.mr) {
+      outerIndices();
+      packedMatmul();
+      b_.CreateRet(b_.getInt32(0));
+      return;
+    }
     if (reduction_) {
       unsigned n = P >= 1 && !L_.innerReduction ? L_.tileX : 1;
       acc_ = b_.CreateAlloca(memoryType(c_, L_.accType), b_.getInt32(n), "acc");
@@ -54,14 +60,7 @@ public:
       for (unsigned k = 0; k < L_.regRows * L_.regCols && L_.regRows > 1; ++k)
         regAcc_.push_back(b_.CreateAlloca(memoryType(c_, L_.accType), nullptr, "racc"));
     }
-    // Outer parallel dims from workgroup z.
-    if (P >= 3) {
-      Value *z = a_.wgId[2];
-      for (unsigned k = P - 2; k-- > 0;) {
-        idx_[k] = b_.CreateURem(z, dims_[k]);
-        z = b_.CreateUDiv(z, dims_[k]);
-      }
-    }
+    outerIndices();
     auto jRange = [&](Value *&lo, Value *&hi) {
       lo = b_.CreateMul(a_.wgId[0], ConstantInt::get(i64, L_.tileX), "j0", true, true);
       hi = b_.CreateBinaryIntrinsic(Intrinsic::umin,
@@ -118,6 +117,88 @@ private:
   };
 
   Scope evalScope() { return Scope{}; }
+
+  // Outer parallel dims (all but the inner two) from workgroup z.
+  void outerIndices() {
+    unsigned P = L_.numParallel;
+    if (P < 3)
+      return;
+    Value *z = a_.wgId[2];
+    for (unsigned k = P - 2; k-- > 0;) {
+      idx_[k] = b_.CreateURem(z, dims_[k]);
+      z = b_.CreateUDiv(z, dims_[k]);
+    }
+  }
+
+  // The workgroup's mc x nc output block of a packed matmul (PackedMatmul
+  // in Dispatch.h): the accumulators start at their init values in scratch,
+  // each K block packs the rhs block and runs the microkernel over every
+  // mr x nr tile, and the outputs (the fused epilogue) are computed from
+  // the finished sums.
+  void packedMatmul() {
+    const PackedMatmul &p = L_.packed;
+    unsigned P = L_.numParallel;
+    Type *f32 = b_.getFloatTy();
+    Value *M = dims_[P - 2], *N = dims_[P - 1], *K = dims_[P];
+    auto block = [&](Value *id, unsigned size, Value *end, Value *&lo, Value *&hi) {
+      lo = b_.CreateMul(id, b_.getInt64(size), "", true, true);
+      hi = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(lo, b_.getInt64(size)), end);
+    };
+    Value *i0, *i1, *j0, *j1;
+    block(a_.wgId[1], p.mc, M, i0, i1);
+    block(a_.wgId[0], p.nc, N, j0, j1);
+    Value *sums = a_.scratch;
+    Value *packed = b_.CreateConstInBoundsGEP1_64(f32, sums, uint64_t(p.mc) * p.nc);
+    auto sum = [&](Value *i, Value *j) {
+      Value *at = b_.CreateAdd(b_.CreateMul(b_.CreateSub(i, i0), b_.getInt64(p.nc)),
+                               b_.CreateSub(j, j0));
+      return b_.CreateInBoundsGEP(f32, sums, at);
+    };
+    auto overBlock = [&](const std::string &name, const std::function<void(Value *)> &point) {
+      loop(i0, i1, "i_" + name, [&](Value *i) {
+        idx_[P - 2] = i;
+        loop(j0, j1, "j_" + name, [&](Value *j) {
+          idx_[P - 1] = j;
+          point(sum(i, j));
+        });
+      });
+    };
+    // The fill value or the accumulator operand: the first term of every sum.
+    overBlock("init", [&](Value *slot) {
+      Scope s = evalScope();
+      store(DType::F32, slot, eval(L_.accInit, s));
+    });
+    // lhs [.., M, K] and rhs [.., K, N], at this workgroup's batch.
+    auto base = [&](unsigned input) {
+      Value *v = bases_[input];
+      if (P == 3)
+        v = b_.CreateInBoundsGEP(f32, v, b_.CreateMul(idx_[0], strides_[input][0]));
+      return v;
+    };
+    Value *lhs = base(p.lhs), *rhs = base(p.rhs);
+    Value *lda = strides_[p.lhs][P - 2], *ldb = strides_[p.rhs][P - 2];
+    Function *pack = codegen::packedMatmulPackRhs(m_, p);
+    Function *tile = codegen::packedMatmulTile(m_, p);
+    loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
+      Value *kc = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.getInt64(p.kc), b_.CreateSub(K, pc));
+      Value *rhsBlock = b_.CreateInBoundsGEP(f32, rhs, b_.CreateAdd(b_.CreateMul(pc, ldb), j0));
+      b_.CreateCall(pack, {kc, b_.CreateSub(j1, j0), rhsBlock, ldb, packed});
+      loop(j0, j1, "jt", [&](Value *jt) {
+        Value *panel = b_.CreateInBoundsGEP(f32, packed, b_.CreateMul(b_.CreateSub(jt, j0), kc));
+        loop(i0, i1, "it", [&](Value *it) {
+          Value *rows = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.getInt64(p.mr),
+                                                 b_.CreateSub(i1, it));
+          Value *lhsTile = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(it, lda), pc));
+          b_.CreateCall(tile, {kc, lhsTile, lda, rows, panel, sum(it, jt), b_.getInt64(p.nc)});
+        }, p.mr);
+      }, p.nr());
+    }, p.kc);
+    overBlock("out", [&](Value *slot) {
+      Scope s = evalScope();
+      s.acc = load(DType::F32, slot);
+      storeOutputs(s);
+    });
+  }
 
   // acc[j - ja] for j in [ja, jb) of the current row: init, every reduction
   // step over the whole row (the vectorized loop), then the outputs.
@@ -258,25 +339,9 @@ private:
     nest(first);
   }
 
-  // for (iv = lo; iv < hi; ++iv) body(iv)
   void loop(Value *lo, Value *hi, const std::string &name, const std::function<void(Value *)> &body,
             uint64_t step = 1) {
-    Function *fn = a_.fn;
-    BasicBlock *pre = b_.GetInsertBlock();
-    BasicBlock *head = BasicBlock::Create(c_, name + ".head", fn);
-    BasicBlock *bodyBB = BasicBlock::Create(c_, name + ".body", fn);
-    BasicBlock *exit = BasicBlock::Create(c_, name + ".exit", fn);
-    b_.CreateBr(head);
-    b_.SetInsertPoint(head);
-    PHINode *iv = b_.CreatePHI(b_.getInt64Ty(), 2, name);
-    iv->addIncoming(lo, pre);
-    b_.CreateCondBr(b_.CreateICmpSLT(iv, hi), bodyBB, exit);
-    b_.SetInsertPoint(bodyBB);
-    body(iv);
-    Value *next = b_.CreateAdd(iv, b_.getInt64(step), name + ".next", true, true);
-    iv->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateBr(head);
-    b_.SetInsertPoint(exit);
+    emitLoop(b_, lo, hi, name, body, step);
   }
 
   Value *load(DType t, Value *ptr) {

@@ -52,6 +52,25 @@ struct KernelOutput {
   DType elem;
 };
 
+// A matmul lowered the way fast CPU GEMMs are (lib/codegen/PackedMatmul.cpp):
+// each workgroup owns an mc x nc block of the output; per K block of kc,
+// it packs the rhs block into nr-column panels in its scratch and runs a
+// microkernel that keeps an mr x nr register tile of accumulators (nr =
+// nv vectors of |lanes|) over the block. Partial sums wait in scratch
+// between K blocks, so every output element still adds its products in
+// k order: results do not depend on the thread count. Sizes come from the
+// feature level (Tiling.cpp).
+struct PackedMatmul {
+  unsigned lhs = 0, rhs = 0; // kernel inputs read as [.., M, K] and [.., K, N]
+  unsigned lanes = 1;        // f32 elements per vector register
+  unsigned mr = 0, nv = 0;   // register tile: mr rows x nv vectors (mr = 0: off)
+  unsigned kc = 0;           // K block: a kc x nr rhs panel stays in L1
+  unsigned mc = 0, nc = 0;   // workgroup block: multiples of mr and nr
+  unsigned nr() const { return nv * lanes; }
+  // Per-worker scratch: partial sums (mc x nc) then the packed rhs (kc x nc).
+  uint64_t scratchBytes() const { return (uint64_t(mc) * nc + uint64_t(kc) * nc) * 4; }
+};
+
 struct LoopKernel {
   std::vector<unsigned> domainParams; // param index of each domain dim size
   unsigned numParallel = 0;
@@ -70,6 +89,9 @@ struct LoopKernel {
   // Register tile of the row-of-accumulators form (regRows > 1 enables it):
   // regRows x regCols outputs accumulate in registers (matmul microkernel).
   unsigned regRows = 1, regCols = 1;
+  // Packed f32 matmul with a microkernel (packed.mr > 0); replaces the
+  // register tile above.
+  PackedMatmul packed;
 };
 
 // A call of a user kernel (spec rule, Form::Call or Form::Dispatch).
@@ -95,6 +117,7 @@ struct Dispatch {
   std::vector<uint32_t> bindings;  // host buffers bound, in binding order
   std::vector<uint32_t> params;    // host expr id of each constant word
   uint32_t grid[3];                // host expr ids of workgroup counts
+  uint64_t scratchBytes = 0;       // per-worker scratch the dispatch needs
 };
 
 struct BufferDesc {

@@ -12,6 +12,64 @@
 
 namespace graft {
 
+// The cache a packed matmul's blocks are sized for: the L1 data cache of
+// the smallest cores graft targets (32 KiB on Intel and most Arm cores;
+// AMD's Zen 4/5 have 48 KiB). A kc x nr rhs panel fills it, and the
+// microkernel streams over that panel once per mr rows.
+constexpr unsigned kL1Bytes = 32 * 1024;
+
+// The kernel's update is acc + lhs * rhs over f32 with lhs read as
+// [.., M, K] and rhs as [.., K, N] (matmul, batch_matmul): the inputs
+// PackedMatmul reads, or false.
+static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs) {
+  unsigned P = L.numParallel;
+  if (L.accType != DType::F32 || (P != 2 && P != 3) || L.accUpdate < 0)
+    return false;
+  const SNode &add = L.nodes[L.accUpdate];
+  if (add.kind != SNode::Kind::Op || add.op != OpKind::Add || add.operands.size() != 2 ||
+      L.nodes[add.operands[0]].kind != SNode::Kind::Acc)
+    return false;
+  const SNode &mul = L.nodes[add.operands[1]];
+  if (mul.kind != SNode::Kind::Op || mul.op != OpKind::Mul || mul.operands.size() != 2)
+    return false;
+  const SNode &a = L.nodes[mul.operands[0]], &b = L.nodes[mul.operands[1]];
+  if (a.kind != SNode::Kind::Load || b.kind != SNode::Kind::Load)
+    return false;
+  const KernelInput &ia = L.inputs[a.input], &ib = L.inputs[b.input];
+  int m = int(P) - 2, n = int(P) - 1, k = int(P);
+  std::vector<int> am = {m, k}, bm = {k, n};
+  if (P == 3) {
+    am.insert(am.begin(), 0);
+    bm.insert(bm.begin(), 0);
+  }
+  if (ia.elem != DType::F32 || ib.elem != DType::F32 || ia.map != am || ib.map != bm)
+    return false;
+  lhs = a.input;
+  rhs = b.input;
+  return true;
+}
+
+// Register tile and blocks of a packed matmul from the feature level: a
+// quarter of the vector registers stay free for the rhs vectors and the
+// broadcast lhs value, the rest hold an mr x 2-vector accumulator tile
+// (x86-64-v2/v3: 6 x 2, x86-64-v4 and AArch64: 12 x 2, RISC-V's scalar FP
+// registers: 12 x 2 scalars).
+static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, unsigned rhs) {
+  PackedMatmul p;
+  p.lhs = lhs;
+  p.rhs = rhs;
+  p.lanes = std::max(1u, level.vectorBits / 32);
+  p.nv = 2;
+  p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / p.nv);
+  p.kc = std::max(8u, kL1Bytes / (p.nr() * 4) / 8 * 8);
+  // A workgroup's block: 8 tile rows and 4 panels, so packing a kc x nc rhs
+  // block costs 1/mc of the block's multiply-adds, and a 1024-square matmul
+  // still has dozens of workgroups to spread over threads.
+  p.mc = 8 * p.mr;
+  p.nc = 4 * p.nr();
+  return p;
+}
+
 // After fusion: flattens pure elementwise kernels, picks tile sizes from
 // the target's feature level and computes the grid.
 void Former::finishLoop(KB &kb) {
@@ -71,6 +129,14 @@ void Former::finishLoop(KB &kb) {
     const unsigned rows = 4;
     L.regRows = rows;
     L.regCols = std::min(16u, std::max(1u, level.vectorRegisters / 2 / rows) * lanes);
+  }
+  unsigned lhs = 0, rhs = 0;
+  if (reduction && !L.innerReduction && matmulOperands(L, lhs, rhs)) {
+    L.packed = packedMatmulTiles(level, lhs, rhs);
+    L.regRows = L.regCols = 1;
+    L.tileX = L.packed.nc;
+    L.tileY = L.packed.mc;
+    kb.d.scratchBytes = L.packed.scratchBytes();
   }
   // An input read across its rows (transpose, some broadcasts) gets tall,
   // narrow tiles: each of the tile's 8 input rows is read along 128

@@ -1,0 +1,174 @@
+// The two leaf routines of a packed matmul (PackedMatmul in
+// dispatch/Dispatch.h), generated as LLVM IR from the tile sizes the
+// feature level gave: the rhs packing routine and the microkernel. The
+// workgroup loops around them are in LoopEmitter.cpp.
+//
+// The microkernel is written with generic vectors: an mr x nv tile of
+// <lanes x float> accumulators carried in registers over k; per k, nv
+// vector loads from the packed panel and, per row, one lhs element
+// broadcast into nv multiply-adds. The broadcast is a plain splat so that
+// x86 folds it into the FMA's memory operand. Both routines are kept out of
+// line: they carry their own vector-width attributes (LLVM splits 512-bit
+// vectors into halves unless a function asks for them), and one call per
+// kc-long tile costs nothing measurable.
+#include "codegen/AbiTypes.h"
+#include "codegen/Codegen.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <string>
+#include <vector>
+
+namespace graft::codegen {
+
+using namespace llvm;
+
+namespace {
+
+Function *declareLeaf(Module &m, const std::string &name, FunctionType *ft,
+                      const PackedMatmul &p) {
+  Function *f = Function::Create(ft, GlobalValue::InternalLinkage, name, m);
+  f->addFnAttr(Attribute::NoUnwind);
+  f->addFnAttr(Attribute::NoInline);
+  f->addFnAttr("frame-pointer", "none");
+  if (p.lanes > 1) {
+    std::string bits = std::to_string(p.lanes * 32);
+    f->addFnAttr("prefer-vector-width", bits);
+    f->addFnAttr("min-legal-vector-width", bits);
+  }
+  for (Argument &arg : f->args())
+    if (arg.getType()->isPointerTy())
+      arg.addAttr(Attribute::NoAlias);
+  return f;
+}
+
+std::string tileSuffix(const PackedMatmul &p) {
+  return std::to_string(p.mr) + "x" + std::to_string(p.nv) + "x" + std::to_string(p.lanes);
+}
+
+} // namespace
+
+// void pack(i64 kc, i64 cols, const float *b, i64 ldb, float *packed):
+// the kc x cols block at |b| (row stride ldb) as panels of nr columns,
+// panel q at packed + q*kc*nr, row k of it at + k*nr. The last panel is
+// padded with zeros past |cols|, so the microkernel never needs an edge case
+// along N.
+Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
+  std::string name = "graft_matmul_pack_" + tileSuffix(p);
+  if (Function *f = m.getFunction(name))
+    return f;
+  LLVMContext &c = m.getContext();
+  Type *i64 = Type::getInt64Ty(c), *ptr = PointerType::get(c, 0), *f32 = Type::getFloatTy(c);
+  auto *vec = FixedVectorType::get(f32, p.lanes);
+  Function *f = declareLeaf(
+      m, name, FunctionType::get(Type::getVoidTy(c), {i64, i64, ptr, i64, ptr}, false), p);
+  IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+  Value *kc = f->getArg(0), *cols = f->getArg(1), *src = f->getArg(2), *ldb = f->getArg(3),
+        *dst = f->getArg(4);
+  const uint64_t nr = p.nr();
+  Value *nrV = b.getInt64(nr);
+  Value *fullCols = b.CreateMul(b.CreateUDiv(cols, nrV), nrV);
+  // Whole panels: nv vector copies per row.
+  emitLoop(b, b.getInt64(0), fullCols, "q", [&](Value *q) {
+    Value *panel = b.CreateInBoundsGEP(f32, dst, b.CreateMul(q, kc));
+    emitLoop(b, b.getInt64(0), kc, "k", [&](Value *k) {
+      Value *from = b.CreateInBoundsGEP(f32, src, b.CreateAdd(b.CreateMul(k, ldb), q));
+      Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, nrV));
+      for (unsigned v = 0; v < p.nv; ++v) {
+        Value *x = b.CreateAlignedLoad(vec, b.CreateConstInBoundsGEP1_64(f32, from, v * p.lanes),
+                                       Align(4));
+        b.CreateAlignedStore(x, b.CreateConstInBoundsGEP1_64(f32, to, v * p.lanes), Align(4));
+      }
+    });
+  }, nr);
+  // The ragged last panel: each column reads a clamped (always valid)
+  // address and keeps the value only when it is inside the block.
+  Value *rem = b.CreateSub(cols, fullCols);
+  Value *panel = b.CreateInBoundsGEP(f32, dst, b.CreateMul(fullCols, kc));
+  Value *lastCol = b.CreateSub(rem, b.getInt64(1));
+  Value *kEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), kc, b.getInt64(0));
+  emitLoop(b, b.getInt64(0), kEnd, "kr", [&](Value *k) {
+    Value *from = b.CreateInBoundsGEP(f32, src, b.CreateAdd(b.CreateMul(k, ldb), fullCols));
+    Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, nrV));
+    for (uint64_t col = 0; col < nr; ++col) {
+      Value *cv = b.getInt64(col);
+      Value *x = b.CreateLoad(
+          f32, b.CreateInBoundsGEP(f32, from, b.CreateBinaryIntrinsic(Intrinsic::umin, cv, lastCol)));
+      x = b.CreateSelect(b.CreateICmpULT(cv, rem), x, ConstantFP::get(f32, 0.0));
+      b.CreateStore(x, b.CreateConstInBoundsGEP1_64(f32, to, col));
+    }
+  });
+  b.CreateRetVoid();
+  return f;
+}
+
+// void tile(i64 kc, const float *a, i64 lda, i64 rows, const float *packed,
+//           float *acc, i64 ldacc):
+// acc[r][0..nr) = acc[r][..] + sum over k in order of a[r][k] * packed[k][..]
+// for r < mr, one multiply-add (fused where the level has FMA) per k. Rows
+// at or past |rows| (>= 1) reread the last valid lhs row: their sums land in
+// acc rows the caller ignores, and no lhs read leaves the matrix.
+Function *packedMatmulTile(Module &m, const PackedMatmul &p) {
+  std::string name = "graft_matmul_tile_" + tileSuffix(p);
+  if (Function *f = m.getFunction(name))
+    return f;
+  LLVMContext &c = m.getContext();
+  Type *i64 = Type::getInt64Ty(c), *ptr = PointerType::get(c, 0), *f32 = Type::getFloatTy(c);
+  auto *vec = FixedVectorType::get(f32, p.lanes);
+  Function *f = declareLeaf(
+      m, name,
+      FunctionType::get(Type::getVoidTy(c), {i64, ptr, i64, i64, ptr, ptr, i64}, false), p);
+  BasicBlock *entry = BasicBlock::Create(c, "entry", f);
+  IRBuilder<> b(entry);
+  Value *kc = f->getArg(0), *a = f->getArg(1), *lda = f->getArg(2), *rows = f->getArg(3),
+        *packed = f->getArg(4), *acc = f->getArg(5), *ldacc = f->getArg(6);
+  const unsigned mr = p.mr, nv = p.nv, lanes = p.lanes;
+  std::vector<Value *> rowPtr(mr), accPtr(mr * nv), init(mr * nv);
+  Value *lastRow = b.CreateSub(rows, b.getInt64(1));
+  for (unsigned r = 0; r < mr; ++r) {
+    Value *row = b.CreateBinaryIntrinsic(Intrinsic::umin, b.getInt64(r), lastRow);
+    rowPtr[r] = b.CreateInBoundsGEP(f32, a, b.CreateMul(row, lda));
+    Value *accRow = b.CreateInBoundsGEP(f32, acc, b.CreateMul(b.getInt64(r), ldacc));
+    for (unsigned v = 0; v < nv; ++v) {
+      accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, accRow, v * lanes);
+      init[r * nv + v] = b.CreateAlignedLoad(vec, accPtr[r * nv + v], Align(4));
+    }
+  }
+  // for (k = 0; k < kc; ++k), with the accumulators as loop-carried values.
+  BasicBlock *head = BasicBlock::Create(c, "k.head", f);
+  BasicBlock *body = BasicBlock::Create(c, "k.body", f);
+  BasicBlock *exit = BasicBlock::Create(c, "k.exit", f);
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  PHINode *k = b.CreatePHI(i64, 2, "k");
+  k->addIncoming(b.getInt64(0), entry);
+  std::vector<PHINode *> accs(mr * nv);
+  for (unsigned t = 0; t < mr * nv; ++t) {
+    accs[t] = b.CreatePHI(vec, 2, "acc");
+    accs[t]->addIncoming(init[t], entry);
+  }
+  b.CreateCondBr(b.CreateICmpSLT(k, kc), body, exit);
+  b.SetInsertPoint(body);
+  Value *panelRow = b.CreateInBoundsGEP(f32, packed, b.CreateMul(k, b.getInt64(p.nr())));
+  std::vector<Value *> rhs(nv);
+  for (unsigned v = 0; v < nv; ++v)
+    rhs[v] = b.CreateAlignedLoad(vec, b.CreateConstInBoundsGEP1_64(f32, panelRow, v * lanes),
+                                 Align(4));
+  for (unsigned r = 0; r < mr; ++r) {
+    Value *x = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, rowPtr[r], k));
+    Value *splat = b.CreateVectorSplat(lanes, x);
+    for (unsigned v = 0; v < nv; ++v) {
+      Value *next = b.CreateIntrinsic(Intrinsic::fmuladd, {vec}, {splat, rhs[v], accs[r * nv + v]});
+      accs[r * nv + v]->addIncoming(next, body);
+    }
+  }
+  k->addIncoming(b.CreateAdd(k, b.getInt64(1), "k.next", true, true), body);
+  b.CreateBr(head);
+  b.SetInsertPoint(exit);
+  for (unsigned t = 0; t < mr * nv; ++t)
+    b.CreateAlignedStore(accs[t], accPtr[t], Align(4));
+  b.CreateRetVoid();
+  return f;
+}
+
+} // namespace graft::codegen
