@@ -25,9 +25,28 @@ using namespace llvm;
 
 namespace {
 
-Function *declareLeaf(Module &m, const std::string &name, FunctionType *ft,
-                      const PackedMatmul &p) {
-  Function *f = Function::Create(ft, GlobalValue::InternalLinkage, name, m);
+// The types both leaves use.
+struct LeafTypes {
+  Type *i64, *ptr, *f32;
+  FixedVectorType *vec; // <lanes x float>
+  LeafTypes(LLVMContext &c, const PackedMatmul &p)
+      : i64(Type::getInt64Ty(c)), ptr(PointerType::get(c, 0)), f32(Type::getFloatTy(c)),
+        vec(FixedVectorType::get(f32, p.lanes)) {}
+};
+
+// The leaf graft_matmul_<kind>_<tile> of |m|: created with an empty body
+// (|fresh|) the first time a dispatch asks for it, shared after that.
+Function *leaf(Module &m, const std::string &kind, ArrayRef<Type *> params,
+               const PackedMatmul &p, bool &fresh) {
+  std::string name = "graft_matmul_" + kind + "_" + std::to_string(p.mr) + "x" +
+                     std::to_string(p.nv) + "x" + std::to_string(p.lanes);
+  fresh = false;
+  if (Function *f = m.getFunction(name))
+    return f;
+  fresh = true;
+  LLVMContext &c = m.getContext();
+  Function *f = Function::Create(FunctionType::get(Type::getVoidTy(c), params, false),
+                                 GlobalValue::InternalLinkage, name, m);
   f->addFnAttr(Attribute::NoUnwind);
   f->addFnAttr(Attribute::NoInline);
   f->addFnAttr("frame-pointer", "none");
@@ -42,10 +61,6 @@ Function *declareLeaf(Module &m, const std::string &name, FunctionType *ft,
   return f;
 }
 
-std::string tileSuffix(const PackedMatmul &p) {
-  return std::to_string(p.mr) + "x" + std::to_string(p.nv) + "x" + std::to_string(p.lanes);
-}
-
 } // namespace
 
 // void pack(i64 kc, i64 cols, const float *b, i64 ldb, float *packed):
@@ -54,14 +69,13 @@ std::string tileSuffix(const PackedMatmul &p) {
 // padded with zeros past |cols|, so the microkernel never needs an edge case
 // along N.
 Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
-  std::string name = "graft_matmul_pack_" + tileSuffix(p);
-  if (Function *f = m.getFunction(name))
-    return f;
   LLVMContext &c = m.getContext();
-  Type *i64 = Type::getInt64Ty(c), *ptr = PointerType::get(c, 0), *f32 = Type::getFloatTy(c);
-  auto *vec = FixedVectorType::get(f32, p.lanes);
-  Function *f = declareLeaf(
-      m, name, FunctionType::get(Type::getVoidTy(c), {i64, i64, ptr, i64, ptr}, false), p);
+  LeafTypes t(c, p);
+  Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
+  bool fresh;
+  Function *f = leaf(m, "pack", {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
+  if (!fresh)
+    return f;
   IRBuilder<> b(BasicBlock::Create(c, "entry", f));
   Value *kc = f->getArg(0), *cols = f->getArg(1), *src = f->getArg(2), *ldb = f->getArg(3),
         *dst = f->getArg(4);
@@ -109,15 +123,13 @@ Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
 // at or past |rows| (>= 1) reread the last valid lhs row: their sums land in
 // acc rows the caller ignores, and no lhs read leaves the matrix.
 Function *packedMatmulTile(Module &m, const PackedMatmul &p) {
-  std::string name = "graft_matmul_tile_" + tileSuffix(p);
-  if (Function *f = m.getFunction(name))
-    return f;
   LLVMContext &c = m.getContext();
-  Type *i64 = Type::getInt64Ty(c), *ptr = PointerType::get(c, 0), *f32 = Type::getFloatTy(c);
-  auto *vec = FixedVectorType::get(f32, p.lanes);
-  Function *f = declareLeaf(
-      m, name,
-      FunctionType::get(Type::getVoidTy(c), {i64, ptr, i64, i64, ptr, ptr, i64}, false), p);
+  LeafTypes t(c, p);
+  Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
+  bool fresh;
+  Function *f = leaf(m, "tile", {i64, t.ptr, i64, i64, t.ptr, t.ptr, i64}, p, fresh);
+  if (!fresh)
+    return f;
   BasicBlock *entry = BasicBlock::Create(c, "entry", f);
   IRBuilder<> b(entry);
   Value *kc = f->getArg(0), *a = f->getArg(1), *lda = f->getArg(2), *rows = f->getArg(3),
