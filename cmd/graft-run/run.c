@@ -102,8 +102,9 @@ static graft_status_t parse_values(run_ctx_t* ctx) {
                              ctx->info.name);
   if (o->output_count > ctx->info.result_count)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                             "%zu --output flags for %u results of '%s'",
+                             "%zu --output flags for %u result%s of '%s'",
                              o->output_count, ctx->info.result_count,
+                             ctx->info.result_count == 1 ? "" : "s",
                              ctx->info.name);
   return NULL;
 }

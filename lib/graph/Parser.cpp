@@ -404,12 +404,17 @@ bool Parser::parseAttrs(std::vector<NamedAttr> &out) {
     advance();
     if (!expect(Tok::Equal, "'=' after attribute name") || !parseAttrValue(a.value))
       return false;
+    // A duplicate is reported and dropped; the list goes on parsing so the
+    // rest of the file is still checked (no cascade of follow-on errors).
+    bool duplicate = false;
     for (const NamedAttr &other : out)
       if (other.name == a.name) {
         error(nameTok.loc, "duplicate attribute '" + a.name + "'");
-        return false;
+        duplicate = true;
+        break;
       }
-    out.push_back(std::move(a));
+    if (!duplicate)
+      out.push_back(std::move(a));
     if (at(Tok::Comma))
       advance();
     else if (!at(Tok::RBrace))
@@ -687,7 +692,19 @@ std::unique_ptr<Module> parseModule(const SourceManager &sm, uint32_t file,
   std::unique_ptr<Module> m = parseModuleText(sm.text(file), file, diag, opts);
   // A file of comments alone (or one whose line ends were misread) builds
   // an empty bundle; say so rather than succeed silently.
-  if (m && m->functions.empty() && diag.errorCount() == errors)
+  // Patterns alone build nothing either: they are matched by spec rules.
+  if (!m || diag.errorCount() != errors)
+    return m;
+  const Function *pattern = nullptr;
+  for (const auto &f : m->functions) {
+    if (!f->isPattern)
+      return m;
+    pattern = pattern ? pattern : f.get();
+  }
+  if (pattern)
+    diag.warning(pattern->loc, "no function defined, only patterns; a pattern is matched "
+                               "by a spec rule and builds nothing by itself");
+  else
     diag.warning(SourceLoc{file, 0, 0}, "no function defined; the file is empty or "
                                         "holds only comments");
   return m;

@@ -98,8 +98,8 @@ bool FunctionVerifier::verifyScalarOp(const Op &op) {
                  : op.kind == OpKind::Cast || isUnaryScalarOp(op.kind) ? 1
                                                                       : 2;
   if (op.operands.size() != arity)
-    return fail(op, "'" + name + "' expects " + std::to_string(arity) +
-                        " operands, found " + std::to_string(op.operands.size()));
+    return fail(op, "'" + name + "' expects " + countOf(arity, "operand") + ", found " +
+                        std::to_string(op.operands.size()));
   for (const Value *v : op.operands)
     if (v->type.tensor)
       return fail(op, "'" + name + "' works on scalars, but operand " + valueRef(v) +
@@ -184,9 +184,8 @@ void FunctionVerifier::checkShapeArithmetic(const Op &op) {
 void FunctionVerifier::verifyBody(const Op &map) {
   const Region &r = *map.region;
   if (r.args.size() != map.operands.size()) {
-    fail(map, "'map' body has " + std::to_string(r.args.size()) +
-                  " arguments, expected " + std::to_string(map.operands.size()) +
-                  " (one per operand)");
+    fail(map, "'map' body has " + countOf(r.args.size(), "argument") + ", expected " +
+                  std::to_string(map.operands.size()) + " (one per operand)");
     return;
   }
   for (size_t i = 0; i < r.args.size(); ++i) {
@@ -228,9 +227,8 @@ void FunctionVerifier::verifyBody(const Op &map) {
 void FunctionVerifier::verifyReturn() {
   SourceLoc loc = f_.returnLoc.valid() ? f_.returnLoc : f_.loc;
   if (f_.results.size() != f_.resultTypes.size()) {
-    cx_.error(loc, "'return' has " + std::to_string(f_.results.size()) +
-                       " values, but '@" + f_.name + "' declares " +
-                       std::to_string(f_.resultTypes.size()) + " results");
+    cx_.error(loc, "'return' has " + countOf(f_.results.size(), "value") + ", but '@" +
+                       f_.name + "' declares " + countOf(f_.resultTypes.size(), "result"));
     return;
   }
   for (size_t i = 0; i < f_.results.size(); ++i) {

@@ -134,7 +134,7 @@ TEST(VerifierErrors, Messages) {
 
 TEST(VerifierErrors, Returns) {
   EXPECT_EQ(firstError("func @f(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, f32) {\n  return %a\n}\n"),
-            "v.graph:2:3: error: 'return' has 1 values, but '@f' declares 2 results");
+            "v.graph:2:3: error: 'return' has 1 value, but '@f' declares 2 results");
   EXPECT_EQ(firstError("func @f(%a: tensor<2x3xf32>) -> tensor<2x4xf32> {\n  return %a\n}\n"),
             "v.graph:2:3: error: return value 0 '%a' has type tensor<2x3xf32>, but '@f' declares tensor<2x4xf32>");
   EXPECT_EQ(firstError("func @f(%a: tensor<?x3xf32>) -> tensor<2x3xf32> {\n  return %a\n}\n"),

@@ -28,7 +28,7 @@ private:
   bool operandCount(size_t n) {
     if (op_.operands.size() == n)
       return true;
-    return fail("'" + name_ + "' expects " + std::to_string(n) + " operands, found " +
+    return fail("'" + name_ + "' expects " + countOf(n, "operand") + ", found " +
                 std::to_string(op_.operands.size()));
   }
   // Operand |i| must be a tensor (of rank |rank| unless -1).

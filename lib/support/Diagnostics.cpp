@@ -150,4 +150,8 @@ void DiagEngine::error(const std::string &what, const std::string &msg) {
   emit(Severity::Error, SourceLoc{}, what, msg);
 }
 
+std::string countOf(size_t n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 } // namespace graft

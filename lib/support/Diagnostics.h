@@ -92,4 +92,7 @@ private:
   bool dropNotes_ = false; // the last warning was dropped by -q
 };
 
+// "1 operand", "3 operands": a count and its noun for diagnostics.
+std::string countOf(size_t n, std::string_view noun);
+
 } // namespace graft

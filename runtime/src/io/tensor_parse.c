@@ -193,9 +193,19 @@ static graft_status_t parse_raw_file(const char* path, uint32_t dtype,
   if (empty) needed = 0;
   /* (An overflowing shape is left to the allocation to report.) */
   if ((!overflow || empty) && file.size != needed) {
+    /* A .npy file given a type is read as raw bytes; say how to read it. */
+    char magic[6];
+    int is_npy = 0;
+    if (file.size >= sizeof(magic)) {
+      graft_status_t read = graft_io_file_read(&file, 0, magic, sizeof(magic));
+      is_npy = !read && memcmp(magic, "\x93NUMPY", sizeof(magic)) == 0;
+      graft_status_free(read);
+    }
     status = graft_status_make(
-        GRAFT_INVALID_ARGUMENT, "'%s' has %llu bytes, expected %llu", path,
-        (unsigned long long)file.size, (unsigned long long)needed);
+        GRAFT_INVALID_ARGUMENT, "'%s' has %llu bytes, expected %llu%s", path,
+        (unsigned long long)file.size, (unsigned long long)needed,
+        is_npy ? " (it is a .npy file: pass it as @FILE, without a type)"
+               : "");
   }
   if (!status) status = graft_tensor_allocate(dtype, rank, dims, out);
   if (!status && out->size)
