@@ -54,6 +54,10 @@ check --check-prefix=SPECCR "$TEST_DIR/input_text.sh" <out
 printf '// only a comment\n' >empty.graph
 "$GRAFT" check empty.graph 2>&1 | check --check-prefix=EMPTY "$TEST_DIR/input_text.sh"
 # EMPTY: empty.graph: warning: no function defined; the file is empty or holds only comments
+# Patterns alone build nothing either (they belong to spec rules).
+printf '// a pattern\npattern @p(%%a: f32) -> f32 {\n  return %%a\n}\n' >patterns.graph
+"$GRAFT" check patterns.graph 2>&1 | check --check-prefix=PATTERNS "$TEST_DIR/input_text.sh"
+# PATTERNS: patterns.graph:2:9: warning: no function defined, only patterns; a pattern is matched by a spec rule and builds nothing by itself
 printf 'graft-spec: 1\nrules: []\n' >empty.yaml
 "$GRAFT" build "$MLP" --spec empty.yaml --target x86_64 -o e.graft 2>&1 |
   check --check-prefix=NORULES "$TEST_DIR/input_text.sh"
