@@ -1,11 +1,11 @@
 // Lowers a kernel-call dispatch: the workgroup function graft generates
-// around a user kernel from a spec rule.
+// around a user kernel, from the call's plan (ir/KernelCall.h).
 //
-// Form::Call unpacks bindings, sizes and workgroup ids into the argument list
-// the rule spells out and calls the kernel directly (static linking: the
-// symbol is resolved by LTO with the kernel's bitcode or by lld with its
-// object). Form::Dispatch forwards both state pointers to a kernel that is a
-// whole dispatch function in graft's ABI.
+// KernelForm::Call unpacks bindings, sizes and workgroup ids into the
+// argument list the plan spells out and calls the kernel directly (static
+// linking: the symbol is resolved by LTO with the kernel's bitcode or by lld
+// with its object). KernelForm::Dispatch forwards both state pointers to a
+// kernel that is a whole dispatch function in graft's ABI.
 #include "codegen/AbiTypes.h"
 #include "codegen/Codegen.h"
 
@@ -26,7 +26,7 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
   IRBuilder<> b(c);
   DispatchArgs a = beginDispatchFunction(m, b, d.name);
   const CallKernel &k = d.call;
-  const Rule &rule = *k.rule;
+  const KernelCall &plan = *k.plan;
   Type *ptr = b.getPtrTy(), *i32 = b.getInt32Ty();
   Type *sizeTy = m.getDataLayout().getIntPtrType(c); // size_t
   // Kernels are compiled -ffreestanding, which marks them "no-builtins"; the
@@ -35,8 +35,8 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
   // only forwards arguments, so giving it the kernel's setting costs nothing.
   a.fn->addFnAttr("no-builtins");
 
-  if (rule.form == Rule::Form::Dispatch) {
-    FunctionCallee fn = m.getOrInsertFunction(rule.symbol, FunctionType::get(i32, {ptr, ptr}, false));
+  if (plan.form == KernelForm::Dispatch) {
+    FunctionCallee fn = m.getOrInsertFunction(plan.symbol, FunctionType::get(i32, {ptr, ptr}, false));
     Value *r = b.CreateCall(fn, {a.fn->getArg(0), a.fn->getArg(1)});
     b.CreateRet(r);
     return;
@@ -51,25 +51,25 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
   for (size_t i = 0; i < k.inputBuffers.size(); ++i)
     if (k.inputBuffers[i] != ~0u)
       inBinding[i] = static_cast<int>(nb++);
-  auto tensorPtr = [&](const KernelArg &arg) {
-    unsigned bi = arg.input >= 0 ? static_cast<unsigned>(inBinding[arg.input])
-                                 : nb + static_cast<unsigned>(arg.output);
+  auto tensorPtr = [&](const KernelCallArg &arg) {
+    unsigned bi = arg.operand >= 0 ? static_cast<unsigned>(inBinding[arg.operand])
+                                   : nb + static_cast<unsigned>(arg.result);
     return loadBinding(b, a, bi);
   };
-  auto dimsOf = [&](const KernelArg &arg) -> const std::vector<unsigned> & {
-    return arg.input >= 0 ? k.inputDimParams[arg.input] : k.outputDimParams[arg.output];
+  auto dimsOf = [&](const KernelCallArg &arg) -> const std::vector<unsigned> & {
+    return arg.operand >= 0 ? k.inputDimParams[arg.operand] : k.outputDimParams[arg.result];
   };
 
   std::vector<Type *> types;
   std::vector<Value *> args;
   unsigned exprIdx = 0;
-  for (const KernelArg &arg : rule.args) {
+  for (const KernelCallArg &arg : plan.args) {
     switch (arg.kind) {
-    case KernelArg::Kind::Tensor:
+    case KernelCallArg::Kind::Buffer:
       types.push_back(ptr);
       args.push_back(tensorPtr(arg));
       break;
-    case KernelArg::Kind::Memref: {
+    case KernelCallArg::Kind::Memref: {
       // MLIR's memref expansion: base, aligned base, offset, sizes, strides.
       // The index fields are size_t in graft/kernel.h: as wide as a pointer
       // on the target (32 bits on arm), not i64.
@@ -93,25 +93,25 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
       }
       break;
     }
-    case KernelArg::Kind::Scalar: {
-      DType t = k.inputTypes[arg.input];
-      Value *v = wordToScalar(b, params[k.inputScalarParam[arg.input]], t);
+    case KernelCallArg::Kind::Scalar: {
+      DType t = k.inputTypes[arg.operand];
+      Value *v = wordToScalar(b, params[k.inputScalarParam[arg.operand]], t);
       if (t == DType::I1)
         v = b.CreateZExt(v, b.getInt8Ty());
       types.push_back(v->getType());
       args.push_back(v);
       break;
     }
-    case KernelArg::Kind::Expr: {
+    case KernelCallArg::Kind::Size: {
       Value *v = params[k.exprParams[exprIdx++]];
       Type *t = argType(c, arg.type);
       types.push_back(t);
       args.push_back(b.CreateTrunc(v, t));
       break;
     }
-    case KernelArg::Kind::WorkgroupId:
-    case KernelArg::Kind::WorkgroupCount: {
-      Value *v = arg.kind == KernelArg::Kind::WorkgroupId ? a.wgId[arg.axis] : a.wgCount[arg.axis];
+    case KernelCallArg::Kind::WorkgroupId:
+    case KernelCallArg::Kind::WorkgroupCount: {
+      Value *v = arg.kind == KernelCallArg::Kind::WorkgroupId ? a.wgId[arg.axis] : a.wgCount[arg.axis];
       Type *t = argType(c, arg.type);
       types.push_back(t);
       args.push_back(b.CreateTrunc(v, t));
@@ -119,10 +119,10 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
     }
     }
   }
-  Type *ret = rule.returnsStatus ? i32 : b.getVoidTy();
-  FunctionCallee fn = m.getOrInsertFunction(rule.symbol, FunctionType::get(ret, types, false));
+  Type *ret = plan.returnsStatus ? i32 : b.getVoidTy();
+  FunctionCallee fn = m.getOrInsertFunction(plan.symbol, FunctionType::get(ret, types, false));
   Value *r = b.CreateCall(fn, args);
-  b.CreateRet(rule.returnsStatus ? r : b.getInt32(0));
+  b.CreateRet(plan.returnsStatus ? r : b.getInt32(0));
 }
 
 } // namespace graft::codegen

@@ -32,7 +32,7 @@ public:
     for (const Dispatch &d : ps.dispatches) {
       Function *f = m_.getFunction(d.name);
       fns.push_back(f);
-      bool userKernel = d.isCall && d.call.rule->form == Rule::Form::Dispatch;
+      bool userKernel = d.isCall && d.call.plan->form == KernelForm::Dispatch;
       attrs.push_back(AbiConstant<A>(c_)
                           .set(A::name, str(d.name))
                           .set(A::source, str(d.source))

@@ -1,5 +1,6 @@
-// Kernel-call dispatches: the bindings, constants and grid of a call of a
-// spec rule's kernel.
+// Kernel-call dispatches: the bindings, constants and grid of a kernel_call
+// op, from its plan (ir/KernelCall.h) instantiated by shape analysis over the
+// call's operands (ShapeInfo::callExprs).
 #include "dispatch/Former.h"
 #include "ir/FloatBits.h"
 
@@ -11,22 +12,11 @@
 
 namespace graft {
 
-uint32_t Former::specExpr(const SpecExpr &e, const Op *call) {
-  ExprTable &ex = shapes.exprs;
-  switch (e.kind) {
-  case SpecExpr::Kind::Const: return ex.constant(e.value);
-  case SpecExpr::Kind::Dim: {
-    const Value *v = e.input >= 0 ? call->operands[e.input] : call->results[e.output];
-    return shapes.dimsOf(v).at(e.axis);
-  }
-  case SpecExpr::Kind::Binary: break;
-  }
-  return ex.binary(e.op, specExpr(e.operands[0], call), specExpr(e.operands[1], call));
-}
-
 void Former::callGroup(int g) {
   const Op *op = groups[g].front();
-  const Rule *rule = specs->rules[op->call.rule].get();
+  const KernelCall &plan = *op->call;
+  // The plan's size program, as expressions of this function.
+  const std::vector<uint32_t> &sizes = shapes.callExprs.at(op);
   Dispatch d;
   d.name = dispatchName(op);
   d.loc = op->loc;
@@ -34,7 +24,7 @@ void Former::callGroup(int g) {
   d.isCall = true;
   KB kb{d, {}, {}, {}, {}};
   CallKernel &c = d.call;
-  c.rule = rule;
+  c.plan = &plan;
   for (const Value *v : op->operands) {
     c.inputTypes.push_back(v->type.elem);
     c.inputRanks.push_back(v->type.rank());
@@ -88,19 +78,19 @@ void Former::callGroup(int g) {
       dp.push_back(param(kb, e));
     c.outputDimParams.push_back(dp);
   }
-  if (rule->form == Rule::Form::Call) {
-    for (const KernelArg &a : rule->args)
-      if (a.kind == KernelArg::Kind::Expr)
-        c.exprParams.push_back(param(kb, specExpr(a.expr, op)));
+  if (plan.form == KernelForm::Call) {
+    for (const KernelCallArg &a : plan.args)
+      if (a.kind == KernelCallArg::Kind::Size)
+        c.exprParams.push_back(param(kb, sizes.at(a.expr)));
   } else {
     // Whole-dispatch kernels see exactly the constants the rule lists.
     d.params.clear();
     kb.paramIndex.clear();
-    for (const SpecExpr &e : rule->constants)
-      d.params.push_back(specExpr(e, op));
+    for (uint32_t e : plan.constants)
+      d.params.push_back(sizes.at(e));
   }
   for (int i = 0; i < 3; ++i)
-    d.grid[i] = specExpr(rule->grid[i], op);
+    d.grid[i] = sizes.at(plan.grid[i]);
   addDispatchStep(std::move(d));
 }
 

@@ -9,8 +9,8 @@
 #pragma once
 
 #include "ir/IR.h"
+#include "ir/KernelCall.h"
 #include "shape/Shapes.h"
-#include "spec/Spec.h"
 #include "targets/Target.h"
 
 #include <string>
@@ -94,9 +94,9 @@ struct LoopKernel {
   PackedMatmul packed;
 };
 
-// A call of a user kernel (spec rule, Form::Call or Form::Dispatch).
+// A call of a user kernel: a kernel_call op and its plan.
 struct CallKernel {
-  const Rule *rule = nullptr;
+  const KernelCall *plan = nullptr; // owned by the op (shared by its rule's calls)
   std::vector<uint32_t> inputBuffers;  // per pattern arg (tensors), else ~0u
   std::vector<uint32_t> outputBuffers; // per pattern result
   std::vector<DType> inputTypes, outputTypes;
@@ -104,7 +104,7 @@ struct CallKernel {
   // Param index of each dim of each input/output (for memref/dim args).
   std::vector<std::vector<unsigned>> inputDimParams, outputDimParams;
   std::vector<int> inputScalarParam; // scalar pattern args: param index, or -1
-  std::vector<unsigned> exprParams;  // KernelArg::Expr args, in arg order
+  std::vector<unsigned> exprParams;  // KernelCallArg::Size args, in arg order
 };
 
 struct Dispatch {
@@ -151,7 +151,6 @@ struct ProgramSet {
 // appends them to |out|. |level| (the target's feature level: vector width
 // and registers) sizes the tiles. Sizes that overflow int64 where they are
 // known (products of static dims) are reported to |diag|.
-void formDispatches(const Function &fn, ShapeInfo shapes, const SpecSet *specs,
-                    DiagEngine &diag, const FeatureLevel &level, ProgramSet &out);
+void formDispatches(const Function &fn, ShapeInfo shapes, DiagEngine &diag, const FeatureLevel &level, ProgramSet &out);
 
 } // namespace graft

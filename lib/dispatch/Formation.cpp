@@ -154,9 +154,7 @@ void Former::pass1() {
 
 std::string Former::dispatchName(const Op *root) {
   return fn.name + "_dispatch_" + std::to_string(out.dispatches.size()) + "_" +
-         (root->kind == OpKind::KernelCall && specs
-              ? specs->rules[root->call.rule]->name
-              : std::string(opName(root->kind)));
+         (root->kind == OpKind::KernelCall ? root->call->name : std::string(opName(root->kind)));
 }
 
 void Former::addDispatchStep(Dispatch d) {
@@ -185,13 +183,13 @@ void Former::scalarResult(const Value *v) {
   addDispatchStep(std::move(d));
 }
 
-void formDispatches(const Function &fn, ShapeInfo shapes, const SpecSet *specs,
-                    DiagEngine &diag, const FeatureLevel &level, ProgramSet &out) {
+void formDispatches(const Function &fn, ShapeInfo shapes, DiagEngine &diag,
+                    const FeatureLevel &level, ProgramSet &out) {
   out.functions.emplace_back();
   FunctionProgram &prog = out.functions.back();
   prog.fn = &fn;
   prog.shapes = std::move(shapes);
-  Former f(fn, prog.shapes, specs, diag, out, prog, level);
+  Former f(fn, prog.shapes, diag, out, prog, level);
   f.run();
 }
 

@@ -4,7 +4,7 @@
 //   Buffers.cpp     host-program buffers of values
 //   LoopKernels.cpp building LoopKernels (scalar DAGs) from op groups
 //   Tiling.cpp      flattening, loop order, tile sizes and the grid
-//   CallKernels.cpp kernel-call dispatches of spec rules
+//   CallKernels.cpp kernel-call dispatches (from the ops' call plans)
 #pragma once
 
 #include "dispatch/Dispatch.h"
@@ -28,7 +28,6 @@ constexpr size_t kMaxFusedScalarOps = 256;
 struct Former {
   const Function &fn;
   ShapeInfo &shapes;
-  const SpecSet *specs;
   DiagEngine &diag;
   const SourceManager &sm;
   ProgramSet &out;
@@ -44,9 +43,9 @@ struct Former {
   std::map<const Value *, uint32_t> bufferOf;
   std::set<const Value *> returned;
 
-  Former(const Function &f, ShapeInfo &s, const SpecSet *sp, DiagEngine &d, ProgramSet &o,
-         FunctionProgram &p, const FeatureLevel &l)
-      : fn(f), shapes(s), specs(sp), diag(d), sm(d.sources()), out(o), prog(p), level(l),
+  Former(const Function &f, ShapeInfo &s, DiagEngine &d, ProgramSet &o, FunctionProgram &p,
+         const FeatureLevel &l)
+      : fn(f), shapes(s), diag(d), sm(d.sources()), out(o), prog(p), level(l),
         uses(f) {}
 
   void run();
@@ -97,7 +96,6 @@ struct Former {
   void finishLoop(KB &kb);
 
   // ---- Kernel calls (CallKernels.cpp) ----
-  uint32_t specExpr(const SpecExpr &e, const Op *call);
   void callGroup(int g);
 };
 

@@ -40,8 +40,8 @@ ProgramSet form(const FeatureLevel &level) {
   ProgramSet out;
   for (auto &fn : m->functions) {
     ShapeInfo shapes;
-    analyzeShapes(*fn, diag, nullptr, shapes);
-    formDispatches(*fn, std::move(shapes), nullptr, diag, level, out);
+    analyzeShapes(*fn, diag, shapes);
+    formDispatches(*fn, std::move(shapes), diag, level, out);
   }
   return out;
 }

@@ -20,6 +20,7 @@
 #include "driver/EmbedC.h"
 #include "graph/Parser.h"
 #include "graph/Verifier.h"
+#include "ir/KernelCall.h"
 #include "link/Builtins.h"
 #include "link/Linker.h"
 #include "shape/Shapes.h"
@@ -30,7 +31,7 @@
 #include "support/Diagnostics.h"
 #include "targets/Target.h"
 
-
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -108,7 +109,9 @@ struct TargetBuild {
   const TargetInfo *target;
   std::unique_ptr<Module> module;
   ProgramSet programs;
-  std::set<unsigned> usedRules;
+  // The plans of the kernel calls left after rewriting, each once, in the
+  // order first met (each names one kernel to compile).
+  std::vector<const KernelCall *> calls;
   std::vector<std::string> bitcode;
   std::vector<LinkInput> objects;
 };
@@ -135,12 +138,12 @@ bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
     if (fn->isPattern)
       continue;
     for (const Op *op : fn->ops)
-      if (op->kind == OpKind::KernelCall)
-        tb.usedRules.insert(op->call.rule);
+      if (op->kind == OpKind::KernelCall &&
+          std::find(tb.calls.begin(), tb.calls.end(), op->call.get()) == tb.calls.end())
+        tb.calls.push_back(op->call.get());
     ShapeInfo shapes;
-    analyzeShapes(*fn, ctx.diag, &ctx.specs, shapes);
-    formDispatches(*fn, std::move(shapes), &ctx.specs, ctx.diag, tb.target->baseline(),
-                   tb.programs);
+    analyzeShapes(*fn, ctx.diag, shapes);
+    formDispatches(*fn, std::move(shapes), ctx.diag, tb.target->baseline(), tb.programs);
   }
   if (ctx.diag.hasErrors())
     return false;
@@ -153,14 +156,14 @@ bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
   KernelBuildOptions options;
   options.flags = ctx.opts.kernelFlags;
   options.color = ctx.opts.color;
-  for (unsigned r : tb.usedRules) {
-    const Rule &rule = *ctx.specs.rules[r];
-    const KernelSource &src = rule.kernels.at(tb.target->name);
-    std::string dir = ctx.workDir + "/" + tb.target->name + "/kernels/" + std::to_string(r);
+  for (size_t i = 0; i < tb.calls.size(); ++i) {
+    const KernelCall &plan = *tb.calls[i];
+    const KernelSource &src = plan.source;
+    std::string dir = ctx.workDir + "/" + tb.target->name + "/kernels/" + std::to_string(i);
     fs::create_directories(dir);
     CompiledKernel k;
     // Compiles C sources and checks architecture, symbol and arity.
-    bool ok = compileKernel(rule, src, *tb.target, dir, ctx.diag, k, options);
+    bool ok = compileKernel(plan, *tb.target, dir, ctx.diag, k, options);
     if (!k.command.empty()) {
       std::string line;
       for (const std::string &a : k.command)

@@ -3,6 +3,7 @@
 // robustness against malformed input (no crash on any prefix or garbage).
 #include "graph/Parser.h"
 #include "graph/Verifier.h"
+#include "ir/KernelCall.h"
 
 #include <gtest/gtest.h>
 
@@ -191,7 +192,9 @@ TEST(Printer, KernelCallAndUnnamedValues) {
   ASSERT_FALSE(p->diag->hasErrors());
   Function &f = *p->module->functions[0];
   Op *call = f.newOp(OpKind::KernelCall, SourceLoc{});
-  call->call.name = "fast_relu";
+  auto plan = std::make_shared<KernelCall>();
+  plan->name = "fast_relu";
+  call->call = plan;
   call->operands.push_back(f.args[0]);
   for (int i = 0; i < 2; ++i) {
     Value *v = f.newValue(f.args[0]->type, "", SourceLoc{});

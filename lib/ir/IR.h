@@ -76,7 +76,7 @@ enum class OpKind : uint8_t {
   Transpose,   // operands: tensor; attr perm
   Reshape,     // operands: tensor, index values for '?' result dims
   Reduce,      // operands: tensor; attrs dims, kind (sum|max|min|prod)
-  KernelCall,  // created by spec rewriting; see KernelCallInfo
+  KernelCall,  // created by spec rewriting; see ir/KernelCall.h
   // Scalar ops (in map bodies; on index values also at function level).
   Add, Sub, Mul, Div, Rem, Max, Min, // binary
   Neg, Abs, Exp, Log, Tanh, Sqrt, Rsqrt, // unary
@@ -137,11 +137,8 @@ struct ConstantData {
   int64_t getInt(DType t, size_t i) const;
 };
 
-// How a rewritten subgraph calls a user kernel; filled by the spec rewriter.
-struct KernelCallInfo {
-  unsigned rule = 0; // index of the spec rule (into the SpecSet)
-  std::string name;  // the rule's name, for printing (`kernel_call @name`)
-};
+// The call plan of a kernel_call op (ir/KernelCall.h).
+struct KernelCall;
 
 struct Op {
   OpKind kind;
@@ -150,7 +147,9 @@ struct Op {
   std::vector<NamedAttr> attrs;
   std::unique_ptr<Region> region; // Map only
   ConstantData constant;          // Constant only
-  KernelCallInfo call;            // KernelCall only
+  // KernelCall only: what to call and how; shared by every call of one rule
+  // on one target, immutable.
+  std::shared_ptr<const KernelCall> call;
   SourceLoc loc;                  // location of the op name
 
   Value *result() const { return results.empty() ? nullptr : results[0]; }

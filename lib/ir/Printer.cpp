@@ -1,6 +1,7 @@
 // Prints functions back in graph syntax (docs/graph-format.md). The output
 // parses again to the same IR, which the parser tests check by round trip.
 #include "ir/IR.h"
+#include "ir/KernelCall.h"
 
 #include <string>
 #include <unordered_map>
@@ -102,8 +103,7 @@ private:
     out_ += " = ";
     out_ += opName(op.kind);
     if (op.kind == OpKind::KernelCall)
-      out_ += " @" + (op.call.name.empty() ? "rule" + std::to_string(op.call.rule)
-                                           : op.call.name);
+      out_ += " @" + (op.call ? op.call->name : std::string("<no plan>"));
     if (op.kind == OpKind::Constant && op.result()) {
       out_ += " ";
       printConstant(op);

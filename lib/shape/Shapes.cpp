@@ -1,5 +1,7 @@
 #include "shape/Shapes.h"
 
+#include "ir/KernelCall.h"
+
 #include "support/InternalError.h"
 
 #include <cassert>
@@ -25,19 +27,21 @@ namespace {
 struct Analyzer {
   const Function &fn;
   DiagEngine &diag;
-  const SpecSet *specs;
   ShapeInfo &info;
   ExprTable &ex;
 
   // Requires a == b at run time (no check when already known equal).
   void requireEqual(uint32_t a, uint32_t b, const Op &op, const std::string &what) {
+    requireEqualMessage(a, b, diag.sources().formatShort(op.loc) + ": " + opName(op.kind) + ": " +
+                                  what);
+  }
+  void requireEqualMessage(uint32_t a, uint32_t b, const std::string &message) {
     if (a == b)
       return;
     auto ca = ex.constValue(a), cb = ex.constValue(b);
     if (ca && cb && *ca == *cb)
       return;
-    info.checks.push_back(
-        {a, b, diag.sources().formatShort(op.loc) + ": " + opName(op.kind) + ": " + what});
+    info.checks.push_back({a, b, message});
   }
 
   uint32_t scalar(const Value *v) {
@@ -63,8 +67,8 @@ struct Analyzer {
   }
 
   // Result dims must agree with its declared static sizes.
-  void refine(const Op &op, std::vector<uint32_t> &d) {
-    const Type &t = op.result()->type;
+  void refine(const Op &op, const Value &result, std::vector<uint32_t> &d) {
+    const Type &t = result.type;
     for (size_t i = 0; i < d.size() && i < t.dims.size(); ++i) {
       if (t.dims[i] == kDynamic)
         continue;
@@ -247,22 +251,32 @@ struct Analyzer {
       break;
     }
     case OpKind::KernelCall: {
-      // The outputs have the shapes the rule's pattern computes from the
-      // call's operands (the pattern's checks apply too).
-      assert(specs && op.call.rule < specs->rules.size());
-      const Function &pat = *specs->rules[op.call.rule]->pattern;
-      for (size_t i = 0; i < pat.args.size() && i < op.operands.size(); ++i) {
-        const Value *a = op.operands[i];
-        if (a->type.tensor)
-          info.dims[pat.args[i]] = info.dimsOf(a);
-        else if (info.scalars.count(a))
-          info.scalars[pat.args[i]] = info.scalars[a];
+      // The call's size program, instantiated over this call's operands:
+      // its outputs' dims and the checks of the pattern it replaced.
+      const KernelCall &plan = *op.call;
+      std::vector<uint32_t> &ids = info.callExprs[&op];
+      ids.clear();
+      for (const graft_expr_v1_t &e : plan.exprs) {
+        switch (e.op) {
+        case GRAFT_EXPR_CONST: ids.push_back(ex.constant(e.imm)); break;
+        case GRAFT_EXPR_ARG_DIM:
+          ids.push_back(info.dimsOf(op.operands.at(e.a)).at(static_cast<size_t>(e.imm)));
+          break;
+        case GRAFT_EXPR_ARG_SCALAR: ids.push_back(scalar(op.operands.at(e.a))); break;
+        default:
+          ids.push_back(ex.binary(static_cast<graft_expr_op_t>(e.op), ids.at(e.a),
+                                  ids.at(static_cast<size_t>(e.imm))));
+        }
       }
-      Analyzer sub{pat, diag, specs, info, ex};
-      for (const Op *p : pat.ops)
-        sub.visit(*p);
-      for (size_t k = 0; k < op.results.size() && k < pat.results.size(); ++k)
-        info.dims[op.results[k]] = info.dimsOf(pat.results[k]);
+      for (const KernelCallCheck &c : plan.checks)
+        requireEqualMessage(ids[c.lhs], ids[c.rhs], c.message);
+      for (size_t k = 0; k < op.results.size(); ++k) {
+        std::vector<uint32_t> rd;
+        for (uint32_t e : plan.resultDims.at(k))
+          rd.push_back(ids[e]);
+        refine(op, *op.results[k], rd);
+        info.dims[op.results[k]] = rd;
+      }
       return;
     }
     default:
@@ -271,7 +285,7 @@ struct Analyzer {
       return;
     }
     if (r && r->type.tensor) {
-      refine(op, d);
+      refine(op, *r, d);
       info.dims[r] = d;
     }
   }
@@ -279,9 +293,8 @@ struct Analyzer {
 
 } // namespace
 
-void analyzeShapes(const Function &fn, DiagEngine &diag, const SpecSet *specs,
-                   ShapeInfo &info) {
-  Analyzer a{fn, diag, specs, info, info.exprs};
+void analyzeShapes(const Function &fn, DiagEngine &diag, ShapeInfo &info) {
+  Analyzer a{fn, diag, info, info.exprs};
   a.run();
 }
 

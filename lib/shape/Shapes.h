@@ -3,12 +3,11 @@
 // dynamic sizes must pass (matmul K equal, map operands equal, ...).
 //
 // Runs after spec rewriting: the outputs of a kernel call get the shapes its
-// rule's pattern computes from the call's operands.
+// plan's size program computes from the call's operands (ir/KernelCall.h).
 #pragma once
 
 #include "ir/IR.h"
 #include "shape/ExprTable.h"
-#include "spec/Spec.h"
 
 #include <map>
 #include <string>
@@ -26,6 +25,9 @@ struct ShapeInfo {
   std::map<const Value *, std::vector<uint32_t>> dims; // tensor values
   std::map<const Value *, uint32_t> scalars;           // index/int scalars
   std::vector<ShapeCheck> checks;
+  // Per kernel call: the expression id of each entry of its plan's size
+  // program (KernelCall::exprs), in this function's table.
+  std::map<const Op *, std::vector<uint32_t>> callExprs;
 
   const std::vector<uint32_t> &dimsOf(const Value *v) const;
   // Expression id for an index-typed scalar value, or for a scalar function
@@ -36,9 +38,6 @@ struct ShapeInfo {
 // Fills |info| for |fn|. Static conflicts were reported by the verifier;
 // this records dynamic ones as runtime checks. Index arithmetic whose value
 // is known and overflows or divides by zero is reported to |diag| at its op.
-// |specs| resolves the patterns of KernelCall ops (may be null when there
-// are none).
-void analyzeShapes(const Function &fn, DiagEngine &diag, const SpecSet *specs,
-                   ShapeInfo &info);
+void analyzeShapes(const Function &fn, DiagEngine &diag, ShapeInfo &info);
 
 } // namespace graft

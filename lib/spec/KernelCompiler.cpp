@@ -51,25 +51,9 @@ bool readFile(const std::string &path, std::vector<char> &out, std::string &err)
   return true;
 }
 
-// Parameters a `call` kernel receives for |rule|'s arguments (memrefs expand
-// to base, aligned base, offset, sizes and strides).
-unsigned expectedParamCount(const Rule &rule) {
-  unsigned n = 0;
-  for (const KernelArg &a : rule.args) {
-    if (a.kind != KernelArg::Kind::Memref) {
-      ++n;
-      continue;
-    }
-    const Type &t = a.input >= 0 ? rule.pattern->args[a.input]->type
-                                 : rule.pattern->resultTypes[a.output];
-    n += 3 + 2 * t.rank();
-  }
-  return n;
-}
-
 bool checkBitcode(const CompiledKernel &k, const std::string &symbol,
                   const TargetInfo &target, const std::string &display,
-                  DiagEngine &diag, const Rule *rule) {
+                  DiagEngine &diag, const KernelCall *plan) {
   llvm::LLVMContext ctx;
   llvm::MemoryBufferRef ref(llvm::StringRef(k.bytes.data(), k.bytes.size()), display);
   auto mod = llvm::parseBitcodeFile(ref, ctx);
@@ -101,27 +85,27 @@ bool checkBitcode(const CompiledKernel &k, const std::string &symbol,
                             target.name + ")");
     return false;
   }
-  if (!rule)
+  if (!plan)
     return ok;
   // The C signature is all scalars and pointers, so parameters map 1:1 to
   // what graft passes; a wrong count is a spec/kernel disagreement.
-  unsigned want_params = rule->form == Rule::Form::Call ? expectedParamCount(*rule) : 2;
+  unsigned want_params = plan->paramCount();
   if (fn->arg_size() != want_params) {
     diag.error(display, "kernel '" + symbol + "' takes " + std::to_string(fn->arg_size()) +
-                            " parameter(s), but rule '" + rule->name + "' passes " +
+                            " parameter(s), but rule '" + plan->name + "' passes " +
                             std::to_string(want_params) +
-                            (rule->form == Rule::Form::Call
+                            (plan->form == KernelForm::Call
                                  ? " (memref arguments expand to 3 + 2*rank)"
                                  : " (dispatch state, workgroup state)"));
     ok = false;
   }
-  bool wantsInt = rule->form == Rule::Form::Dispatch || rule->returnsStatus;
+  bool wantsInt = plan->form == KernelForm::Dispatch || plan->returnsStatus;
   llvm::Type *ret = fn->getReturnType();
   if (wantsInt ? !ret->isIntegerTy(32) : !ret->isVoidTy()) {
     diag.error(display, "kernel '" + symbol + "' must return " +
                             std::string(wantsInt ? "int" : "void") + " (rule '" +
-                            rule->name + "' says returns: " +
-                            (rule->returnsStatus ? "status" : "void") + ")");
+                            plan->name + "' says returns: " +
+                            (plan->returnsStatus ? "status" : "void") + ")");
     ok = false;
   }
   return ok;
@@ -259,14 +243,14 @@ bool checkKernel(const CompiledKernel &kernel, const std::string &symbol,
   return checkObject(kernel, symbol, target, display, diag);
 }
 
-bool compileKernel(const Rule &rule, const KernelSource &src, const TargetInfo &target,
-                   const std::string &workDir, DiagEngine &diag, CompiledKernel &out,
-                   const KernelBuildOptions &options) {
+bool compileKernel(const KernelCall &plan, const TargetInfo &target, const std::string &workDir,
+                   DiagEngine &diag, CompiledKernel &out, const KernelBuildOptions &options) {
   out = CompiledKernel();
+  const KernelSource &src = plan.source;
   std::string err;
   auto context = [&] {
     diag.note(src.loc, std::string("kernel ") + describeKind(src.kind) + " for target " +
-                           target.name + " of rule '" + rule.name + "'");
+                           target.name + " of rule '" + plan.name + "'");
   };
   if (src.kind == KernelSource::Kind::CSource) {
     KernelToolchain toolchain;
@@ -280,9 +264,9 @@ bool compileKernel(const Rule &rule, const KernelSource &src, const TargetInfo &
       return false;
     }
     llvm::SmallString<256> bc(workDir);
-    llvm::sys::path::append(bc, rule.name + "." + target.name + ".bc");
+    llvm::sys::path::append(bc, plan.name + "." + target.name + ".bc");
     llvm::SmallString<256> log(workDir);
-    llvm::sys::path::append(log, rule.name + "." + target.name + ".log");
+    llvm::sys::path::append(log, plan.name + "." + target.name + ".log");
     out.command = kernelCompileCommand(toolchain, src, target, options, std::string(bc));
     if (!runCompileCommand(out.command, src.path, "kernel", target, std::string(log), diag)) {
       context();
@@ -309,8 +293,8 @@ bool compileKernel(const Rule &rule, const KernelSource &src, const TargetInfo &
     return false;
   }
   bool ok = out.kind == CompiledKernel::Bitcode
-                ? checkBitcode(out, rule.symbol, target, src.path, diag, &rule)
-                : checkObject(out, rule.symbol, target, src.path, diag);
+                ? checkBitcode(out, plan.symbol, target, src.path, diag, &plan)
+                : checkObject(out, plan.symbol, target, src.path, diag);
   if (!ok)
     context();
   return ok;

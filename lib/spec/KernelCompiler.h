@@ -61,12 +61,12 @@ bool runCompileCommand(const std::vector<std::string> &cmd, const std::string &s
                        const std::string &what, const TargetInfo &target,
                        const std::string &logPath, DiagEngine &diag);
 
-// Produces the kernel of |rule| for |target| from |src|. C sources compile
-// into |workDir| (created if missing). Errors name the kernel file, the rule
-// and the target.
-bool compileKernel(const Rule &rule, const KernelSource &src, const TargetInfo &target,
-                   const std::string &workDir, DiagEngine &diag, CompiledKernel &out,
-                   const KernelBuildOptions &options = {});
+// Produces the kernel of a call plan for |target| from the plan's source and
+// checks it against the plan (symbol, parameter count, return type). C
+// sources compile into |workDir| (created if missing). Errors name the kernel
+// file, the rule and the target.
+bool compileKernel(const KernelCall &plan, const TargetInfo &target, const std::string &workDir,
+                   DiagEngine &diag, CompiledKernel &out, const KernelBuildOptions &options = {});
 
 // Checks that the object file |obj| is for |target| and has no thread-local
 // symbols, and sets |defines| when it defines |symbol|. For inputs where the

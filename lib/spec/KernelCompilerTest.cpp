@@ -1,5 +1,6 @@
 // Kernel compilation tests: C kernels for two architectures, and the checks
 // on objects and bitcode (architecture, symbol, TLS, signature).
+#include "spec/CallPlan.h"
 #include "spec/KernelCompiler.h"
 #include "spec/SpecExpr.h"
 
@@ -57,6 +58,11 @@ protected:
   }
   ~KernelCompilerTest() override { std::filesystem::remove_all(dir); }
 
+  // The rule's call plan with |src| as its kernel.
+  std::shared_ptr<const KernelCall> plan(const KernelSource &src) {
+    return planKernelCall(rule, src, diag);
+  }
+
   KernelSource write(const std::string &name, const std::string &text) {
     std::ofstream(dir / name) << text;
     return KernelSource{KernelSource::Kind::CSource, (dir / name).string(), {}, {}};
@@ -94,7 +100,7 @@ TEST_F(KernelCompilerTest, CompilesCForTwoArchitectures) {
   KernelSource src = write("neg.c", kKernel);
   for (const char *t : {"x86_64", "aarch64"}) {
     CompiledKernel k;
-    ASSERT_TRUE(compileKernel(rule, src, *lookupTarget(t), (dir / "work").string(), diag, k))
+    ASSERT_TRUE(compileKernel(*plan(src), *lookupTarget(t), (dir / "work").string(), diag, k))
         << t << "\n" << diag.text();
     EXPECT_EQ(k.kind, CompiledKernel::Bitcode);
     EXPECT_TRUE(std::filesystem::exists(k.path));
@@ -144,7 +150,7 @@ GRAFT_KERNEL_EXPORT void neg_kernel(const float *x, float *r, int32_t n) {
 }
 )");
   CompiledKernel k;
-  ASSERT_TRUE(compileKernel(rule, src, *lookupTarget("x86_64"), (dir / "w").string(), diag, k))
+  ASSERT_TRUE(compileKernel(*plan(src), *lookupTarget("x86_64"), (dir / "w").string(), diag, k))
       << diag.text();
   auto has = [&](const std::string &suffix) {
     for (const std::string &d : k.dependencies)
@@ -160,13 +166,13 @@ GRAFT_KERNEL_EXPORT void neg_kernel(const float *x, float *r, int32_t n) {
 TEST_F(KernelCompilerTest, ObjectForTheWrongArchitecture) {
   KernelSource obj = object("neg_arm", kKernel, "aarch64-unknown-linux-gnu");
   CompiledKernel k;
-  EXPECT_FALSE(compileKernel(rule, obj, *lookupTarget("x86_64"), dir.string(), diag, k));
+  EXPECT_FALSE(compileKernel(*plan(obj), *lookupTarget("x86_64"), dir.string(), diag, k));
   EXPECT_NE(errors().find("neg_arm.o: error: object is for aarch64, expected target x86_64"),
             std::string::npos)
       << errors();
   diag.setEcho(false);
   CompiledKernel k2;
-  EXPECT_TRUE(compileKernel(rule, obj, *lookupTarget("aarch64"), dir.string(), diag, k2));
+  EXPECT_TRUE(compileKernel(*plan(obj), *lookupTarget("aarch64"), dir.string(), diag, k2));
   EXPECT_EQ(k2.kind, CompiledKernel::Object);
 }
 
@@ -174,7 +180,7 @@ TEST_F(KernelCompilerTest, ObjectWithoutTheSymbol) {
   KernelSource obj = object("other", "void something_else(void) {}\n",
                             "x86_64-unknown-linux-gnu");
   CompiledKernel k;
-  EXPECT_FALSE(compileKernel(rule, obj, *lookupTarget("x86_64"), dir.string(), diag, k));
+  EXPECT_FALSE(compileKernel(*plan(obj), *lookupTarget("x86_64"), dir.string(), diag, k));
   EXPECT_NE(errors().find("other.o: error: does not define kernel symbol 'neg_kernel' "
                           "(target x86_64)"),
             std::string::npos)
@@ -184,7 +190,7 @@ TEST_F(KernelCompilerTest, ObjectWithoutTheSymbol) {
 TEST_F(KernelCompilerTest, SourceWithoutTheSymbol) {
   KernelSource src = write("typo.c", "void neg_kernal(void) {}\n");
   CompiledKernel k;
-  EXPECT_FALSE(compileKernel(rule, src, *lookupTarget("x86_64"), dir.string(), diag, k));
+  EXPECT_FALSE(compileKernel(*plan(src), *lookupTarget("x86_64"), dir.string(), diag, k));
   EXPECT_NE(errors().find("typo.c: error: does not define kernel symbol 'neg_kernel'"),
             std::string::npos)
       << errors();
@@ -194,7 +200,7 @@ TEST_F(KernelCompilerTest, ThreadLocalIsRejected) {
   std::string src = std::string(kKernel) + "_Thread_local int counter;\n"
                                            "void bump(void) { ++counter; }\n";
   CompiledKernel k;
-  EXPECT_FALSE(compileKernel(rule, write("tls.c", src), *lookupTarget("x86_64"),
+  EXPECT_FALSE(compileKernel(*plan(write("tls.c", src)), *lookupTarget("x86_64"),
                              dir.string(), diag, k));
   EXPECT_NE(errors().find("tls.c: error: thread-local variable 'counter' is not supported"),
             std::string::npos)
@@ -204,7 +210,7 @@ TEST_F(KernelCompilerTest, ThreadLocalIsRejected) {
 TEST_F(KernelCompilerTest, SignatureMustMatchTheArgs) {
   KernelSource src = write("short.c", "void neg_kernel(const float *x, float *r) {}\n");
   CompiledKernel k;
-  EXPECT_FALSE(compileKernel(rule, src, *lookupTarget("x86_64"), dir.string(), diag, k));
+  EXPECT_FALSE(compileKernel(*plan(src), *lookupTarget("x86_64"), dir.string(), diag, k));
   EXPECT_NE(errors().find("short.c: error: kernel 'neg_kernel' takes 2 parameter(s), but "
                           "rule 'neg' passes 3"),
             std::string::npos)
@@ -214,7 +220,7 @@ TEST_F(KernelCompilerTest, SignatureMustMatchTheArgs) {
 TEST_F(KernelCompilerTest, ClangErrorsAreReported) {
   KernelSource src = write("broken.c", "void neg_kernel(const float *x {}\n");
   CompiledKernel k;
-  EXPECT_FALSE(compileKernel(rule, src, *lookupTarget("x86_64"), dir.string(), diag, k));
+  EXPECT_FALSE(compileKernel(*plan(src), *lookupTarget("x86_64"), dir.string(), diag, k));
   std::string e = errors();
   EXPECT_NE(e.find("broken.c: error: clang failed to compile the kernel for target x86_64"),
             std::string::npos)

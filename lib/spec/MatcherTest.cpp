@@ -499,7 +499,17 @@ TEST_F(MatcherTest, RewriteMlpIntoKernelCall) {
   Op *call = neg->operands[0]->def;
   ASSERT_NE(call, nullptr);
   EXPECT_EQ(call->kind, OpKind::KernelCall);
-  EXPECT_EQ(call->call.rule, 0u);
+  // The call carries its plan: the rule's name, the result's dims as a
+  // size program over the operands, the pattern's checks (K among them).
+  ASSERT_NE(call->call, nullptr);
+  EXPECT_EQ(call->call->name, "mlp_relu");
+  ASSERT_EQ(call->call->resultDims.size(), 1u);
+  ASSERT_EQ(call->call->resultDims[0].size(), 2u);
+  EXPECT_EQ(call->call->exprs.at(call->call->resultDims[0][0]).op, GRAFT_EXPR_ARG_DIM);
+  bool kCheck = false;
+  for (const KernelCallCheck &c : call->call->checks)
+    kCheck |= c.message.find("inner dimensions (K)") != std::string::npos;
+  EXPECT_TRUE(kCheck);
   ASSERT_EQ(call->operands.size(), 3u);
   EXPECT_EQ(call->operands[2], opNamed(fn, "empty")->result());
   EXPECT_EQ(call->results[0]->type.str(), "tensor<?x?xf32>");

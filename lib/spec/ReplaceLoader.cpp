@@ -244,7 +244,7 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
   if (!sym)
     return ys.error(replace, "'replace' needs 'call: <symbol>' or "
                              "'dispatch: <symbol>'");
-  rule.form = replace["call"] ? Rule::Form::Call : Rule::Form::Dispatch;
+  rule.form = replace["call"] ? KernelForm::Call : KernelForm::Dispatch;
   if (!ys.expectScalar(sym, "the kernel symbol"))
     return false;
   rule.symbol = sym.Scalar();
@@ -256,7 +256,7 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
     if (!ys.expectScalar(l, "'link'"))
       return false;
     if (l.Scalar() == "static")
-      rule.link = Rule::Link::Static;
+      rule.link = KernelLink::Static;
     else if (l.Scalar() == "import" || l.Scalar() == "optional")
       ok = ys.error(l, "link: " + l.Scalar() + " is not supported yet; only "
                        "'static' kernels can be linked");
@@ -275,7 +275,7 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
                            r.Scalar() + "'");
   }
 
-  if (rule.form == Rule::Form::Call) {
+  if (rule.form == KernelForm::Call) {
     if (replace["constants"])
       ok = ys.error(replace["constants"], "'constants' is for 'dispatch' kernels; "
                                           "a 'call' kernel takes 'args'");

@@ -4,6 +4,8 @@
 // last op of the match because every pattern op feeds the root.
 #include "spec/Rewriter.h"
 
+#include "spec/CallPlan.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -150,8 +152,10 @@ size_t positionOf(const Function &fn, const Op *op) {
 }
 
 // Replaces |m| in its function by a KernelCall; updates |m| to the call's
-// values. |replaced| maps outputs of earlier rewrites to their new values.
-void rewrite(Match &m, std::map<Value *, Value *> &replaced) {
+// values. |replaced| maps outputs of earlier rewrites to their new values;
+// |plan| is the call plan of the match's rule on this target.
+void rewrite(Match &m, std::shared_ptr<const KernelCall> plan,
+             std::map<Value *, Value *> &replaced) {
   Function &fn = *m.fn;
   Op *root = m.outputs[0]->def;
   for (Value *&in : m.inputs) {
@@ -160,7 +164,7 @@ void rewrite(Match &m, std::map<Value *, Value *> &replaced) {
       in = it->second;
   }
   Op *call = fn.newOp(OpKind::KernelCall, root->loc);
-  call->call.rule = m.ruleIndex;
+  call->call = std::move(plan);
   call->operands = m.inputs;
   size_t at = positionOf(fn, root) + 1;
   fn.ops.insert(fn.ops.begin() + at, call);
@@ -269,6 +273,8 @@ unsigned applySpecs(Module &m, const SpecSet &specs, const std::string &targetNa
   Explainer ex(diag.sources(), report != nullptr);
   ex.header(targetName);
   unsigned count = 0;
+  // One plan per rule on this target, shared by all its calls.
+  std::map<unsigned, std::shared_ptr<const KernelCall>> plans;
   for (auto &fnPtr : m.functions) {
     Function &fn = *fnPtr;
     if (fn.isPattern)
@@ -279,7 +285,10 @@ unsigned applySpecs(Module &m, const SpecSet &specs, const std::string &targetNa
     });
     std::map<Value *, Value *> replaced;
     for (Match &match : matches) {
-      rewrite(match, replaced);
+      std::shared_ptr<const KernelCall> &plan = plans[match.ruleIndex];
+      if (!plan)
+        plan = planKernelCall(*match.rule, match.rule->kernels.at(targetName), diag);
+      rewrite(match, plan, replaced);
       ++count;
       if (report)
         report->matches.push_back(match);

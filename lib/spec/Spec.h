@@ -1,11 +1,12 @@
 // Match/replace specs (docs/spec-format.md): rules that replace a subgraph
 // matched by a DAG pattern with a call to a user kernel.
 //
-// This header is the contract between the spec loader/matcher (lib/spec) and
-// dispatch formation + codegen (lib/dispatch, lib/codegen).
+// Internal to lib/spec: the rewriter turns a matched rule into a kernel_call
+// op whose plan (ir/KernelCall.h) is all the later passes see.
 #pragma once
 
 #include "ir/IR.h"
+#include "ir/KernelCall.h"
 
 #include <map>
 #include <memory>
@@ -53,14 +54,6 @@ struct KernelArg {
   SourceLoc loc;
 };
 
-// Where a kernel for one target comes from.
-struct KernelSource {
-  enum class Kind : uint8_t { CSource, Object, Bitcode } kind;
-  std::string path;               // resolved relative to the spec file
-  std::vector<std::string> flags; // extra clang flags for CSource
-  SourceLoc loc;
-};
-
 struct Constraint {
   enum class Kind : uint8_t { DivisibleBy, DimRange, ElementTypes } kind;
   SpecExpr value;             // DivisibleBy/DimRange: the quantity
@@ -81,16 +74,13 @@ struct Rule {
   Function *pattern = nullptr;
   std::vector<Constraint> constraints;
 
-  // Replacement.
-  enum class Form : uint8_t {
-    Call,     // graft generates the dispatch; it calls |symbol| with |args|
-    Dispatch, // |symbol| is a whole dispatch function in graft's dispatch ABI
-  } form = Form::Call;
-  enum class Link : uint8_t { Static, Import, Optional } link = Link::Static;
+  // Replacement (what the rewriter turns into a KernelCall plan).
+  KernelForm form = KernelForm::Call;
+  KernelLink link = KernelLink::Static;
   std::string symbol;
   bool returnsStatus = false;  // kernel returns int; nonzero fails the call
-  std::vector<KernelArg> args; // Form::Call
-  // Form::Dispatch: constants passed to the dispatch (bindings are the
+  std::vector<KernelArg> args; // KernelForm::Call
+  // KernelForm::Dispatch: constants passed to the dispatch (bindings are the
   // inputs then the outputs, in pattern order).
   std::vector<SpecExpr> constants;
   SpecExpr grid[3];            // workgroup counts; default 1,1,1

@@ -94,7 +94,7 @@ TEST_F(SpecLoaderTest, LoadsTheMlpRule) {
   ASSERT_NE(r.pattern, nullptr);
   EXPECT_TRUE(r.pattern->isPattern);
   EXPECT_EQ(r.pattern->args.size(), 3u);
-  EXPECT_EQ(r.form, Rule::Form::Call);
+  EXPECT_EQ(r.form, KernelForm::Call);
   EXPECT_EQ(r.symbol, "mlp_kernel");
   EXPECT_EQ(r.outputNames, std::vector<std::string>{"result"});
   ASSERT_EQ(r.args.size(), 6u);
@@ -308,7 +308,7 @@ TEST_F(SpecLoaderTest, DispatchFormTakesConstants) {
                         "      kernels:\n        aarch64: {source: k.c}\n";
   ASSERT_TRUE(load(spec(replace))) << diag.text();
   const Rule &r = *specs.rules[0];
-  EXPECT_EQ(r.form, Rule::Form::Dispatch);
+  EXPECT_EQ(r.form, KernelForm::Dispatch);
   EXPECT_EQ(r.constants.size(), 2u);
   EXPECT_TRUE(r.args.empty());
   EXPECT_TRUE(r.hasKernelFor("aarch64"));

@@ -1,5 +1,6 @@
 // The worked example end to end inside the compiler: load specs/mlp/mlp.yaml,
 // rewrite tests/e2e/inputs/mlp.graph, compile the kernel for every target.
+#include "spec/CallPlan.h"
 #include "spec/KernelCompiler.h"
 #include "spec/Rewriter.h"
 #include "spec/SpecLoader.h"
@@ -64,7 +65,8 @@ TEST(SpecPipeline, MlpExample) {
     const TargetInfo *t = lookupTarget(name);
     ASSERT_TRUE(t) << name;
     CompiledKernel k;
-    EXPECT_TRUE(compileKernel(rule, source, *t, work, diag, k)) << name << "\n" << diag.text();
+    EXPECT_TRUE(compileKernel(*planKernelCall(rule, source, diag), *t, work, diag, k))
+        << name << "\n" << diag.text();
   }
   std::filesystem::remove_all(work);
 }

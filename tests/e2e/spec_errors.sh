@@ -115,3 +115,10 @@ rule "x86_64: {source: kern}" "$ARGS" > noext.yaml
 expect_fail "$GRAFT" build "$G" --spec noext.yaml --target x86_64 -o x.graft
 check --check-prefix=NOEXT "$TEST_DIR/spec_errors.sh" < "$T/out"
 # NOEXT: noext.yaml:20:26: error: kernel source 'kern' has no extension; a 'source' kernel is C
+
+# An `: i32` argument whose value does not fit is a failed invocation, not a
+# truncated size: 3000000000 rows (of zero columns, so nothing is allocated).
+expect_fail "$GRAFT_RUN" good.graft --function mlp --input "3000000000x0xf32=[]" \
+  --input "0x2xf32=[]"
+check --check-prefix=I32 "$TEST_DIR/spec_errors.sh" < "$T/out"
+# I32: graft-run: good.yaml:18:33: kernel argument 'dim(lhs, 0) : i32' of rule 'r' does not fit in i32: 2147483647 != 3000000000

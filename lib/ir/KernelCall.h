@@ -1,0 +1,110 @@
+// The call plan of a kernel_call op: everything that is needed to call a
+// user kernel in place of the subgraph a spec rule matched, for one target.
+// The spec rewriter builds one plan per rule and target (lib/spec/CallPlan)
+// and every kernel_call it creates points to it; shape analysis, dispatch
+// formation, kernel compilation and both emitters read only the plan, never
+// the spec that produced it.
+//
+// Sizes are a small expression program in the host program's own form
+// (graft_expr_v1_t, evaluated with graft/expr.h's rules) over the call's
+// operands: ARG_DIM a k is dim k of operand a, ARG_SCALAR a the integer
+// scalar operand a; binary entries refer to earlier entries. Shape analysis
+// instantiates the program once per call in the function's host program.
+//
+// Growing it (keep the plan the only thing codegen reads):
+//  - imports (`link: import/optional`): a KernelLink value, the import's
+//    name and an index into the library's import table; CallEmitter then
+//    loads the function from dispatch_state->imports. An optional import
+//    also needs graft's own code for the matched subgraph as a fallback:
+//    keep the matched ops in the function (or cloned into the plan) and have
+//    formation emit both dispatches with a host-program branch between them.
+//  - in-place outputs: a per-result operand index the output aliases.
+//  - workgroup sizes: a field next to |grid|, passed to the dispatch attrs.
+//  - run-time guards (kernel or graft's code per invocation): a condition
+//    expression in |exprs| and a fallback, as for optional imports.
+#pragma once
+
+#include "graft/abi.h"
+#include "ir/IR.h"
+
+#include <string>
+#include <vector>
+
+namespace graft {
+
+// Where the kernel for one target comes from.
+struct KernelSource {
+  enum class Kind : uint8_t { CSource, Object, Bitcode } kind = Kind::CSource;
+  std::string path;               // resolved relative to the spec file
+  std::vector<std::string> flags; // extra clang flags for CSource
+  SourceLoc loc;
+};
+
+enum class KernelForm : uint8_t {
+  Call,     // graft generates the dispatch; it calls |symbol| with |args|
+  Dispatch, // |symbol| is a whole dispatch function in graft's dispatch ABI
+};
+
+// How the kernel's symbol is resolved: linked into the slice (the kernel's
+// bitcode or object). Imports come with plugins (see above).
+enum class KernelLink : uint8_t { Static };
+
+// One argument of a Call-form kernel, in parameter order.
+struct KernelCallArg {
+  enum class Kind : uint8_t {
+    Buffer,         // base pointer of an operand (const T*) or result (T*)
+    Memref,         // base, aligned base, offset, sizes[rank], strides[rank]
+    Scalar,         // a scalar operand, by value
+    Size,           // entry |expr| of the program, as |type|
+    WorkgroupId,    // this workgroup's id along |axis|, as |type|
+    WorkgroupCount, // the grid size along |axis|, as |type|
+  };
+  Kind kind = Kind::Buffer;
+  int operand = -1;          // Buffer/Memref/Scalar: operand index, or
+  int result = -1;           //   Buffer/Memref: result index
+  unsigned rank = 0;         // Memref: rank of the tensor
+  unsigned axis = 0;         // WorkgroupId/WorkgroupCount
+  uint32_t expr = 0;         // Size
+  DType type = DType::Index; // Size/Workgroup*: I32, I64 or Index
+  std::string text;          // as written in the spec, for messages
+  SourceLoc loc;
+
+  // C parameters this argument expands to (a memref is 3 + 2 * rank).
+  unsigned paramCount() const { return kind == Kind::Memref ? 3 + 2 * rank : 1; }
+};
+
+// Two entries of the program that must be equal at run time.
+struct KernelCallCheck {
+  uint32_t lhs, rhs;
+  std::string message; // "mlp.yaml:12:9: matmul: inner dimensions (K) ..."
+};
+
+struct KernelCall {
+  std::string name; // the rule's: `kernel_call @name`, dispatch names
+  SourceLoc loc;    // the rule, for messages
+  std::string symbol;
+  KernelForm form = KernelForm::Call;
+  KernelLink link = KernelLink::Static;
+  bool returnsStatus = false; // returns int; nonzero fails the dispatch
+  KernelSource source;        // the kernel for this plan's target
+
+  std::vector<graft_expr_v1_t> exprs;            // the size program
+  std::vector<std::vector<uint32_t>> resultDims; // per result: entries
+  std::vector<KernelCallCheck> checks;           // what the pattern requires
+  std::vector<KernelCallArg> args;               // Call form
+  std::vector<uint32_t> constants;               // Dispatch form: entries
+  uint32_t grid[3] = {0, 0, 0};                  // workgroup counts: entries
+
+  // Parameters of the kernel function: the expanded |args| for the Call
+  // form, the two state pointers for the Dispatch form.
+  unsigned paramCount() const {
+    if (form == KernelForm::Dispatch)
+      return 2;
+    unsigned n = 0;
+    for (const KernelCallArg &a : args)
+      n += a.paramCount();
+    return n;
+  }
+};
+
+} // namespace graft
