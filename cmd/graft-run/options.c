@@ -29,8 +29,8 @@ static const struct {
      "function to run (default: the bundle's only function)", NULL},
     {"input", OPT_INPUT, "VALUE",
      "argument, in order: 2x2xf32=[[1 2][3 4]], f32=1.5, 4xi32=0 (splat), "
-     "@file.npy, 2x2xf32=@raw.bin", NULL},
-    {"output", OPT_OUTPUT, "-|@FILE.npy",
+     "@file.npy, @file.pb, 2x2xf32=@raw.bin", NULL},
+    {"output", OPT_OUTPUT, "-|@FILE.npy|@FILE.pb",
      "where result i goes (default: printed to stdout)", NULL},
     {"expected_output", OPT_EXPECTED, "VALUE",
      "expected result i; exit 1 on a mismatch", NULL},
@@ -182,7 +182,7 @@ static int apply(graft_run_options_t* o, option_id_t id, const char* name,
     case OPT_INPUT: ok = push(&o->inputs, &o->input_count, value); break;
     case OPT_OUTPUT:
       if (strcmp(value, "-") != 0 && value[0] != '@')
-        return usage_error("--output '%s': expected '-' or '@FILE.npy'", value);
+        return usage_error("--output '%s': expected '-', '@FILE.npy' or '@FILE.pb'", value);
       ok = push(&o->outputs, &o->output_count, value);
       break;
     case OPT_EXPECTED: ok = push(&o->expected, &o->expected_count, value); break;

@@ -159,7 +159,7 @@ static graft_status_t emit_results(run_ctx_t* ctx) {
     }
     /* A requested file is written even when the result is also checked. */
     if (i < o->output_count && o->outputs[i][0] == '@') {
-      graft_status_t st = graft_tensor_write_npy(o->outputs[i] + 1, t);
+      graft_status_t st = graft_tensor_write_file(o->outputs[i] + 1, t);
       if (st) return graft_status_annotate(st, "--output '%s'", o->outputs[i]);
       continue;
     }

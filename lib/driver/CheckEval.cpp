@@ -110,7 +110,7 @@ int runEval(int argc, char **argv) {
       inputs.push_back(value);
     } else if (optionValue(argc, argv, i, "output", value, bad)) {
       if (value != "-" && (value.size() < 2 || value[0] != '@'))
-        return usage("eval", "--output takes @file.npy or -, found '" + value + "'");
+        return usage("eval", "--output takes @file.npy, @file.pb or -, found '" + value + "'");
       outputs.push_back(value);
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return usage("eval", "unknown option '" + std::string(argv[i]) + "'");
@@ -182,7 +182,7 @@ int runEval(int argc, char **argv) {
   for (size_t i = 0; i < out.size(); ++i) {
     if (i < outputs.size() && outputs[i] != "-") {
       std::string file = outputs[i].substr(1);
-      if (graft_status_t s = graft_tensor_write_npy(file.c_str(), &out[i])) {
+      if (graft_status_t s = graft_tensor_write_file(file.c_str(), &out[i])) {
         std::fprintf(stderr, "graft eval: error: result %zu: %s\n", i,
                      graft_status_message(s));
         graft_status_free(s);
