@@ -11,7 +11,7 @@
 #include "graft/runtime.h"
 
 typedef enum {
-  OPT_FUNCTION, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
+  OPT_FUNCTION, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE, OPT_ATOL, OPT_RTOL,
   OPT_THREADS, OPT_BENCHMARK, OPT_GUARD, OPT_TIMEOUT, OPT_PLUGIN,
   OPT_PLUGIN_PARAM, OPT_LIST, OPT_TRACE, OPT_HELP, OPT_VERSION,
 } option_id_t;
@@ -37,6 +37,8 @@ static const struct {
     {"tolerance", OPT_TOLERANCE, "X",
      "allowed |got - expected| <= X + X*|expected| for floats (default 1e-5)",
      NULL},
+    {"atol", OPT_ATOL, "X", "the absolute part of --tolerance alone", NULL},
+    {"rtol", OPT_RTOL, "X", "the relative part of --tolerance alone", NULL},
     {"threads", OPT_THREADS, "N", "worker threads (default: all CPUs)", NULL},
     {"benchmark", OPT_BENCHMARK, "N",
      "after one warm-up call, time N calls and print mean/min", NULL},
@@ -186,11 +188,19 @@ static int apply(graft_run_options_t* o, option_id_t id, const char* name,
       ok = push(&o->outputs, &o->output_count, value);
       break;
     case OPT_EXPECTED: ok = push(&o->expected, &o->expected_count, value); break;
-    case OPT_TOLERANCE: {
+    case OPT_TOLERANCE:
+    case OPT_ATOL:
+    case OPT_RTOL: {
       char* end = NULL;
-      o->tolerance = strtod(value, &end);
-      if (!*value || *end || !(o->tolerance >= 0))
-        return usage_error("--tolerance '%s': expected a number >= 0", value);
+      double x = strtod(value, &end);
+      if (!*value || *end || !(x >= 0))
+        return usage_error("%s '%s': expected a number >= 0",
+                           id == OPT_ATOL   ? "--atol"
+                           : id == OPT_RTOL ? "--rtol"
+                                            : "--tolerance",
+                           value);
+      if (id != OPT_RTOL) o->atol = x;
+      if (id != OPT_ATOL) o->rtol = x;
       break;
     }
     case OPT_THREADS:
@@ -235,7 +245,7 @@ static int apply(graft_run_options_t* o, option_id_t id, const char* name,
 
 int graft_run_options_parse(int argc, char** argv, graft_run_options_t* o) {
   memset(o, 0, sizeof(*o));
-  o->tolerance = 1e-5;
+  o->atol = o->rtol = 1e-5;
   for (int i = 1; i < argc; ++i) {
     const char* arg = argv[i];
     if (arg[0] != '-' || arg[1] == 0) {

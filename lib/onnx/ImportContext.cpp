@@ -37,6 +37,8 @@ bool ImportContext::input(size_t k, Value &out) {
     return true;
   }
   auto c = constants.find(name);
+  if (c == constants.end() && emptyInputs.count(name))
+    return fail("input '" + name + "' has a zero-size dimension, which graft tensors do not have");
   if (c == constants.end())
     return fail("input '" + name + "' is not defined before this node");
   if (c->second.count() == 0)

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,9 @@ public:
       : opset(opset), path_(path), diag_(diag) {}
 
   GraphWriter w;
-  const int64_t opset;
+  // The opset whose op definitions apply (a model of an older opset whose
+  // ops all mean what they mean in opset 13 is lowered as opset 13).
+  int64_t opset;
 
   // The node being lowered (for errors and hints).
   const onnx::NodeProto *node = nullptr;
@@ -36,6 +39,9 @@ public:
   // ONNX tensor names -> graft values / known constant contents.
   std::map<std::string, Value> values;
   std::map<std::string, ConstTensor> constants;
+  // Graph inputs with a zero-size dim: graft has no such tensors, so they
+  // can only be bound with --constant (an empty axes list).
+  std::set<std::string> emptyInputs;
 
   // Input |k| of the current node; fails (reported) when it is absent.
   bool input(size_t k, Value &out);

@@ -7,6 +7,8 @@
 
 #include "graft/tensor.h"
 
+#include <onnx/defs/schema.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -45,9 +47,9 @@ bool inputType(const onnx::ValueInfoProto &vi, Type &t, std::string &err) {
   }
   for (const auto &d : tt.shape().dim()) {
     if (d.has_dim_value()) {
-      if (d.dim_value() < 1 || d.dim_value() > (int64_t(1) << 32)) {
+      if (d.dim_value() < 0 || d.dim_value() > (int64_t(1) << 32)) {
         err = "has dimension " + std::to_string(d.dim_value()) +
-              "; graft sizes are 1 to 2^32";
+              "; graft sizes are 0 to 2^32";
         return false;
       }
       t.dims.push_back(d.dim_value());
@@ -80,12 +82,32 @@ bool importOnnx(const std::string &path, const std::string &bytes,
   // Ops graft lacks come first: they say what to add, whatever the opset.
   if (!checkOpsKnown(ctx, g))
     return false;
-  if (opset < kMinOpset || opset > kMaxOpset) {
-    diag.error(path, (opset < 0 ? std::string("the model imports no ai.onnx opset")
-                                : "opset " + std::to_string(opset) + " is not supported") +
-                         "; graft imports opsets " + std::to_string(kMinOpset) + " to " +
-                         std::to_string(kMaxOpset));
+  if (opset < 1) {
+    diag.error(path, "the model imports no ai.onnx opset; graft imports opsets " +
+                         std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
     return false;
+  }
+  if (opset < kMinOpset || opset > kMaxOpset) {
+    // A model of another opset imports when each of its ops has the
+    // definition it has in the supported range (the ONNX schema registry
+    // says which version of an op an opset means).
+    int64_t ref = opset < kMinOpset ? kMinOpset : kMaxOpset;
+    for (int k = 0; k < g.node_size(); ++k) {
+      ctx.node = &g.node(k);
+      ctx.nodeIndex = k;
+      const std::string &op = ctx.node->op_type();
+      const auto *used = onnx::OpSchemaRegistry::Schema(op, int(opset));
+      const auto *known = onnx::OpSchemaRegistry::Schema(op, int(ref));
+      if (!used)
+        return ctx.fail("opset " + std::to_string(opset) + " has no op " + op);
+      if (!known || known->SinceVersion() != used->SinceVersion())
+        return ctx.fail("opset " + std::to_string(opset) + " is not supported: it means " + op +
+                        "-" + std::to_string(used->SinceVersion()) + ", graft imports " + op +
+                        (known ? "-" + std::to_string(known->SinceVersion()) : std::string()) +
+                        " (opsets " + std::to_string(kMinOpset) + " to " +
+                        std::to_string(kMaxOpset) + ")");
+    }
+    ctx.opset = ref;
   }
 
   // Values bound with --constant.
@@ -126,7 +148,12 @@ bool importOnnx(const std::string &path, const std::string &bytes,
     }
     Type t;
     std::string err;
-    if (!inputType(vi, t, err)) {
+    if (inputType(vi, t, err) && t.staticCount() == 0) {
+      // Usable only as a shape operand bound with --constant.
+      ctx.emptyInputs.insert(vi.name());
+      continue;
+    }
+    if (!err.empty()) {
       diag.error(path, "graph input '" + vi.name() + "' " + err);
       ok = false;
       continue;

@@ -161,6 +161,55 @@ bool lowerHardSigmoid(ImportContext &ctx) {
   });
 }
 
+// x > alpha ? x : 0
+bool lowerThresholdedRelu(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"alpha"}))
+    return false;
+  double alpha = ctx.attrFloat("alpha", 1.0f);
+  return unary(ctx, true, [alpha](Body &b, const std::string &x, const std::string &t) {
+    return selectOp(b, cmpOp(b, "gt", x, b.constant(alpha, t)), x, b.constant(0, t), t);
+  });
+}
+
+// x / (1 + |x|)
+bool lowerSoftsign(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
+           std::string d = binOp(b, "add", b.constant(1, t), scalarOp(b, "abs", x, t), t);
+           return binOp(b, "div", x, d, t);
+         });
+}
+
+// x * max(0, min(1, x / 6 + 0.5))
+bool lowerHardSwish(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
+           std::string v = binOp(b, "add", binOp(b, "mul", b.constant(1.0 / 6.0, t), x, t),
+                                 b.constant(0.5, t), t);
+           v = binOp(b, "max", b.constant(0, t), binOp(b, "min", b.constant(1, t), v, t), t);
+           return binOp(b, "mul", x, v, t);
+         });
+}
+
+// max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+bool lowerCelu(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"alpha"}))
+    return false;
+  double alpha = ctx.attrFloat("alpha", 1.0f);
+  return unary(ctx, true, [alpha](Body &b, const std::string &x, const std::string &t) {
+    std::string zero = b.constant(0, t), a = b.constant(alpha, t);
+    std::string e = scalarOp(b, "exp", binOp(b, "div", x, a, t), t);
+    std::string neg = binOp(b, "mul", a, binOp(b, "sub", e, b.constant(1, t), t), t);
+    return binOp(b, "add", binOp(b, "max", zero, x, t), binOp(b, "min", zero, neg, t), t);
+  });
+}
+
+// x * tanh(log(1 + exp(x)))
+bool lowerMish(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
+           std::string sp = scalarOp(b, "log", binOp(b, "add", b.constant(1, t), scalarOp(b, "exp", x, t), t), t);
+           return binOp(b, "mul", x, scalarOp(b, "tanh", sp, t), t);
+         });
+}
+
 // x > 0 ? 1 : x < 0 ? -1 : x   (0 and NaN stay themselves)
 bool lowerSign(ImportContext &ctx) {
   return ctx.onlyAttrs({}) && unary(ctx, false, [](Body &b, const std::string &x, const std::string &t) {
@@ -620,8 +669,15 @@ DimRef countOver(ImportContext &ctx, const Value &x, const std::vector<int64_t> 
   return n;
 }
 
-// ReduceSum takes its axes as an input from opset 13, the others from 18.
-bool reduceOp(ImportContext &ctx, const char *kind, bool mean) {
+// A reduction with an elementwise step before (|pre|: ReduceSumSquare's
+// x*x) and after (|post|: ReduceMean's division, ReduceL2's sqrt), either
+// empty. ReduceSum takes its axes as an input from opset 13, the others
+// from 18.
+using Step = std::function<std::string(Body &, const std::string &x, const std::string &t,
+                                       const std::string &count)>;
+
+bool reduceOp(ImportContext &ctx, const char *kind, bool floatOnly, const Step &pre = {},
+              const Step &post = {}) {
   bool axesInput = ctx.node->op_type() == "ReduceSum" && ctx.opset >= 13;
   if (!ctx.onlyAttrs(axesInput ? std::initializer_list<const char *>{"keepdims", "noop_with_empty_axes"}
                                : std::initializer_list<const char *>{"axes", "keepdims"}))
@@ -629,7 +685,7 @@ bool reduceOp(ImportContext &ctx, const char *kind, bool mean) {
   Value x;
   if (!ctx.input(0, x))
     return false;
-  if (!(mean ? needFloat(ctx, x) : needNumeric(ctx, x)))
+  if (!(floatOnly ? needFloat(ctx, x) : needNumeric(ctx, x)))
     return false;
   std::vector<int64_t> raw;
   bool given = false;
@@ -655,17 +711,21 @@ bool reduceOp(ImportContext &ctx, const char *kind, bool mean) {
   else if (!normAxes(ctx, raw, x.type.rank(), axes))
     return false;
   bool keep = ctx.attrInt("keepdims", 1) != 0;
-  std::string h = ctx.hint();
-  Value r = ctx.w.reduce(x, axes, kind, keep || mean ? h + ".r" : h);
-  if (mean) {
+  std::string h = ctx.hint(), t = x.type.elem;
+  Value in = x;
+  if (pre)
+    in = ctx.w.elementwise(
+        {x}, t, [&](Body &b, const std::vector<std::string> &a) { return pre(b, a[0], t, ""); },
+        h + ".pre");
+  Value r = ctx.w.reduce(in, axes, kind, keep || post ? h + ".r" : h);
+  if (post) {
     DimRef n = countOver(ctx, x, axes);
-    std::string t = x.type.elem;
     r = ctx.w.elementwise(
         {r}, t,
         [&](Body &b, const std::vector<std::string> &a) {
-          return binOp(b, "div", a[0], countIn(b, n, t), t);
+          return post(b, a[0], t, countIn(b, n, t));
         },
-        keep ? h + ".m" : h);
+        keep ? h + ".post" : h);
   }
   if (keep)
     r = keepDims(ctx, x, r, axes, h);
@@ -673,11 +733,32 @@ bool reduceOp(ImportContext &ctx, const char *kind, bool mean) {
   return true;
 }
 
+Step step(const char *op) {
+  return [op](Body &b, const std::string &x, const std::string &t, const std::string &) {
+    return scalarOp(b, op, x, t);
+  };
+}
+std::string square(Body &b, const std::string &x, const std::string &t, const std::string &) {
+  return binOp(b, "mul", x, x, t);
+}
+
 bool lowerReduceSum(ImportContext &ctx) { return reduceOp(ctx, "sum", false); }
-bool lowerReduceMean(ImportContext &ctx) { return reduceOp(ctx, "sum", true); }
 bool lowerReduceMax(ImportContext &ctx) { return reduceOp(ctx, "max", false); }
 bool lowerReduceMin(ImportContext &ctx) { return reduceOp(ctx, "min", false); }
 bool lowerReduceProd(ImportContext &ctx) { return reduceOp(ctx, "prod", false); }
+bool lowerReduceMean(ImportContext &ctx) {
+  return reduceOp(ctx, "sum", true, {},
+                  [](Body &b, const std::string &x, const std::string &t, const std::string &n) {
+                    return binOp(b, "div", x, n, t);
+                  });
+}
+bool lowerReduceSumSquare(ImportContext &ctx) { return reduceOp(ctx, "sum", false, square); }
+bool lowerReduceL1(ImportContext &ctx) { return reduceOp(ctx, "sum", false, step("abs")); }
+bool lowerReduceL2(ImportContext &ctx) { return reduceOp(ctx, "sum", true, square, step("sqrt")); }
+bool lowerReduceLogSum(ImportContext &ctx) { return reduceOp(ctx, "sum", true, {}, step("log")); }
+bool lowerReduceLogSumExp(ImportContext &ctx) {
+  return reduceOp(ctx, "sum", true, step("exp"), step("log"));
+}
 
 // exp(x - max) / sum(exp(x - max)) over one axis; log variant:
 // (x - max) - log(sum(exp(x - max))).
@@ -914,6 +995,20 @@ bool lowerShape(ImportContext &ctx) {
     c.i.push_back(x.type.dims[size_t(i)]);
   }
   c.type.dims = {int64_t(c.i.size())};
+  ctx.constants[ctx.node->output(0)] = c;
+  return true;
+}
+
+bool lowerSize(ImportContext &ctx) {
+  Value x;
+  if (!ctx.onlyAttrs({}) || !ctx.input(0, x))
+    return false;
+  int64_t n = x.type.staticCount();
+  if (n < 0)
+    return ctx.fail("the input has dynamic dims; graft needs sizes it can compute when building");
+  ConstTensor c;
+  c.type.elem = "i64";
+  c.i = {n};
   ctx.constants[ctx.node->output(0)] = c;
   return true;
 }
@@ -1173,6 +1268,17 @@ const std::map<std::string, Lowering> &table() {
       {"ReduceMin", lowerReduceMin},
       {"ReduceProd", lowerReduceProd},
       {"ReduceSum", lowerReduceSum},
+      {"ReduceSumSquare", lowerReduceSumSquare},
+      {"ReduceL1", lowerReduceL1},
+      {"ReduceL2", lowerReduceL2},
+      {"ReduceLogSum", lowerReduceLogSum},
+      {"ReduceLogSumExp", lowerReduceLogSumExp},
+      {"ThresholdedRelu", lowerThresholdedRelu},
+      {"Softsign", lowerSoftsign},
+      {"HardSwish", lowerHardSwish},
+      {"Celu", lowerCelu},
+      {"Mish", lowerMish},
+      {"Size", lowerSize},
       {"Relu", lowerRelu},
       {"Reshape", lowerReshape},
       {"Selu", lowerSelu},
