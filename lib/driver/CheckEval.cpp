@@ -2,6 +2,8 @@
 // the graph, run parser + verifier (+ reference evaluator) and print.
 #include "driver/CheckEval.h"
 
+#include "driver/Driver.h"
+
 #include "eval/Evaluator.h"
 #include "graft/tensor.h"
 #include "graph/Parser.h"
@@ -27,6 +29,17 @@ int usage(const char *cmd, const std::string &msg) {
 
 // Reads, parses and verifies |path|; diagnostics go to stderr.
 std::unique_ptr<Module> load(const std::string &path, SourceManager &sm) {
+  if (isOnnxPath(path)) {
+    DiagEngine diag(sm);
+    std::string text;
+    if (!importGraphText(path, {}, diag, text))
+      return nullptr;
+    uint32_t file = sm.add(path, text);
+    std::unique_ptr<Module> m = parseModule(sm, file, diag);
+    if (diag.hasErrors() || !verifyModule(*m, diag))
+      return nullptr;
+    return m;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::fprintf(stderr, "%s: error: cannot read file: %s\n", path.c_str(),
