@@ -287,11 +287,12 @@ graft_status_t graft_io_pb_decode(const char* path, const uint8_t* bytes,
   uint64_t count = graft_tensor_element_count(&t);
   if (h.has_raw) {
     if (h.raw_len != t.size) {
+      uint64_t needed = t.size;
       graft_tensor_release(&t);
       return graft_status_make(GRAFT_INVALID_ARGUMENT,
                                "'%s': raw_data holds %llu bytes, the shape needs %llu",
                                path, (unsigned long long)h.raw_len,
-                               (unsigned long long)t.size);
+                               (unsigned long long)needed);
     }
     if (t.size) memcpy(t.data, h.raw, (size_t)t.size);
     if (dtype == GRAFT_DTYPE_I1)
