@@ -72,6 +72,7 @@ void ImportContext::setOutput(size_t k, const Value &v) {
 }
 
 Value ImportContext::constantValue(const ConstTensor &c, const std::string &hint) {
+  // Callers check for zero-size constants first (graft has no empty tensors).
   Value v = w.emit(hint, c.constantText(), c.type);
   if (c.count() == 1)
     v.splat = c.literal(0);

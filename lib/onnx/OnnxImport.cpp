@@ -190,6 +190,12 @@ bool importOnnx(const std::string &path, const std::string &bytes,
   std::string returns, resultTypes;
   for (const auto &o : g.output()) {
     auto it = ctx.values.find(o.name());
+    if (it == ctx.values.end() && ctx.constants.count(o.name()) &&
+        ctx.constants[o.name()].count() == 0) {
+      diag.error(path, "graph output '" + o.name() +
+                           "' is an empty tensor; graft tensors have no zero sizes");
+      return false;
+    }
     if (it == ctx.values.end() && ctx.constants.count(o.name()))
       it = ctx.values.emplace(o.name(), ctx.constantValue(ctx.constants[o.name()], o.name()))
                .first;

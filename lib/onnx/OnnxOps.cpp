@@ -257,6 +257,26 @@ bool lowerCast(ImportContext &ctx) {
                        ctx.hint()));
 }
 
+// Cast to the element type of input 1.
+bool lowerCastLike(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"saturate"}))
+    return false;
+  Value x, like;
+  if (!ctx.input(0, x) || !ctx.input(1, like))
+    return false;
+  if (like.type.elem == x.type.elem) {
+    ctx.setOutput(0, x);
+    return true;
+  }
+  std::string to = like.type.elem;
+  return bind(ctx, ctx.w.elementwise(
+                       {x}, to,
+                       [&](Body &b, const std::vector<std::string> &a) {
+                         return b.op("cast " + a[0], to);
+                       },
+                       ctx.hint()));
+}
+
 bool lowerIdentity(ImportContext &ctx) {
   Value x;
   if (!ctx.onlyAttrs({}) || !ctx.input(0, x))
@@ -393,6 +413,45 @@ bool lowerDiv(ImportContext &ctx) {
     std::string fix = selectOp(b, inexact, signs, b.boolean(false), "i1");
     return selectOp(b, fix, binOp(b, "add", q, b.constant(1, t), t), q, t);
   });
+}
+
+// fmod = 0 (integers): the remainder has the divisor's sign, which is
+// graft's rem. fmod = 1: the dividend's sign (C's fmod), which is graft's
+// float rem; for integers the floor remainder is corrected.
+bool lowerMod(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"fmod"}))
+    return false;
+  bool fmod = ctx.attrInt("fmod", 0) != 0;
+  Value a;
+  if (!ctx.input(0, a))
+    return false;
+  if (isFloat(a.type.elem) && !fmod)
+    return ctx.fail("fmod = 0 with float inputs is not valid ONNX (float Mod needs fmod = 1)");
+  std::vector<Value> ops;
+  for (size_t k = 0; k < 2; ++k) {
+    Value v;
+    if (!ctx.input(k, v) || !needNumeric(ctx, v))
+      return false;
+    ops.push_back(v);
+  }
+  if (ops[0].type.elem != ops[1].type.elem)
+    return ctx.fail("inputs have different element types: " + ops[0].type.elem + " and " +
+                    ops[1].type.elem);
+  std::string t = a.type.elem;
+  return bind(ctx, ctx.w.elementwise(
+                       ops, t,
+                       [&](Body &b, const std::vector<std::string> &x) {
+                         std::string r = binOp(b, "rem", x[0], x[1], t);
+                         if (!fmod || isFloat(t))
+                           return r;
+                         std::string zero = b.constant(0, t);
+                         std::string inexact = cmpOp(b, "ne", r, zero);
+                         std::string signs = cmpOp(b, "ne", cmpOp(b, "lt", x[0], zero),
+                                                   cmpOp(b, "lt", x[1], zero));
+                         std::string fix = selectOp(b, inexact, signs, b.boolean(false), "i1");
+                         return selectOp(b, fix, binOp(b, "sub", r, x[1], t), r, t);
+                       },
+                       ctx.hint()));
 }
 
 bool compare(ImportContext &ctx, const char *pred, bool allowBool) {
@@ -1232,6 +1291,8 @@ const std::map<std::string, Lowering> &table() {
       {"And", lowerAnd},
       {"BatchNormalization", lowerBatchNormalization},
       {"Cast", lowerCast},
+      {"CastLike", lowerCastLike},
+      {"Mod", lowerMod},
       {"Clip", lowerClip},
       {"Constant", lowerConstant},
       {"ConstantOfShape", lowerConstantOfShape},
