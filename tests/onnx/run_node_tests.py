@@ -104,14 +104,11 @@ def model_summary(path):
     return ops, [i for i in inputs if i not in inits]
 
 
-def snake(op):
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", op).lower()
-
-
 def test_op(name, ops, known_ops):
     """The op a test is about: its only op type, or (expanded, multi-node
-    tests) the known op whose snake_case name is the longest prefix of the
-    test name."""
+    tests) the known op whose lowercased name is the longest prefix of the
+    test name without underscores; else "(multi-node) " and the test name's
+    first word (nllloss, sce)."""
     if len(set(ops)) == 1:
         return ops[0]
     base = name[len("test_"):].replace("_", "")
@@ -119,7 +116,7 @@ def test_op(name, ops, known_ops):
     for op in known_ops:
         if base.startswith(op.lower()) and len(op) > len(best):
             best = op
-    return best or "(multi-node: %s)" % ",".join(sorted(set(ops)))
+    return best or "(multi-node) " + name[len("test_"):].split("_")[0]
 
 
 # ---- running one test -----------------------------------------------------
