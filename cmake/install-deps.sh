@@ -11,6 +11,7 @@ packages=(
   llvm-19-dev clang-19 lld-19 liblld-19-dev   # compiler: in-process LLVM + lld
   libclang-rt-19-dev                           # sanitizer and libFuzzer runtimes
   libyaml-cpp-dev libelf-dev libgtest-dev      # spec parsing, tests
+  libonnx-dev libprotobuf-dev libonnx-testdata # ONNX import, its conformance tests
   qemu-user                                    # running other architectures' slices
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross  # cross-built runtimes (static)
   gcc-riscv64-linux-gnu libc6-dev-riscv64-cross

@@ -35,15 +35,15 @@ static int is_float(uint32_t dtype) {
          dtype == GRAFT_DTYPE_F32 || dtype == GRAFT_DTYPE_F64;
 }
 
-static int close_enough(double got, double expected, double tolerance) {
+static int close_enough(double got, double expected, double atol, double rtol) {
   if (isnan(expected)) return isnan(got);
   if (isinf(expected) || isinf(got)) return got == expected;
-  return fabs(got - expected) <= tolerance + tolerance * fabs(expected);
+  return fabs(got - expected) <= atol + rtol * fabs(expected);
 }
 
 graft_status_t graft_run_compare(const graft_tensor_t* got,
-                                 const graft_tensor_t* expected,
-                                 double tolerance) {
+                                 const graft_tensor_t* expected, double atol,
+                                 double rtol) {
   int same_shape = got->dtype == expected->dtype && got->rank == expected->rank;
   for (uint32_t i = 0; same_shape && i < got->rank; ++i)
     same_shape = got->dims[i] == expected->dims[i];
@@ -61,7 +61,7 @@ graft_status_t graft_run_compare(const graft_tensor_t* got,
     if (is_float(got->dtype)) {
       equal = close_enough(graft_tensor_element_as_double(got, i),
                            graft_tensor_element_as_double(expected, i),
-                           tolerance);
+                           atol, rtol);
     } else {
       equal = memcmp((const char*)got->data + i * element_size,
                      (const char*)expected->data + i * element_size,
@@ -70,13 +70,20 @@ graft_status_t graft_run_compare(const graft_tensor_t* got,
     if (equal) continue;
     char where[160];
     format_index(got, i, where, sizeof(where));
-    if (is_float(got->dtype))
+    if (is_float(got->dtype) && atol == rtol)
       return graft_status_make(GRAFT_FAILED_PRECONDITION,
                                "element %s differs: got %g, expected %g "
                                "(tolerance %g)",
                                where, graft_tensor_element_as_double(got, i),
                                graft_tensor_element_as_double(expected, i),
-                               tolerance);
+                               atol);
+    if (is_float(got->dtype))
+      return graft_status_make(GRAFT_FAILED_PRECONDITION,
+                               "element %s differs: got %g, expected %g "
+                               "(atol %g, rtol %g)",
+                               where, graft_tensor_element_as_double(got, i),
+                               graft_tensor_element_as_double(expected, i),
+                               atol, rtol);
     return graft_status_make(GRAFT_FAILED_PRECONDITION,
                              "element %s differs: got %.0f, expected %.0f",
                              where, graft_tensor_element_as_double(got, i),

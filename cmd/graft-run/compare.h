@@ -5,11 +5,11 @@
 #include "graft/tensor.h"
 
 /* OK when |got| matches |expected|: same dtype and shape; floats within
- * |tolerance| absolute plus |tolerance| relative to the expected value (nan
- * matches nan, infinities must be equal); integers exactly. Otherwise an
- * error naming the first differing element and both values. */
+ * |atol| + |rtol| * |expected| (numpy's allclose; nan matches nan,
+ * infinities must be equal); integers exactly. Otherwise an error naming
+ * the first differing element and both values. */
 graft_status_t graft_run_compare(const graft_tensor_t* got,
-                                 const graft_tensor_t* expected,
-                                 double tolerance);
+                                 const graft_tensor_t* expected, double atol,
+                                 double rtol);
 
 #endif /* GRAFT_RUN_COMPARE_H_ */

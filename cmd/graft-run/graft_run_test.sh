@@ -60,7 +60,7 @@ expect no_value 2 "option '--input' needs a value (VALUE)" -- "$bundle" --functi
 expect no_bundle 2 "graft-run: no bundle given" -- --function add
 expect only_function 1 "function 'add' takes 2 arguments, got 0" -- "$bundle"
 expect bad_threads 2 "--threads 'x': expected a whole number" -- "$bundle" --function add --threads x
-expect bad_output 2 "--output 'out.npy': expected '-' or '@FILE.npy'" -- "$bundle" --function add --output out.npy
+expect bad_output 2 "--output 'out.npy': expected '-', '@FILE.npy' or '@FILE.pb'" -- "$bundle" --function add --output out.npy
 expect too_many_outputs 1 "2 --output flags for 1 result of 'add'" -- "$bundle" --function add "${A[@]}" --output - --output -
 expect help 0 "usage: graft-run BUNDLE [--function NAME]" -- --help
 expect help_function 0 "function to run (default: the bundle's only function)" -- --help

@@ -11,7 +11,7 @@
 #include "graft/runtime.h"
 
 typedef enum {
-  OPT_FUNCTION, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
+  OPT_FUNCTION, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE, OPT_ATOL, OPT_RTOL,
   OPT_THREADS, OPT_BENCHMARK, OPT_GUARD, OPT_TIMEOUT, OPT_PLUGIN,
   OPT_PLUGIN_PARAM, OPT_LIST, OPT_TRACE, OPT_HELP, OPT_VERSION,
 } option_id_t;
@@ -29,14 +29,16 @@ static const struct {
      "function to run (default: the bundle's only function)", NULL},
     {"input", OPT_INPUT, "VALUE",
      "argument, in order: 2x2xf32=[[1 2][3 4]], f32=1.5, 4xi32=0 (splat), "
-     "@file.npy, 2x2xf32=@raw.bin", NULL},
-    {"output", OPT_OUTPUT, "-|@FILE.npy",
+     "@file.npy, @file.pb, 2x2xf32=@raw.bin", NULL},
+    {"output", OPT_OUTPUT, "-|@FILE.npy|@FILE.pb",
      "where result i goes (default: printed to stdout)", NULL},
     {"expected_output", OPT_EXPECTED, "VALUE",
      "expected result i; exit 1 on a mismatch", NULL},
     {"tolerance", OPT_TOLERANCE, "X",
      "allowed |got - expected| <= X + X*|expected| for floats (default 1e-5)",
      NULL},
+    {"atol", OPT_ATOL, "X", "the absolute part of --tolerance alone", NULL},
+    {"rtol", OPT_RTOL, "X", "the relative part of --tolerance alone", NULL},
     {"threads", OPT_THREADS, "N", "worker threads (default: all CPUs)", NULL},
     {"benchmark", OPT_BENCHMARK, "N",
      "after one warm-up call, time N calls and print mean/min", NULL},
@@ -182,15 +184,23 @@ static int apply(graft_run_options_t* o, option_id_t id, const char* name,
     case OPT_INPUT: ok = push(&o->inputs, &o->input_count, value); break;
     case OPT_OUTPUT:
       if (strcmp(value, "-") != 0 && value[0] != '@')
-        return usage_error("--output '%s': expected '-' or '@FILE.npy'", value);
+        return usage_error("--output '%s': expected '-', '@FILE.npy' or '@FILE.pb'", value);
       ok = push(&o->outputs, &o->output_count, value);
       break;
     case OPT_EXPECTED: ok = push(&o->expected, &o->expected_count, value); break;
-    case OPT_TOLERANCE: {
+    case OPT_TOLERANCE:
+    case OPT_ATOL:
+    case OPT_RTOL: {
       char* end = NULL;
-      o->tolerance = strtod(value, &end);
-      if (!*value || *end || !(o->tolerance >= 0))
-        return usage_error("--tolerance '%s': expected a number >= 0", value);
+      double x = strtod(value, &end);
+      if (!*value || *end || !(x >= 0))
+        return usage_error("%s '%s': expected a number >= 0",
+                           id == OPT_ATOL   ? "--atol"
+                           : id == OPT_RTOL ? "--rtol"
+                                            : "--tolerance",
+                           value);
+      if (id != OPT_RTOL) o->atol = x;
+      if (id != OPT_ATOL) o->rtol = x;
       break;
     }
     case OPT_THREADS:
@@ -235,7 +245,7 @@ static int apply(graft_run_options_t* o, option_id_t id, const char* name,
 
 int graft_run_options_parse(int argc, char** argv, graft_run_options_t* o) {
   memset(o, 0, sizeof(*o));
-  o->tolerance = 1e-5;
+  o->atol = o->rtol = 1e-5;
   for (int i = 1; i < argc; ++i) {
     const char* arg = argv[i];
     if (arg[0] != '-' || arg[1] == 0) {

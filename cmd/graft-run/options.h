@@ -26,7 +26,7 @@ typedef struct graft_run_options_t {
   size_t output_count;
   const char** expected;        /* --expected_output */
   size_t expected_count;
-  double tolerance;             /* absolute and relative */
+  double atol, rtol;            /* --tolerance sets both */
   uint32_t threads;             /* 0 = all CPUs */
   uint32_t benchmark_runs;      /* 0 = no benchmark */
   uint32_t guard;               /* graft_runtime_guard_t */

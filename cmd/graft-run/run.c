@@ -153,13 +153,13 @@ static graft_status_t emit_results(run_ctx_t* ctx) {
   for (uint32_t i = 0; i < ctx->info.result_count; ++i) {
     const graft_tensor_t* t = &ctx->results[i];
     if (o->expected_count) {
-      graft_status_t st = graft_run_compare(t, &ctx->expected[i], o->tolerance);
+      graft_status_t st = graft_run_compare(t, &ctx->expected[i], o->atol, o->rtol);
       if (st) return graft_status_annotate(st, "result %u of '%s'", i + 1,
                                            ctx->info.name);
     }
     /* A requested file is written even when the result is also checked. */
     if (i < o->output_count && o->outputs[i][0] == '@') {
-      graft_status_t st = graft_tensor_write_npy(o->outputs[i] + 1, t);
+      graft_status_t st = graft_tensor_write_file(o->outputs[i] + 1, t);
       if (st) return graft_status_annotate(st, "--output '%s'", o->outputs[i]);
       continue;
     }

@@ -91,7 +91,13 @@ bool readFile(const std::string &path, std::string &out) {
 // Parses and verifies the graph and loads the specs, reporting every error.
 bool readInputs(BuildContext &ctx) {
   std::string text;
-  if (!readFile(ctx.opts.graph, text)) {
+  if (isOnnxPath(ctx.opts.graph)) {
+    if (!importGraphText(ctx.opts.graph, ctx.opts.onnx, ctx.diag, text))
+      return false;
+  } else if (!ctx.opts.onnx.constants.empty() || ctx.opts.onnx.weightsAsArguments) {
+    ctx.diag.error(ctx.opts.graph, "--constant and --weights-as-args apply to .onnx models only");
+    return false;
+  } else if (!readFile(ctx.opts.graph, text)) {
     ctx.diag.error(ctx.opts.graph, "cannot read graph file: " + std::string(std::strerror(errno)));
     return false;
   }

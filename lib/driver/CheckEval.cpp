@@ -2,6 +2,8 @@
 // the graph, run parser + verifier (+ reference evaluator) and print.
 #include "driver/CheckEval.h"
 
+#include "driver/Driver.h"
+
 #include "eval/Evaluator.h"
 #include "graft/tensor.h"
 #include "graph/Parser.h"
@@ -27,6 +29,17 @@ int usage(const char *cmd, const std::string &msg) {
 
 // Reads, parses and verifies |path|; diagnostics go to stderr.
 std::unique_ptr<Module> load(const std::string &path, SourceManager &sm) {
+  if (isOnnxPath(path)) {
+    DiagEngine diag(sm);
+    std::string text;
+    if (!importGraphText(path, {}, diag, text))
+      return nullptr;
+    uint32_t file = sm.add(path, text);
+    std::unique_ptr<Module> m = parseModule(sm, file, diag);
+    if (diag.hasErrors() || !verifyModule(*m, diag))
+      return nullptr;
+    return m;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::fprintf(stderr, "%s: error: cannot read file: %s\n", path.c_str(),
@@ -110,7 +123,7 @@ int runEval(int argc, char **argv) {
       inputs.push_back(value);
     } else if (optionValue(argc, argv, i, "output", value, bad)) {
       if (value != "-" && (value.size() < 2 || value[0] != '@'))
-        return usage("eval", "--output takes @file.npy or -, found '" + value + "'");
+        return usage("eval", "--output takes @file.npy, @file.pb or -, found '" + value + "'");
       outputs.push_back(value);
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return usage("eval", "unknown option '" + std::string(argv[i]) + "'");
@@ -182,7 +195,7 @@ int runEval(int argc, char **argv) {
   for (size_t i = 0; i < out.size(); ++i) {
     if (i < outputs.size() && outputs[i] != "-") {
       std::string file = outputs[i].substr(1);
-      if (graft_status_t s = graft_tensor_write_npy(file.c_str(), &out[i])) {
+      if (graft_status_t s = graft_tensor_write_file(file.c_str(), &out[i])) {
         std::fprintf(stderr, "graft eval: error: result %zu: %s\n", i,
                      graft_status_message(s));
         graft_status_free(s);

@@ -47,6 +47,18 @@ const OptionDesc kBuildOptions[] = {
     {"--explain", nullptr,
      "report every spec match and why candidates did not match"},
     {"-v", nullptr, "print what each pass did"},
+    {"--weights-as-args", nullptr,
+     "ONNX input: initializers become function arguments, not constants"},
+    {"--constant", "NAME=T",
+     "ONNX input: fix graph input NAME to tensor T (2xi64=[1 2], @f.pb, @f.npy)"},
+};
+const OptionDesc kImportOptions[] = {
+    {"-o", "FILE", "write the graph to FILE (default: stdout)"},
+    {"--weights-as-args", nullptr,
+     "initializers become function arguments (after the inputs), not constants"},
+    {"--constant", "NAME=T",
+     "fix graph input NAME to tensor T (2xi64=[1 2], @f.pb, @f.npy); it becomes a "
+     "constant"},
 };
 const OptionDesc kCheckOptions[] = {
     {"--print", nullptr, "print the verified graph back in graph syntax"},
@@ -110,6 +122,12 @@ const CommandDesc kCommands[] = {
      "                     dir>/../include)\n"
      "  TMPDIR             where work files go while graft runs (default: "
      "/tmp)\n"},
+    {"import", "graft import MODEL.onnx [options]",
+     "print an ONNX model as a graph (docs/onnx.md); graft build MODEL.onnx builds it directly",
+     GRAFT_OPTIONS(kImportOptions),
+     "  graft import model.onnx -o model.graph\n"
+     "  graft import model.onnx --constant shape=@shape.pb\n",
+     ""},
     {"check", "graft check GRAPH [--print]", "parse and verify a graph",
      GRAFT_OPTIONS(kCheckOptions), "  graft check mlp.graph --print\n", ""},
     {"eval", "graft eval GRAPH [--function F] --input T... [--output -|@F.npy]",
@@ -282,6 +300,14 @@ int parseBuild(int argc, char **argv, BuildOptions o) {
       o.explain = true;
     else if (n == "-v")
       o.verbose = true;
+    else if (n == "--weights-as-args")
+      o.onnx.weightsAsArguments = true;
+    else if (n == "--constant") {
+      size_t eq = value.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return usageError("--constant '" + value + "': expected NAME=TENSOR");
+      o.onnx.constants.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+    }
   }
   if (o.graph.empty())
     return usageError("no graph file given");
@@ -472,6 +498,8 @@ int driverMain(int argc, char **argv) {
   argv = args.data();
   if (cmd == "build")
     return parseBuild(argc - 2, argv + 2, build);
+  if (cmd == "import")
+    return runImport(argc - 2, argv + 2);
   if (cmd == "check")
     return runCheck(argc - 2, argv + 2);
   if (cmd == "eval")

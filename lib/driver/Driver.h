@@ -1,6 +1,9 @@
 // The graft command line: subcommands and the build pipeline.
 #pragma once
 
+#include "onnx/OnnxImport.h"
+#include "support/Diagnostics.h"
+
 #include <string>
 #include <vector>
 
@@ -11,7 +14,8 @@ int driverMain(int argc, char **argv);
 
 // Options of `graft build`.
 struct BuildOptions {
-  std::string graph;                 // input graph file
+  std::string graph;                 // input graph file (.graph, or .onnx: imported)
+  OnnxImportOptions onnx;            // --weights-as-args, --constant (for .onnx)
   std::vector<std::string> specs;    // --spec files, in order
   std::vector<std::string> targets;  // --target list (default: host)
   std::string output;                // -o
@@ -27,6 +31,15 @@ struct BuildOptions {
 
 // Runs the build pipeline; returns the process exit code.
 int runBuild(const BuildOptions &opts);
+
+// `graft import MODEL.onnx [-o FILE] [--weights-as-args] [--constant N=T]`:
+// prints (or writes) the imported graph; returns the process exit code.
+int runImport(int argc, char **argv);
+
+// Imports the ONNX model |path| as graph text that parses and verifies
+// (an import that does not is an internal error, reported as one).
+bool importGraphText(const std::string &path, const OnnxImportOptions &opts, DiagEngine &diag,
+                     std::string &text);
 
 // Options of `graft plugin`.
 struct PluginOptions {

@@ -8,9 +8,11 @@
 count=0
 for dir in "$SRC"/specs/*/; do
   name=$(basename "$dir")
-  graphs=("$dir"*.graph) specs=("$dir"*.yaml)
-  if [[ ${#graphs[@]} -ne 1 || ${#specs[@]} -ne 1 || ! -f ${graphs[0]} || ! -f ${specs[0]} ]]; then
-    echo "error: specs/$name: expected one .graph and one .yaml," \
+  shopt -s nullglob
+  graphs=("$dir"*.graph "$dir"*.onnx) specs=("$dir"*.yaml)
+  shopt -u nullglob
+  if [[ ${#graphs[@]} -ne 1 || ${#specs[@]} -ne 1 ]]; then
+    echo "error: specs/$name: expected one .graph or .onnx and one .yaml," \
          "found ${#graphs[@]} and ${#specs[@]}" >&2
     exit 1
   fi

@@ -3,7 +3,7 @@
  *
  * Text form (IREE's): "2x2xf32=[[2 2][-2 -2]]" (nesting optional, numbers
  * separated by spaces or commas), splat "8xf32=2", scalar "f32=1.5",
- * "@file.npy", raw bytes "2x2xf32=@file.bin".
+ * "@file.npy", an ONNX TensorProto "@file.pb", raw bytes "2x2xf32=@file.bin".
  * Printed form: "2x2xf32=[-12 0][0 -12]" (innermost rows bracketed, as IREE
  * prints), scalars "f32=1.5".
  */
@@ -50,6 +50,17 @@ graft_status_t graft_tensor_format(const graft_tensor_t* t, char** out_text);
 
 graft_status_t graft_tensor_read_npy(const char* path, graft_tensor_t* out);
 graft_status_t graft_tensor_write_npy(const char* path, const graft_tensor_t* t);
+
+/* ONNX TensorProto files (the ONNX backend tests' input_0.pb): dims,
+ * data_type and the elements (raw_data or the typed fields); external data
+ * and types graft lacks (STRING, unsigned, complex) are refused. Written
+ * with raw_data. */
+graft_status_t graft_tensor_read_pb(const char* path, graft_tensor_t* out);
+graft_status_t graft_tensor_write_pb(const char* path, const graft_tensor_t* t);
+
+/* By the file name: ".pb" is a TensorProto, anything else .npy. */
+graft_status_t graft_tensor_read_file(const char* path, graft_tensor_t* out);
+graft_status_t graft_tensor_write_file(const char* path, const graft_tensor_t* t);
 
 #ifdef __cplusplus
 }

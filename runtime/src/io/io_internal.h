@@ -52,4 +52,10 @@ graft_status_t graft_io_read_file(const char* path, uint64_t max_size,
 graft_status_t graft_io_npy_decode(const char* path, const uint8_t* bytes,
                                    size_t size, graft_tensor_t* out);
 
+/* Decodes the bytes of a whole ONNX TensorProto file (graft_tensor_read_pb
+ * without the file read; the fuzzer's entry point). Same contract as
+ * graft_io_npy_decode. */
+graft_status_t graft_io_pb_decode(const char* path, const uint8_t* bytes,
+                                  size_t size, graft_tensor_t* out);
+
 #endif /* GRAFT_RUNTIME_IO_INTERNAL_H_ */

@@ -3,6 +3,7 @@
  *   "8xf32=2"                  splat
  *   "f32=1.5", "i1=true"       scalars
  *   "@file.npy"                a NumPy file
+ *   "@file.pb"                 an ONNX TensorProto
  *   "2x2xf32=@file.bin"        raw little-endian bytes, size must match
  * Errors carry the 1-based column of the offending character; callers
  * prefix the whole input ("--input '...': ..."). */
@@ -268,7 +269,7 @@ graft_status_t graft_tensor_parse(const char* text, graft_tensor_t* out) {
   if (*p == '@') {
     char* path = strndup(p + 1, (size_t)(end - p - 1));
     if (!path) return graft_status_make(GRAFT_RESOURCE_EXHAUSTED, "out of memory");
-    graft_status_t status = graft_tensor_read_npy(path, out);
+    graft_status_t status = graft_tensor_read_file(path, out);
     free(path);
     return status;
   }

@@ -1,0 +1,1394 @@
+// The lowering of each ONNX op onto graft ops (docs/onnx.md has the table).
+// Each lowering reads its inputs and attributes from ImportContext, emits
+// graft statements through the GraphWriter and binds the node's outputs;
+// what it cannot express it reports (ctx.fail / ctx.unsupported).
+#include "onnx/ImportContext.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+namespace graft::onnx_import {
+
+namespace {
+
+bool isFloat(const std::string &elem) { return elem[0] == 'f' || elem == "bf16"; }
+
+bool needFloat(ImportContext &ctx, const Value &v) {
+  if (isFloat(v.type.elem))
+    return true;
+  return ctx.fail("element type " + v.type.elem +
+                  " is not supported (float types only: f16, bf16, f32, f64)");
+}
+
+bool needNumeric(ImportContext &ctx, const Value &v) {
+  if (v.type.elem != "i1")
+    return true;
+  return ctx.fail("element type i1 (BOOL) is not supported: the op needs numbers");
+}
+
+bool bind(ImportContext &ctx, const Value &v) {
+  if (v.name.empty())
+    return ctx.fail("input shapes do not broadcast (numpy rules)");
+  ctx.setOutput(0, v);
+  return true;
+}
+
+// One-operand elementwise ops: |fn| computes the result from the block
+// argument inside the body.
+using Scalar1 = std::function<std::string(Body &, const std::string &x, const std::string &t)>;
+
+bool unary(ImportContext &ctx, bool floatOnly, const Scalar1 &fn, const std::string &resultElem = "") {
+  Value x;
+  if (!ctx.input(0, x) || !(floatOnly ? needFloat(ctx, x) : needNumeric(ctx, x)))
+    return false;
+  std::string t = x.type.elem;
+  return bind(ctx, ctx.w.elementwise(
+                       {x}, resultElem.empty() ? t : resultElem,
+                       [&](Body &b, const std::vector<std::string> &a) { return fn(b, a[0], t); },
+                       ctx.hint()));
+}
+
+std::string scalarOp(Body &b, const char *op, const std::string &x, const std::string &t) {
+  return b.op(std::string(op) + " " + x, t);
+}
+std::string binOp(Body &b, const char *op, const std::string &x, const std::string &y,
+                  const std::string &t) {
+  return b.op(std::string(op) + " " + x + ", " + y, t);
+}
+std::string cmpOp(Body &b, const char *pred, const std::string &x, const std::string &y) {
+  return b.op("cmp " + x + ", " + y + " {pred = " + pred + "}", "i1");
+}
+std::string selectOp(Body &b, const std::string &c, const std::string &x, const std::string &y,
+                     const std::string &t) {
+  return b.op("select " + c + ", " + x + ", " + y, t);
+}
+
+// A simple one-op unary lowering.
+bool simpleUnary(ImportContext &ctx, const char *op, bool floatOnly) {
+  if (!ctx.onlyAttrs({}))
+    return false;
+  return unary(ctx, floatOnly, [op](Body &b, const std::string &x, const std::string &t) {
+    return scalarOp(b, op, x, t);
+  });
+}
+
+bool lowerAbs(ImportContext &ctx) { return simpleUnary(ctx, "abs", false); }
+bool lowerNeg(ImportContext &ctx) { return simpleUnary(ctx, "neg", false); }
+bool lowerExp(ImportContext &ctx) { return simpleUnary(ctx, "exp", true); }
+bool lowerLog(ImportContext &ctx) { return simpleUnary(ctx, "log", true); }
+bool lowerTanh(ImportContext &ctx) { return simpleUnary(ctx, "tanh", true); }
+bool lowerSqrt(ImportContext &ctx) { return simpleUnary(ctx, "sqrt", true); }
+
+bool lowerRelu(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, false, [](Body &b, const std::string &x, const std::string &t) {
+           return binOp(b, "max", x, b.constant(0, t), t);
+         });
+}
+
+bool lowerReciprocal(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
+           return binOp(b, "div", b.constant(1, t), x, t);
+         });
+}
+
+// 1 / (1 + exp(-x))
+bool lowerSigmoid(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
+           std::string e = scalarOp(b, "exp", scalarOp(b, "neg", x, t), t);
+           std::string one = b.constant(1, t);
+           return binOp(b, "div", one, binOp(b, "add", one, e, t), t);
+         });
+}
+
+// log(exp(x) + 1)
+bool lowerSoftplus(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
+           std::string e = scalarOp(b, "exp", x, t);
+           return scalarOp(b, "log", binOp(b, "add", e, b.constant(1, t), t), t);
+         });
+}
+
+// x < 0 ? alpha * (exp(x) - 1) : x
+bool lowerElu(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"alpha"}))
+    return false;
+  double alpha = ctx.attrFloat("alpha", 1.0f);
+  return unary(ctx, true, [alpha](Body &b, const std::string &x, const std::string &t) {
+    std::string em1 = binOp(b, "sub", scalarOp(b, "exp", x, t), b.constant(1, t), t);
+    std::string neg = binOp(b, "mul", b.constant(alpha, t), em1, t);
+    return selectOp(b, cmpOp(b, "lt", x, b.constant(0, t)), neg, x, t);
+  });
+}
+
+// x > 0 ? gamma * x : gamma * (alpha * exp(x) - alpha)
+bool lowerSelu(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"alpha", "gamma"}))
+    return false;
+  double alpha = ctx.attrFloat("alpha", 1.67326319217681884765625f);
+  double gamma = ctx.attrFloat("gamma", 1.05070102214813232421875f);
+  return unary(ctx, true, [=](Body &b, const std::string &x, const std::string &t) {
+    std::string a = b.constant(alpha, t), g = b.constant(gamma, t);
+    std::string neg =
+        binOp(b, "sub", binOp(b, "mul", a, scalarOp(b, "exp", x, t), t), a, t);
+    std::string v = selectOp(b, cmpOp(b, "gt", x, b.constant(0, t)), x, neg, t);
+    return binOp(b, "mul", g, v, t);
+  });
+}
+
+// x < 0 ? alpha * x : x
+bool lowerLeakyRelu(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"alpha"}))
+    return false;
+  double alpha = ctx.attrFloat("alpha", 0.01f);
+  return unary(ctx, true, [alpha](Body &b, const std::string &x, const std::string &t) {
+    std::string ax = binOp(b, "mul", b.constant(alpha, t), x, t);
+    return selectOp(b, cmpOp(b, "lt", x, b.constant(0, t)), ax, x, t);
+  });
+}
+
+// max(0, min(1, alpha * x + beta))
+bool lowerHardSigmoid(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"alpha", "beta"}))
+    return false;
+  double alpha = ctx.attrFloat("alpha", 0.2f), beta = ctx.attrFloat("beta", 0.5f);
+  return unary(ctx, true, [=](Body &b, const std::string &x, const std::string &t) {
+    std::string v =
+        binOp(b, "add", binOp(b, "mul", b.constant(alpha, t), x, t), b.constant(beta, t), t);
+    v = binOp(b, "min", b.constant(1, t), v, t);
+    return binOp(b, "max", b.constant(0, t), v, t);
+  });
+}
+
+// x > alpha ? x : 0
+bool lowerThresholdedRelu(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"alpha"}))
+    return false;
+  double alpha = ctx.attrFloat("alpha", 1.0f);
+  return unary(ctx, true, [alpha](Body &b, const std::string &x, const std::string &t) {
+    return selectOp(b, cmpOp(b, "gt", x, b.constant(alpha, t)), x, b.constant(0, t), t);
+  });
+}
+
+// x / (1 + |x|)
+bool lowerSoftsign(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
+           std::string d = binOp(b, "add", b.constant(1, t), scalarOp(b, "abs", x, t), t);
+           return binOp(b, "div", x, d, t);
+         });
+}
+
+// x * max(0, min(1, x / 6 + 0.5))
+bool lowerHardSwish(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
+           std::string v = binOp(b, "add", binOp(b, "mul", b.constant(1.0 / 6.0, t), x, t),
+                                 b.constant(0.5, t), t);
+           v = binOp(b, "max", b.constant(0, t), binOp(b, "min", b.constant(1, t), v, t), t);
+           return binOp(b, "mul", x, v, t);
+         });
+}
+
+// max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+bool lowerCelu(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"alpha"}))
+    return false;
+  double alpha = ctx.attrFloat("alpha", 1.0f);
+  return unary(ctx, true, [alpha](Body &b, const std::string &x, const std::string &t) {
+    std::string zero = b.constant(0, t), a = b.constant(alpha, t);
+    std::string e = scalarOp(b, "exp", binOp(b, "div", x, a, t), t);
+    std::string neg = binOp(b, "mul", a, binOp(b, "sub", e, b.constant(1, t), t), t);
+    return binOp(b, "add", binOp(b, "max", zero, x, t), binOp(b, "min", zero, neg, t), t);
+  });
+}
+
+// x * tanh(log(1 + exp(x)))
+bool lowerMish(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
+           std::string sp = scalarOp(b, "log", binOp(b, "add", b.constant(1, t), scalarOp(b, "exp", x, t), t), t);
+           return binOp(b, "mul", x, scalarOp(b, "tanh", sp, t), t);
+         });
+}
+
+// x > 0 ? 1 : x < 0 ? -1 : x   (0 and NaN stay themselves)
+bool lowerSign(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, false, [](Body &b, const std::string &x, const std::string &t) {
+           std::string zero = b.constant(0, t);
+           std::string v = selectOp(b, cmpOp(b, "lt", x, zero), b.constant(-1, t), x, t);
+           return selectOp(b, cmpOp(b, "gt", x, zero), b.constant(1, t), v, t);
+         });
+}
+
+bool lowerNot(ImportContext &ctx) {
+  Value x;
+  if (!ctx.onlyAttrs({}) || !ctx.input(0, x))
+    return false;
+  if (x.type.elem != "i1")
+    return ctx.fail("element type " + x.type.elem + " is not supported (BOOL only)");
+  return bind(ctx, ctx.w.elementwise(
+                       {x}, "i1",
+                       [](Body &b, const std::vector<std::string> &a) {
+                         return selectOp(b, a[0], b.boolean(false), b.boolean(true), "i1");
+                       },
+                       ctx.hint()));
+}
+
+bool lowerCast(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"to", "saturate"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x))
+    return false;
+  std::string onnxName;
+  std::string to = elemForOnnxType(int32_t(ctx.attrInt("to", 0)), &onnxName);
+  if (to.empty())
+    return ctx.fail("cast to " + onnxName +
+                    " is not supported (graft has FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8, "
+                    "INT16, INT32, INT64, BOOL)");
+  if (to == x.type.elem) {
+    ctx.setOutput(0, x);
+    return true;
+  }
+  return bind(ctx, ctx.w.elementwise(
+                       {x}, to,
+                       [&](Body &b, const std::vector<std::string> &a) {
+                         return b.op("cast " + a[0], to);
+                       },
+                       ctx.hint()));
+}
+
+// Cast to the element type of input 1.
+bool lowerCastLike(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"saturate"}))
+    return false;
+  Value x, like;
+  if (!ctx.input(0, x) || !ctx.input(1, like))
+    return false;
+  if (like.type.elem == x.type.elem) {
+    ctx.setOutput(0, x);
+    return true;
+  }
+  std::string to = like.type.elem;
+  return bind(ctx, ctx.w.elementwise(
+                       {x}, to,
+                       [&](Body &b, const std::vector<std::string> &a) {
+                         return b.op("cast " + a[0], to);
+                       },
+                       ctx.hint()));
+}
+
+bool lowerIdentity(ImportContext &ctx) {
+  Value x;
+  if (!ctx.onlyAttrs({}) || !ctx.input(0, x))
+    return false;
+  ctx.setOutput(0, x);
+  return true;
+}
+
+// Inference only: the output is the input, the mask all true.
+bool lowerDropout(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"seed"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x))
+    return false;
+  if (ctx.hasInput(2)) {
+    ConstTensor training;
+    if (!ctx.constantInput(2, "training_mode", training))
+      return false;
+    if (training.count() != 1 || training.i.empty() || training.i[0] != 0)
+      return ctx.unsupported("random", "training_mode = true draws random numbers");
+  }
+  ctx.setOutput(0, x);
+  if (ctx.wantsOutput(1)) {
+    std::string t = ctx.w.emit(ctx.hint() + ".true", "constant true", Type{"i1", {}, true}).name;
+    ctx.setOutput(1, ctx.w.splat(t, "i1", ctx.w.shapeOf(x), ctx.node->output(1)));
+  }
+  return true;
+}
+
+// max(x, min) then min(., max); min and max are optional scalars.
+bool lowerClip(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({}))
+    return false;
+  Value x, lo, hi;
+  if (!ctx.input(0, x) || !needNumeric(ctx, x))
+    return false;
+  std::vector<Value> ops{x};
+  bool hasLo = ctx.hasInput(1), hasHi = ctx.hasInput(2);
+  if (hasLo) {
+    if (!ctx.input(1, lo))
+      return false;
+    ops.push_back(lo);
+  }
+  if (hasHi) {
+    if (!ctx.input(2, hi))
+      return false;
+    ops.push_back(hi);
+  }
+  for (const Value &v : ops)
+    if (v.type.elem != x.type.elem)
+      return ctx.fail("min and max must have the input's element type " + x.type.elem);
+  std::string t = x.type.elem;
+  return bind(ctx, ctx.w.elementwise(
+                       ops, t,
+                       [&](Body &b, const std::vector<std::string> &a) {
+                         std::string v = a[0];
+                         size_t k = 1;
+                         if (hasLo)
+                           v = binOp(b, "max", v, a[k++], t);
+                         if (hasHi)
+                           v = binOp(b, "min", v, a[k], t);
+                         return v;
+                       },
+                       ctx.hint()));
+}
+
+// Two (or more, for the variadic ops) operands with numpy broadcasting.
+using ScalarN = std::function<std::string(Body &, const std::vector<std::string> &, const std::string &t)>;
+
+bool nary(ImportContext &ctx, size_t minInputs, bool sameType, const std::string &resultElem,
+          const ScalarN &fn, bool (*check)(ImportContext &, const Value &) = needNumeric) {
+  if (!ctx.onlyAttrs({}))
+    return false;
+  std::vector<Value> ops;
+  for (int k = 0; k < ctx.node->input_size(); ++k) {
+    Value v;
+    if (!ctx.input(size_t(k), v) || (check && !check(ctx, v)))
+      return false;
+    ops.push_back(v);
+  }
+  if (ops.size() < minInputs)
+    return ctx.fail("needs at least " + std::to_string(minInputs) + " inputs, has " +
+                    std::to_string(ops.size()));
+  if (sameType)
+    for (const Value &v : ops)
+      if (v.type.elem != ops[0].type.elem)
+        return ctx.fail("inputs have different element types: " + ops[0].type.elem + " and " +
+                        v.type.elem);
+  std::string t = ops[0].type.elem;
+  return bind(ctx, ctx.w.elementwise(
+                       ops, resultElem.empty() ? t : resultElem,
+                       [&](Body &b, const std::vector<std::string> &a) { return fn(b, a, t); },
+                       ctx.hint()));
+}
+
+ScalarN fold(const char *op) {
+  return [op](Body &b, const std::vector<std::string> &a, const std::string &t) {
+    std::string v = a[0];
+    for (size_t k = 1; k < a.size(); ++k)
+      v = binOp(b, op, v, a[k], t);
+    return v;
+  };
+}
+
+bool lowerAdd(ImportContext &ctx) { return nary(ctx, 2, true, "", fold("add")); }
+bool lowerSub(ImportContext &ctx) { return nary(ctx, 2, true, "", fold("sub")); }
+bool lowerMul(ImportContext &ctx) { return nary(ctx, 2, true, "", fold("mul")); }
+bool lowerMax(ImportContext &ctx) { return nary(ctx, 1, true, "", fold("max")); }
+bool lowerMin(ImportContext &ctx) { return nary(ctx, 1, true, "", fold("min")); }
+bool lowerSum(ImportContext &ctx) { return nary(ctx, 1, true, "", fold("add")); }
+
+bool lowerMean(ImportContext &ctx) {
+  return nary(
+      ctx, 1, true, "",
+      [](Body &b, const std::vector<std::string> &a, const std::string &t) {
+        std::string v = fold("add")(b, a, t);
+        return a.size() == 1 ? v : binOp(b, "div", v, b.constant(double(a.size()), t), t);
+      },
+      needFloat);
+}
+
+// ONNX divides integers toward zero; graft's div floors: add one back when
+// the remainder is nonzero and the signs differ.
+bool lowerDiv(ImportContext &ctx) {
+  return nary(ctx, 2, true, "", [](Body &b, const std::vector<std::string> &a, const std::string &t) {
+    std::string q = binOp(b, "div", a[0], a[1], t);
+    if (isFloat(t))
+      return q;
+    std::string zero = b.constant(0, t);
+    std::string r = binOp(b, "rem", a[0], a[1], t);
+    std::string inexact = cmpOp(b, "ne", r, zero);
+    std::string signs = cmpOp(b, "ne", cmpOp(b, "lt", a[0], zero), cmpOp(b, "lt", a[1], zero));
+    std::string fix = selectOp(b, inexact, signs, b.boolean(false), "i1");
+    return selectOp(b, fix, binOp(b, "add", q, b.constant(1, t), t), q, t);
+  });
+}
+
+// fmod = 0 (integers): the remainder has the divisor's sign, which is
+// graft's rem. fmod = 1: the dividend's sign (C's fmod), which is graft's
+// float rem; for integers the floor remainder is corrected.
+bool lowerMod(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"fmod"}))
+    return false;
+  bool fmod = ctx.attrInt("fmod", 0) != 0;
+  Value a;
+  if (!ctx.input(0, a))
+    return false;
+  if (isFloat(a.type.elem) && !fmod)
+    return ctx.fail("fmod = 0 with float inputs is not valid ONNX (float Mod needs fmod = 1)");
+  std::vector<Value> ops;
+  for (size_t k = 0; k < 2; ++k) {
+    Value v;
+    if (!ctx.input(k, v) || !needNumeric(ctx, v))
+      return false;
+    ops.push_back(v);
+  }
+  if (ops[0].type.elem != ops[1].type.elem)
+    return ctx.fail("inputs have different element types: " + ops[0].type.elem + " and " +
+                    ops[1].type.elem);
+  std::string t = a.type.elem;
+  return bind(ctx, ctx.w.elementwise(
+                       ops, t,
+                       [&](Body &b, const std::vector<std::string> &x) {
+                         std::string r = binOp(b, "rem", x[0], x[1], t);
+                         if (!fmod || isFloat(t))
+                           return r;
+                         std::string zero = b.constant(0, t);
+                         std::string inexact = cmpOp(b, "ne", r, zero);
+                         std::string signs = cmpOp(b, "ne", cmpOp(b, "lt", x[0], zero),
+                                                   cmpOp(b, "lt", x[1], zero));
+                         std::string fix = selectOp(b, inexact, signs, b.boolean(false), "i1");
+                         return selectOp(b, fix, binOp(b, "sub", r, x[1], t), r, t);
+                       },
+                       ctx.hint()));
+}
+
+bool compare(ImportContext &ctx, const char *pred, bool allowBool) {
+  return nary(
+      ctx, 2, true, "i1",
+      [pred](Body &b, const std::vector<std::string> &a, const std::string &) {
+        return cmpOp(b, pred, a[0], a[1]);
+      },
+      allowBool ? nullptr : needNumeric);
+}
+
+bool lowerEqual(ImportContext &ctx) { return compare(ctx, "eq", true); }
+bool lowerGreater(ImportContext &ctx) { return compare(ctx, "gt", false); }
+bool lowerLess(ImportContext &ctx) { return compare(ctx, "lt", false); }
+bool lowerGreaterOrEqual(ImportContext &ctx) { return compare(ctx, "ge", false); }
+bool lowerLessOrEqual(ImportContext &ctx) { return compare(ctx, "le", false); }
+
+bool needBool(ImportContext &ctx, const Value &v) {
+  if (v.type.elem == "i1")
+    return true;
+  return ctx.fail("element type " + v.type.elem + " is not supported (BOOL only)");
+}
+
+bool lowerAnd(ImportContext &ctx) {
+  return nary(
+      ctx, 2, true, "i1",
+      [](Body &b, const std::vector<std::string> &a, const std::string &) {
+        return selectOp(b, a[0], a[1], b.boolean(false), "i1");
+      },
+      needBool);
+}
+bool lowerOr(ImportContext &ctx) {
+  return nary(
+      ctx, 2, true, "i1",
+      [](Body &b, const std::vector<std::string> &a, const std::string &) {
+        return selectOp(b, a[0], b.boolean(true), a[1], "i1");
+      },
+      needBool);
+}
+bool lowerXor(ImportContext &ctx) {
+  return nary(
+      ctx, 2, true, "i1",
+      [](Body &b, const std::vector<std::string> &a, const std::string &) {
+        return cmpOp(b, "ne", a[0], a[1]);
+      },
+      needBool);
+}
+
+bool lowerWhere(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({}))
+    return false;
+  Value c, x, y;
+  if (!ctx.input(0, c) || !ctx.input(1, x) || !ctx.input(2, y))
+    return false;
+  if (c.type.elem != "i1")
+    return ctx.fail("condition has element type " + c.type.elem + "; expected BOOL");
+  if (x.type.elem != y.type.elem)
+    return ctx.fail("X and Y have different element types: " + x.type.elem + " and " +
+                    y.type.elem);
+  std::string t = x.type.elem;
+  return bind(ctx, ctx.w.elementwise(
+                       {c, x, y}, t,
+                       [&](Body &b, const std::vector<std::string> &a) {
+                         return selectOp(b, a[0], a[1], a[2], t);
+                       },
+                       ctx.hint()));
+}
+
+// x < 0 ? slope * x : x
+bool lowerPRelu(ImportContext &ctx) {
+  return nary(
+      ctx, 2, true, "",
+      [](Body &b, const std::vector<std::string> &a, const std::string &t) {
+        std::string sx = binOp(b, "mul", a[1], a[0], t);
+        return selectOp(b, cmpOp(b, "lt", a[0], b.constant(0, t)), sx, a[0], t);
+      },
+      needFloat);
+}
+
+// ---- matrix products --------------------------------------------------
+
+Value zeroAccumulator(ImportContext &ctx, const std::string &elem, const Shape &s) {
+  Body unused;
+  std::string zero = ctx.w.emit("zero", isFloat(elem) ? "constant 0.0" : "constant 0",
+                                Type{elem, {}, true})
+                         .name;
+  return ctx.w.splat(zero, elem, s, ctx.hint() + ".acc");
+}
+
+// numpy matmul: 1-D operands get a unit dim, batch dims broadcast.
+bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::string &hint,
+            Value &out) {
+  GraphWriter &w = ctx.w;
+  if (a0.type.rank() == 0 || b0.type.rank() == 0)
+    return ctx.fail("operands must have rank 1 or more");
+  if (a0.type.elem != b0.type.elem)
+    return ctx.fail("operands have different element types: " + a0.type.elem + " and " +
+                    b0.type.elem);
+  if (a0.type.elem == "i1")
+    return ctx.fail("element type i1 (BOOL) is not supported");
+  Shape sa = w.shapeOf(a0), sb = w.shapeOf(b0);
+  Value a = a0, b = b0;
+  bool vecA = sa.size() == 1, vecB = sb.size() == 1;
+  if (vecA) {
+    sa.insert(sa.begin(), DimRef{1, "", 0, ""});
+    a = w.reshape(a, sa, hint + ".lhs");
+  }
+  if (vecB) {
+    sb.push_back(DimRef{1, "", 0, ""});
+    b = w.reshape(b, sb, hint + ".rhs");
+  }
+  DimRef m = sa[sa.size() - 2], k = sa.back(), k2 = sb[sb.size() - 2], n = sb.back();
+  if (k.size != kDynamic && k2.size != kDynamic && k.size != k2.size)
+    return ctx.fail("inner dimensions differ: " + std::to_string(k.size) + " and " +
+                    std::to_string(k2.size));
+  Shape batch;
+  if (!GraphWriter::broadcastShape({Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2)},
+                                   batch))
+    return ctx.fail("batch dimensions do not broadcast (numpy rules)");
+  Shape rs = batch;
+  rs.push_back(m);
+  rs.push_back(n);
+  Value r;
+  bool reshaped = vecA || vecB || batch.size() > 1;
+  std::string mmHint = reshaped ? hint + ".mm" : hint;
+  if (batch.empty()) {
+    Value acc = zeroAccumulator(ctx, a.type.elem, rs);
+    Type t{a.type.elem, {m.size, n.size}, false};
+    r = w.emit(mmHint, "matmul " + a.name + ", " + b.name + ", " + acc.name, t);
+  } else {
+    Shape fa = batch, fb = batch;
+    fa.push_back(m), fa.push_back(k), fb.push_back(k2), fb.push_back(n);
+    a = w.broadcastTo(a, fa, hint + ".lhs");
+    b = w.broadcastTo(b, fb, hint + ".rhs");
+    DimRef bn = w.product(batch, 0, batch.size());
+    if (batch.size() != 1) {
+      a = w.reshape(a, Shape{bn, m, k}, hint + ".lhs");
+      b = w.reshape(b, Shape{bn, k2, n}, hint + ".rhs");
+    }
+    Shape s3{bn, m, n};
+    Value acc = zeroAccumulator(ctx, a.type.elem, s3);
+    Type t{a.type.elem, {bn.size, m.size, n.size}, false};
+    r = w.emit(mmHint, "batch_matmul " + a.name + ", " + b.name + ", " + acc.name, t);
+    if (batch.size() != 1)
+      r = w.reshape(r, rs, vecA || vecB ? hint + ".mm" : hint);
+  }
+  if (vecA || vecB) {
+    Shape final = batch;
+    if (!vecA)
+      final.push_back(m);
+    if (!vecB)
+      final.push_back(n);
+    r = w.reshape(r, final, hint);
+  }
+  out = r;
+  return true;
+}
+
+bool lowerMatMul(ImportContext &ctx) {
+  Value a, b, r;
+  if (!ctx.onlyAttrs({}) || !ctx.input(0, a) || !ctx.input(1, b) ||
+      !matmul(ctx, a, b, ctx.hint(), r))
+    return false;
+  ctx.setOutput(0, r);
+  return true;
+}
+
+// alpha * A' B' + beta * C
+bool lowerGemm(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"alpha", "beta", "transA", "transB"}))
+    return false;
+  Value a, b, c;
+  if (!ctx.input(0, a) || !ctx.input(1, b))
+    return false;
+  if (a.type.rank() != 2 || b.type.rank() != 2)
+    return ctx.fail("A and B must have rank 2, have " + std::to_string(a.type.rank()) + " and " +
+                    std::to_string(b.type.rank()));
+  if (ctx.attrInt("transA", 0))
+    a = ctx.w.transpose(a, {1, 0}, ctx.hint() + ".at");
+  if (ctx.attrInt("transB", 0))
+    b = ctx.w.transpose(b, {1, 0}, ctx.hint() + ".bt");
+  Value ab;
+  if (!matmul(ctx, a, b, ctx.hint(), ab))
+    return false;
+  double alpha = ctx.attrFloat("alpha", 1.0f), beta = ctx.attrFloat("beta", 1.0f);
+  bool hasC = ctx.hasInput(2);
+  if (hasC && !ctx.input(2, c))
+    return false;
+  if (!hasC && alpha == 1.0) {
+    ctx.setOutput(0, ab);
+    return true;
+  }
+  std::vector<Value> ops{ab};
+  if (hasC)
+    ops.push_back(c);
+  std::string t = ab.type.elem;
+  if (hasC && c.type.elem != t)
+    return ctx.fail("C has element type " + c.type.elem + ", A and B " + t);
+  Shape target = ctx.w.shapeOf(ab), joint;
+  if (hasC && (!GraphWriter::broadcastShape({target, ctx.w.shapeOf(c)}, joint) ||
+               joint.size() != 2 ||
+               (joint[0].size != target[0].size) || (joint[1].size != target[1].size)))
+    return ctx.fail("C does not broadcast to the product's shape (unidirectional numpy rules)");
+  return bind(ctx, ctx.w.elementwise(
+                       ops, t,
+                       [&](Body &bd, const std::vector<std::string> &x) {
+                         std::string v = x[0];
+                         if (alpha != 1.0)
+                           v = binOp(bd, "mul", bd.constant(alpha, t), v, t);
+                         if (hasC) {
+                           std::string cv = x[1];
+                           if (beta != 1.0)
+                             cv = binOp(bd, "mul", bd.constant(beta, t), cv, t);
+                           v = binOp(bd, "add", v, cv, t);
+                         }
+                         return v;
+                       },
+                       ctx.hint()));
+}
+
+// ---- reductions and normalisations -------------------------------------
+
+// Sorted, unique, normalised axes; all axes when |axes| is empty and
+// |emptyMeansAll|.
+bool normAxes(ImportContext &ctx, std::vector<int64_t> axes, size_t rank,
+              std::vector<int64_t> &out) {
+  out.clear();
+  for (int64_t a : axes) {
+    int64_t n;
+    if (!ctx.normAxis(a, rank, n, "axis"))
+      return false;
+    out.push_back(n);
+  }
+  std::sort(out.begin(), out.end());
+  if (std::adjacent_find(out.begin(), out.end()) != out.end())
+    return ctx.fail("axes repeat an axis");
+  return true;
+}
+
+// |reduced| (|x| reduced over |axes|) with size-1 dims put back.
+Value keepDims(ImportContext &ctx, const Value &x, const Value &reduced,
+               const std::vector<int64_t> &axes, const std::string &hint) {
+  Shape s = ctx.w.shapeOf(x);
+  for (int64_t a : axes)
+    s[size_t(a)] = DimRef{1, "", 0, ""};
+  return ctx.w.reshape(reduced, s, hint);
+}
+
+// |reduced| broadcast back to |x|'s shape.
+Value expandBack(ImportContext &ctx, const Value &x, const Value &reduced,
+                 const std::vector<int64_t> &axes, const std::string &hint) {
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < int64_t(x.type.rank()); ++i)
+    if (!std::binary_search(axes.begin(), axes.end(), i))
+      dims.push_back(i);
+  return ctx.w.broadcastInDims(reduced, dims, ctx.w.shapeOf(x), hint);
+}
+
+// The element count over |axes| of |x|, as a scalar usable inside a body:
+// a literal of type |t| (static) or a captured index to cast.
+std::string countIn(Body &b, const DimRef &n, const std::string &t) {
+  if (n.size != kDynamic)
+    return b.constant(double(n.size), t);
+  return b.op("cast " + n.index, t);
+}
+
+DimRef countOver(ImportContext &ctx, const Value &x, const std::vector<int64_t> &axes) {
+  Shape s = ctx.w.shapeOf(x), sub;
+  for (int64_t a : axes)
+    sub.push_back(s[size_t(a)]);
+  DimRef n = ctx.w.product(sub, 0, sub.size());
+  if (n.size == kDynamic && n.index.empty())
+    n.index = ctx.w.sizeValue(n);
+  return n;
+}
+
+// A reduction with an elementwise step before (|pre|: ReduceSumSquare's
+// x*x) and after (|post|: ReduceMean's division, ReduceL2's sqrt), either
+// empty. ReduceSum takes its axes as an input from opset 13, the others
+// from 18.
+using Step = std::function<std::string(Body &, const std::string &x, const std::string &t,
+                                       const std::string &count)>;
+
+bool reduceOp(ImportContext &ctx, const char *kind, bool floatOnly, const Step &pre = {},
+              const Step &post = {}) {
+  bool axesInput = ctx.node->op_type() == "ReduceSum" && ctx.opset >= 13;
+  if (!ctx.onlyAttrs(axesInput ? std::initializer_list<const char *>{"keepdims", "noop_with_empty_axes"}
+                               : std::initializer_list<const char *>{"axes", "keepdims"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x))
+    return false;
+  if (!(floatOnly ? needFloat(ctx, x) : needNumeric(ctx, x)))
+    return false;
+  std::vector<int64_t> raw;
+  bool given = false;
+  if (axesInput) {
+    if (ctx.hasInput(1)) {
+      ConstTensor c;
+      if (!ctx.constantInput(1, "axes", c))
+        return false;
+      raw = c.i;
+      given = !raw.empty();
+    }
+    if (!given && ctx.attrInt("noop_with_empty_axes", 0)) {
+      ctx.setOutput(0, x);
+      return true;
+    }
+  } else {
+    given = ctx.attrInts("axes", raw);
+  }
+  std::vector<int64_t> axes;
+  if (!given)
+    for (size_t i = 0; i < x.type.rank(); ++i)
+      axes.push_back(int64_t(i));
+  else if (!normAxes(ctx, raw, x.type.rank(), axes))
+    return false;
+  bool keep = ctx.attrInt("keepdims", 1) != 0;
+  std::string h = ctx.hint(), t = x.type.elem;
+  Value in = x;
+  if (pre)
+    in = ctx.w.elementwise(
+        {x}, t, [&](Body &b, const std::vector<std::string> &a) { return pre(b, a[0], t, ""); },
+        h + ".pre");
+  Value r = ctx.w.reduce(in, axes, kind, keep || post ? h + ".r" : h);
+  if (post) {
+    DimRef n = countOver(ctx, x, axes);
+    r = ctx.w.elementwise(
+        {r}, t,
+        [&](Body &b, const std::vector<std::string> &a) {
+          return post(b, a[0], t, countIn(b, n, t));
+        },
+        keep ? h + ".post" : h);
+  }
+  if (keep)
+    r = keepDims(ctx, x, r, axes, h);
+  ctx.setOutput(0, r);
+  return true;
+}
+
+Step step(const char *op) {
+  return [op](Body &b, const std::string &x, const std::string &t, const std::string &) {
+    return scalarOp(b, op, x, t);
+  };
+}
+std::string square(Body &b, const std::string &x, const std::string &t, const std::string &) {
+  return binOp(b, "mul", x, x, t);
+}
+
+bool lowerReduceSum(ImportContext &ctx) { return reduceOp(ctx, "sum", false); }
+bool lowerReduceMax(ImportContext &ctx) { return reduceOp(ctx, "max", false); }
+bool lowerReduceMin(ImportContext &ctx) { return reduceOp(ctx, "min", false); }
+bool lowerReduceProd(ImportContext &ctx) { return reduceOp(ctx, "prod", false); }
+bool lowerReduceMean(ImportContext &ctx) {
+  return reduceOp(ctx, "sum", true, {},
+                  [](Body &b, const std::string &x, const std::string &t, const std::string &n) {
+                    return binOp(b, "div", x, n, t);
+                  });
+}
+bool lowerReduceSumSquare(ImportContext &ctx) { return reduceOp(ctx, "sum", false, square); }
+bool lowerReduceL1(ImportContext &ctx) { return reduceOp(ctx, "sum", false, step("abs")); }
+bool lowerReduceL2(ImportContext &ctx) { return reduceOp(ctx, "sum", true, square, step("sqrt")); }
+bool lowerReduceLogSum(ImportContext &ctx) { return reduceOp(ctx, "sum", true, {}, step("log")); }
+bool lowerReduceLogSumExp(ImportContext &ctx) {
+  return reduceOp(ctx, "sum", true, step("exp"), step("log"));
+}
+
+// exp(x - max) / sum(exp(x - max)) over one axis; log variant:
+// (x - max) - log(sum(exp(x - max))).
+bool softmax(ImportContext &ctx, bool logarithm) {
+  if (!ctx.onlyAttrs({"axis"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x) || !needFloat(ctx, x))
+    return false;
+  int64_t axis;
+  if (!ctx.normAxis(ctx.attrInt("axis", -1), x.type.rank(), axis, "axis"))
+    return false;
+  if (x.type.rank() == 0)
+    return ctx.fail("the input must have rank 1 or more");
+  std::string h = ctx.hint(), t = x.type.elem;
+  std::vector<int64_t> axes{axis};
+  GraphWriter &w = ctx.w;
+  Value mx = expandBack(ctx, x, w.reduce(x, axes, "max", h + ".max"), axes, h + ".max");
+  Value shifted = w.elementwise(
+      {x, mx}, t, [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "sub", a[0], a[1], t); },
+      h + ".shift");
+  Value e = w.elementwise(
+      {shifted}, t, [&](Body &b, const std::vector<std::string> &a) { return scalarOp(b, "exp", a[0], t); },
+      h + ".exp");
+  Value sum = expandBack(ctx, x, w.reduce(e, axes, "sum", h + ".sum"), axes, h + ".sum");
+  if (logarithm)
+    return bind(ctx, w.elementwise(
+                         {shifted, sum}, t,
+                         [&](Body &b, const std::vector<std::string> &a) {
+                           return binOp(b, "sub", a[0], scalarOp(b, "log", a[1], t), t);
+                         },
+                         h));
+  return bind(ctx, w.elementwise(
+                       {e, sum}, t,
+                       [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "div", a[0], a[1], t); },
+                       h));
+}
+
+bool lowerSoftmax(ImportContext &ctx) { return softmax(ctx, false); }
+bool lowerLogSoftmax(ImportContext &ctx) { return softmax(ctx, true); }
+
+// Over axes [axis, rank): mean, 1/sqrt(var + eps), then (x - mean) * inv *
+// scale + bias; the Mean and InvStdDev outputs keep the reduced dims as 1.
+bool lowerLayerNormalization(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"axis", "epsilon", "stash_type"}))
+    return false;
+  Value x, scale, bias;
+  if (!ctx.input(0, x) || !needFloat(ctx, x) || !ctx.input(1, scale))
+    return false;
+  bool hasBias = ctx.hasInput(2);
+  if (hasBias && !ctx.input(2, bias))
+    return false;
+  std::string t = x.type.elem;
+  if ((t == "f16" || t == "bf16") && ctx.attrInt("stash_type", 1) == 1)
+    return ctx.fail("stash_type = 1 (statistics in FLOAT) with " + t +
+                    " input is not supported; graft computes in the input's type");
+  int64_t axis;
+  if (x.type.rank() == 0 || !ctx.normAxis(ctx.attrInt("axis", -1), x.type.rank(), axis, "axis"))
+    return x.type.rank() == 0 ? ctx.fail("the input must have rank 1 or more") : false;
+  double eps = ctx.attrFloat("epsilon", 1e-5f);
+  std::vector<int64_t> axes;
+  for (int64_t i = axis; i < int64_t(x.type.rank()); ++i)
+    axes.push_back(i);
+  std::string h = ctx.hint();
+  GraphWriter &w = ctx.w;
+  DimRef n = countOver(ctx, x, axes);
+  auto divN = [&](const Value &v, const std::string &hh) {
+    return w.elementwise(
+        {v}, t,
+        [&](Body &b, const std::vector<std::string> &a) {
+          return binOp(b, "div", a[0], countIn(b, n, t), t);
+        },
+        hh);
+  };
+  Value mean = divN(w.reduce(x, axes, "sum", h + ".sum"), h + ".mean");
+  Value diff = w.elementwise(
+      {x, expandBack(ctx, x, mean, axes, h + ".meanb")}, t,
+      [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "sub", a[0], a[1], t); },
+      h + ".diff");
+  Value sq = w.elementwise(
+      {diff}, t, [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "mul", a[0], a[0], t); },
+      h + ".sq");
+  Value var = divN(w.reduce(sq, axes, "sum", h + ".sqsum"), h + ".var");
+  Value inv = w.elementwise(
+      {var}, t,
+      [&](Body &b, const std::vector<std::string> &a) {
+        std::string s = scalarOp(b, "sqrt", binOp(b, "add", a[0], b.constant(eps, t), t), t);
+        return binOp(b, "div", b.constant(1, t), s, t);
+      },
+      h + ".inv");
+  std::vector<Value> ops{diff, expandBack(ctx, x, inv, axes, h + ".invb"), scale};
+  if (hasBias)
+    ops.push_back(bias);
+  for (size_t k = 2; k < ops.size(); ++k)
+    if (ops[k].type.elem != t)
+      return ctx.fail("Scale and B must have the input's element type " + t);
+  Value y = w.elementwise(
+      ops, t,
+      [&](Body &b, const std::vector<std::string> &a) {
+        std::string v = binOp(b, "mul", binOp(b, "mul", a[0], a[1], t), a[2], t);
+        return hasBias ? binOp(b, "add", v, a[3], t) : v;
+      },
+      h);
+  if (y.name.empty())
+    return ctx.fail("Scale or B does not broadcast to the normalised dims");
+  ctx.setOutput(0, y);
+  if (ctx.wantsOutput(1))
+    ctx.setOutput(1, keepDims(ctx, x, mean, axes, ctx.node->output(1)));
+  if (ctx.wantsOutput(2))
+    ctx.setOutput(2, keepDims(ctx, x, inv, axes, ctx.node->output(2)));
+  return true;
+}
+
+// Inference: (x - mean) / sqrt(var + eps) * scale + bias, per channel (dim 1).
+bool lowerBatchNormalization(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"epsilon", "momentum", "training_mode"}))
+    return false;
+  if (ctx.attrInt("training_mode", 0) != 0)
+    return ctx.unsupported("batch statistics", "training_mode = 1 updates running statistics");
+  if (ctx.wantsOutput(1) || ctx.wantsOutput(2))
+    return ctx.fail("running_mean and running_var outputs exist only in training mode");
+  Value x;
+  if (!ctx.input(0, x) || !needFloat(ctx, x))
+    return false;
+  if (x.type.rank() < 2)
+    return ctx.fail("X must have rank 2 or more (N x C x ...), has rank " +
+                    std::to_string(x.type.rank()));
+  std::string t = x.type.elem, h = ctx.hint();
+  std::vector<Value> ops{x};
+  for (size_t k = 1; k <= 4; ++k) {
+    Value p;
+    if (!ctx.input(k, p))
+      return false;
+    if (p.type.rank() != 1)
+      return ctx.fail("input " + std::to_string(k) + " must have rank 1 (C), has rank " +
+                      std::to_string(p.type.rank()));
+    if (p.type.elem != t)
+      return ctx.fail("input " + std::to_string(k) + " has element type " + p.type.elem +
+                      "; graft needs X's type " + t);
+    ops.push_back(p.splat.empty() ? ctx.w.broadcastInDims(p, {1}, ctx.w.shapeOf(x), h + ".c") : p);
+  }
+  double eps = ctx.attrFloat("epsilon", 1e-5f);
+  return bind(ctx, ctx.w.elementwise(
+                       ops, t,
+                       [&](Body &b, const std::vector<std::string> &a) {
+                         std::string d = binOp(b, "sub", a[0], a[3], t);
+                         std::string s = scalarOp(b, "sqrt", binOp(b, "add", a[4], b.constant(eps, t), t), t);
+                         std::string v = binOp(b, "div", d, s, t);
+                         return binOp(b, "add", binOp(b, "mul", a[1], v, t), a[2], t);
+                       },
+                       h));
+}
+
+// ---- shapes -------------------------------------------------------------
+
+bool lowerConstant(ImportContext &ctx) {
+  if (ctx.node->attribute_size() != 1)
+    return ctx.fail("expected exactly one value attribute, found " +
+                    std::to_string(ctx.node->attribute_size()));
+  const auto &a = ctx.node->attribute(0);
+  ConstTensor c;
+  std::string err;
+  if (a.name() == "value") {
+    if (!decodeTensor(a.t(), c, err))
+      return ctx.fail("value: " + err);
+  } else if (a.name() == "value_float") {
+    c.type.elem = "f32", c.f = {a.f()};
+  } else if (a.name() == "value_int") {
+    c.type.elem = "i64", c.i = {a.i()};
+  } else if (a.name() == "value_floats") {
+    c.type.elem = "f32", c.type.dims = {a.floats_size()};
+    c.f.assign(a.floats().begin(), a.floats().end());
+  } else if (a.name() == "value_ints") {
+    c.type.elem = "i64", c.type.dims = {a.ints_size()};
+    c.i.assign(a.ints().begin(), a.ints().end());
+  } else {
+    return ctx.fail("attribute '" + a.name() +
+                    "' is not supported (supported: value, value_float, value_floats, "
+                    "value_int, value_ints)");
+  }
+  ctx.constants[ctx.node->output(0)] = c;
+  return true;
+}
+
+bool lowerConstantOfShape(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"value"}))
+    return false;
+  ConstTensor shape, c;
+  if (!ctx.constantInput(0, "shape", shape))
+    return false;
+  if (const auto *a = ctx.attr("value")) {
+    std::string err;
+    if (!decodeTensor(a->t(), c, err))
+      return ctx.fail("value: " + err);
+    if (c.count() != 1)
+      return ctx.fail("value must hold one element, holds " + std::to_string(c.count()));
+  } else {
+    c.type.elem = "f32", c.f = {0.0};
+  }
+  uint64_t n = 1;
+  c.type.dims.clear();
+  for (int64_t d : shape.i) {
+    if (d < 0 || d > (int64_t(1) << 32))
+      return ctx.fail("shape has size " + std::to_string(d));
+    c.type.dims.push_back(d);
+    n *= uint64_t(d);
+    if (n > (uint64_t(1) << 32))
+      return ctx.fail("shape has more than 2^32 elements");
+  }
+  if (c.isFloat())
+    c.f.assign(n, c.f[0]);
+  else
+    c.i.assign(n, c.i[0]);
+  ctx.constants[ctx.node->output(0)] = c;
+  return true;
+}
+
+bool lowerShape(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"start", "end"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x))
+    return false;
+  int64_t r = int64_t(x.type.rank());
+  auto clampAxis = [r](int64_t a) { return std::clamp(a < 0 ? a + r : a, int64_t(0), r); };
+  int64_t start = clampAxis(ctx.attrInt("start", 0)), end = clampAxis(ctx.attrInt("end", r));
+  ConstTensor c;
+  c.type.elem = "i64";
+  for (int64_t i = start; i < end; ++i) {
+    if (x.type.dims[size_t(i)] == kDynamic)
+      return ctx.fail("dim " + std::to_string(i) +
+                      " of the input is dynamic; graft needs shapes it can compute when "
+                      "building");
+    c.i.push_back(x.type.dims[size_t(i)]);
+  }
+  c.type.dims = {int64_t(c.i.size())};
+  ctx.constants[ctx.node->output(0)] = c;
+  return true;
+}
+
+bool lowerSize(ImportContext &ctx) {
+  Value x;
+  if (!ctx.onlyAttrs({}) || !ctx.input(0, x))
+    return false;
+  int64_t n = x.type.staticCount();
+  if (n < 0)
+    return ctx.fail("the input has dynamic dims; graft needs sizes it can compute when building");
+  ConstTensor c;
+  c.type.elem = "i64";
+  c.i = {n};
+  ctx.constants[ctx.node->output(0)] = c;
+  return true;
+}
+
+bool setReshaped(ImportContext &ctx, const Value &x, const Shape &s) {
+  // Static element counts must agree.
+  Type t{x.type.elem, {}, false};
+  for (const DimRef &d : s)
+    t.dims.push_back(d.size);
+  int64_t a = x.type.staticCount(), b = t.staticCount();
+  if (a >= 0 && b >= 0 && a != b)
+    return ctx.fail("cannot reshape " + std::to_string(a) + " elements into " + t.text());
+  ctx.setOutput(0, ctx.w.reshape(x, s, ctx.hint()));
+  return true;
+}
+
+bool lowerReshape(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"allowzero"}))
+    return false;
+  Value x;
+  ConstTensor shape;
+  if (!ctx.input(0, x) || !ctx.constantInput(1, "shape", shape))
+    return false;
+  bool allowZero = ctx.attrInt("allowzero", 0) != 0;
+  Shape in = ctx.w.shapeOf(x), out;
+  int inferred = -1;
+  for (size_t i = 0; i < shape.i.size(); ++i) {
+    int64_t d = shape.i[i];
+    if (d == 0 && !allowZero) {
+      if (i >= in.size())
+        return ctx.fail("shape[" + std::to_string(i) + "] = 0 copies a dim the input lacks");
+      out.push_back(in[i]);
+    } else if (d == -1) {
+      if (inferred >= 0)
+        return ctx.fail("shape has more than one -1");
+      inferred = int(i);
+      out.push_back(DimRef{});
+    } else if (d < 1 || d > (int64_t(1) << 32)) {
+      return ctx.fail("shape[" + std::to_string(i) + "] = " + std::to_string(d) +
+                      " is not supported (sizes 1 to 2^32, 0 to copy, -1 to infer)");
+    } else {
+      out.push_back(DimRef{d, "", 0, ""});
+    }
+  }
+  if (inferred >= 0) {
+    DimRef total = ctx.w.product(in, 0, in.size());
+    Shape rest = out;
+    rest.erase(rest.begin() + inferred);
+    DimRef known = ctx.w.product(rest, 0, rest.size());
+    if (total.size != kDynamic && known.size != kDynamic) {
+      if (known.size == 0 || total.size % known.size)
+        return ctx.fail("cannot infer the -1 dim: " + std::to_string(total.size) +
+                        " elements are not a multiple of " + std::to_string(known.size));
+      out[size_t(inferred)] = DimRef{total.size / known.size, "", 0, ""};
+    } else {
+      std::string q = ctx.w.emit("size", "div " + ctx.w.sizeValue(total) + ", " + ctx.w.sizeValue(known),
+                                 Type{"index", {}, true})
+                          .name;
+      out[size_t(inferred)] = DimRef{kDynamic, "", 0, q};
+    }
+  }
+  return setReshaped(ctx, x, out);
+}
+
+bool lowerFlatten(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"axis"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x))
+    return false;
+  int64_t r = int64_t(x.type.rank()), axis = ctx.attrInt("axis", 1);
+  if (axis < -r || axis > r)
+    return ctx.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
+  if (axis < 0)
+    axis += r;
+  Shape in = ctx.w.shapeOf(x);
+  return setReshaped(ctx, x, Shape{ctx.w.product(in, 0, size_t(axis)), ctx.w.product(in, size_t(axis), in.size())});
+}
+
+bool axesOperand(ImportContext &ctx, std::vector<int64_t> &raw, bool &given) {
+  given = false;
+  if (ctx.opset >= 13) {
+    if (!ctx.onlyAttrs({}))
+      return false;
+    if (ctx.hasInput(1)) {
+      ConstTensor c;
+      if (!ctx.constantInput(1, "axes", c))
+        return false;
+      raw = c.i;
+      given = true;
+    }
+    return true;
+  }
+  if (!ctx.onlyAttrs({"axes"}))
+    return false;
+  given = ctx.attrInts("axes", raw);
+  return true;
+}
+
+bool lowerSqueeze(ImportContext &ctx) {
+  Value x;
+  std::vector<int64_t> raw, axes;
+  bool given;
+  if (!axesOperand(ctx, raw, given) || !ctx.input(0, x))
+    return false;
+  Shape in = ctx.w.shapeOf(x), out;
+  if (given && !normAxes(ctx, raw, in.size(), axes))
+    return false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    bool listed = std::binary_search(axes.begin(), axes.end(), int64_t(i));
+    if (given && listed && in[i].size != 1)
+      return ctx.fail("axis " + std::to_string(i) + " has size " +
+                      (in[i].size == kDynamic ? std::string("?") : std::to_string(in[i].size)) +
+                      "; only size-1 dims can be squeezed");
+    if (given ? listed : in[i].size == 1)
+      continue;
+    if (!given && in[i].size == kDynamic)
+      return ctx.fail("dim " + std::to_string(i) +
+                      " is dynamic; give axes to squeeze an input with dynamic dims");
+    out.push_back(in[i]);
+  }
+  return setReshaped(ctx, x, out);
+}
+
+bool lowerUnsqueeze(ImportContext &ctx) {
+  Value x;
+  std::vector<int64_t> raw, axes;
+  bool given;
+  if (!axesOperand(ctx, raw, given) || !ctx.input(0, x))
+    return false;
+  if (!given)
+    return ctx.fail("axes are required");
+  Shape in = ctx.w.shapeOf(x), out;
+  if (!normAxes(ctx, raw, in.size() + raw.size(), axes))
+    return false;
+  for (size_t i = 0, k = 0; i < in.size() + axes.size(); ++i)
+    out.push_back(std::binary_search(axes.begin(), axes.end(), int64_t(i)) ? DimRef{1, "", 0, ""}
+                                                                            : in[k++]);
+  return setReshaped(ctx, x, out);
+}
+
+bool lowerExpand(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({}))
+    return false;
+  Value x;
+  ConstTensor shape;
+  if (!ctx.input(0, x) || !ctx.constantInput(1, "shape", shape))
+    return false;
+  Shape want, out;
+  for (int64_t d : shape.i) {
+    if (d < 1 || d > (int64_t(1) << 32))
+      return ctx.fail("shape has size " + std::to_string(d) + "; graft sizes are 1 to 2^32");
+    want.push_back(DimRef{d, "", 0, ""});
+  }
+  if (!GraphWriter::broadcastShape({ctx.w.shapeOf(x), want}, out))
+    return ctx.fail("the input does not broadcast to the shape (numpy rules)");
+  ctx.setOutput(0, ctx.w.broadcastTo(x, out, ctx.hint()));
+  return true;
+}
+
+bool lowerTranspose(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"perm"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x))
+    return false;
+  std::vector<int64_t> perm;
+  size_t r = x.type.rank();
+  if (!ctx.attrInts("perm", perm))
+    for (size_t i = 0; i < r; ++i)
+      perm.push_back(int64_t(r - 1 - i));
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i)
+    if (sorted[i] != int64_t(i) || sorted.size() != r)
+      return ctx.fail("perm is not a permutation of 0.." + std::to_string(int64_t(r) - 1));
+  bool identity = true;
+  for (size_t i = 0; i < r; ++i)
+    identity = identity && perm[i] == int64_t(i);
+  ctx.setOutput(0, identity ? x : ctx.w.transpose(x, perm, ctx.hint()));
+  return true;
+}
+
+// Ops graft has no graph op for yet: the missing op is named, so the
+// conformance runner's table says what to add.
+struct Missing {
+  const char *onnxOp;
+  const char *graftOp;
+};
+const Missing kMissing[] = {
+    {"ArgMax", "argmax"},        {"ArgMin", "argmin"},
+    {"AveragePool", "pool"},     {"MaxPool", "pool"},
+    {"GlobalAveragePool", "pool"}, {"GlobalMaxPool", "pool"},
+    {"LpPool", "pool"},          {"Conv", "conv"},
+    {"ConvTranspose", "conv"},   {"Concat", "concat"},
+    {"Gather", "gather"},        {"GatherElements", "gather"},
+    {"GatherND", "gather"},      {"Pad", "pad"},
+    {"Slice", "slice"},          {"Split", "split"},
+    {"Tile", "tile"},            {"Ceil", "ceil"},
+    {"Floor", "floor"},          {"Round", "round"},
+    {"Erf", "erf"},              {"Sin", "sin"},
+    {"Cos", "cos"},              {"Tan", "tan"},
+    {"Asin", "asin"},            {"Acos", "acos"},
+    {"Atan", "atan"},            {"Sinh", "sinh"},
+    {"Cosh", "cosh"},            {"Asinh", "asinh"},
+    {"Acosh", "acosh"},          {"Atanh", "atanh"},
+    {"Pow", "pow"},              {"IsNaN", "isnan"},
+    {"IsInf", "isinf"},          {"Range", "iota"},
+    {"TopK", "topk"},            {"CumSum", "scan"},
+    {"OneHot", "iota"},          {"ScatterElements", "scatter"},
+    {"ScatterND", "scatter"},    {"Resize", "resize"},
+    {"DepthToSpace", "reshape with run-time permutation"},
+    {"NonZero", "dynamic result shapes"},
+};
+
+using Lowering = bool (*)(ImportContext &);
+const std::map<std::string, Lowering> &table() {
+  static const std::map<std::string, Lowering> t = {
+      {"Abs", lowerAbs},
+      {"Add", lowerAdd},
+      {"And", lowerAnd},
+      {"BatchNormalization", lowerBatchNormalization},
+      {"Cast", lowerCast},
+      {"CastLike", lowerCastLike},
+      {"Mod", lowerMod},
+      {"Clip", lowerClip},
+      {"Constant", lowerConstant},
+      {"ConstantOfShape", lowerConstantOfShape},
+      {"Div", lowerDiv},
+      {"Dropout", lowerDropout},
+      {"Elu", lowerElu},
+      {"Equal", lowerEqual},
+      {"Exp", lowerExp},
+      {"Expand", lowerExpand},
+      {"Flatten", lowerFlatten},
+      {"Gemm", lowerGemm},
+      {"Greater", lowerGreater},
+      {"GreaterOrEqual", lowerGreaterOrEqual},
+      {"HardSigmoid", lowerHardSigmoid},
+      {"Identity", lowerIdentity},
+      {"LayerNormalization", lowerLayerNormalization},
+      {"LeakyRelu", lowerLeakyRelu},
+      {"Less", lowerLess},
+      {"LessOrEqual", lowerLessOrEqual},
+      {"Log", lowerLog},
+      {"LogSoftmax", lowerLogSoftmax},
+      {"MatMul", lowerMatMul},
+      {"Max", lowerMax},
+      {"Mean", lowerMean},
+      {"Min", lowerMin},
+      {"Mul", lowerMul},
+      {"Neg", lowerNeg},
+      {"Not", lowerNot},
+      {"Or", lowerOr},
+      {"PRelu", lowerPRelu},
+      {"Reciprocal", lowerReciprocal},
+      {"ReduceMax", lowerReduceMax},
+      {"ReduceMean", lowerReduceMean},
+      {"ReduceMin", lowerReduceMin},
+      {"ReduceProd", lowerReduceProd},
+      {"ReduceSum", lowerReduceSum},
+      {"ReduceSumSquare", lowerReduceSumSquare},
+      {"ReduceL1", lowerReduceL1},
+      {"ReduceL2", lowerReduceL2},
+      {"ReduceLogSum", lowerReduceLogSum},
+      {"ReduceLogSumExp", lowerReduceLogSumExp},
+      {"ThresholdedRelu", lowerThresholdedRelu},
+      {"Softsign", lowerSoftsign},
+      {"HardSwish", lowerHardSwish},
+      {"Celu", lowerCelu},
+      {"Mish", lowerMish},
+      {"Size", lowerSize},
+      {"Relu", lowerRelu},
+      {"Reshape", lowerReshape},
+      {"Selu", lowerSelu},
+      {"Shape", lowerShape},
+      {"Sigmoid", lowerSigmoid},
+      {"Sign", lowerSign},
+      {"Softmax", lowerSoftmax},
+      {"Softplus", lowerSoftplus},
+      {"Sqrt", lowerSqrt},
+      {"Squeeze", lowerSqueeze},
+      {"Sub", lowerSub},
+      {"Sum", lowerSum},
+      {"Tanh", lowerTanh},
+      {"Transpose", lowerTranspose},
+      {"Unsqueeze", lowerUnsqueeze},
+      {"Where", lowerWhere},
+      {"Xor", lowerXor},
+  };
+  return t;
+}
+
+} // namespace
+
+bool checkOpsKnown(ImportContext &ctx, const onnx::GraphProto &g) {
+  for (int k = 0; k < g.node_size(); ++k) {
+    ctx.node = &g.node(k);
+    ctx.nodeIndex = k;
+    const std::string &op = ctx.node->op_type();
+    if (table().count(op))
+      continue;
+    for (const Missing &m : kMissing)
+      if (op == m.onnxOp)
+        return ctx.unsupported(m.graftOp);
+    return ctx.fail("op type '" + op + "' is not supported (docs/onnx.md lists the ops graft imports)");
+  }
+  return true;
+}
+
+bool lowerNode(ImportContext &ctx) {
+  const onnx::NodeProto &n = *ctx.node;
+  if (!n.domain().empty() && n.domain() != "ai.onnx")
+    return ctx.fail("domain '" + n.domain() + "' is not supported (only the default ONNX domain)");
+  auto it = table().find(n.op_type());
+  if (it != table().end())
+    return it->second(ctx);
+  for (const Missing &m : kMissing)
+    if (n.op_type() == m.onnxOp)
+      return ctx.unsupported(m.graftOp);
+  return ctx.fail("op type '" + n.op_type() + "' is not supported (docs/onnx.md lists the ops graft imports)");
+}
+
+} // namespace graft::onnx_import

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Writes the small ONNX models of tests/e2e/onnx_*.sh (checked in; run
+with Debian's python3-onnx to regenerate: /usr/bin/python3 gen_models.py)."""
+import onnx
+from onnx import TensorProto, helper
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=13):
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="graft tests/e2e/inputs/onnx/gen_models.py")
+    onnx.save(model, name + ".onnx")
+
+
+f32 = TensorProto.FLOAT
+vi = helper.make_tensor_value_info
+
+# Softmax over the last axis, a dynamic batch, names that need sanitizing.
+save("softmax_dyn",
+     [helper.make_node("Softmax", ["in:0"], ["out/0"], name="sm", axis=-1)],
+     [vi("in:0", f32, ["batch", 4])], [vi("out/0", f32, ["batch", 4])])
+# Gemm with weights: constants by default, arguments with --weights-as-args.
+save("gemm_weights",
+     [helper.make_node("Gemm", ["a", "w", "c"], ["y"], name="fc", transB=1, alpha=0.5)],
+     [vi("a", f32, [2, 3])], [vi("y", f32, [2, 2])],
+     [helper.make_tensor("w", f32, [2, 3], [1, 0, -1, 2, 1, 0]),
+      helper.make_tensor("c", f32, [2], [0.5, -0.5])])
+# A Reshape whose shape is a graph input: graft needs it bound.
+save("reshape_input",
+     [helper.make_node("Reshape", ["x", "shape"], ["y"], name="rs")],
+     [vi("x", f32, [2, 3]), vi("shape", TensorProto.INT64, [2])], [vi("y", f32, [3, 2])])
+# What graft cannot import.
+save("conv",
+     [helper.make_node("Conv", ["x", "w"], ["y"], name="conv0")],
+     [vi("x", f32, [1, 1, 3, 3]), vi("w", f32, [1, 1, 2, 2])], [vi("y", f32, [1, 1, 2, 2])])
+save("softmax_opset11",
+     [helper.make_node("Softmax", ["x"], ["y"], name="old")],
+     [vi("x", f32, [2, 2])], [vi("y", f32, [2, 2])], opset=11)
+save("uint8_input",
+     [helper.make_node("Abs", ["x"], ["y"], name="abs0")],
+     [vi("x", TensorProto.UINT8, [2])], [vi("y", TensorProto.UINT8, [2])])
+save("bad_attr",
+     [helper.make_node("LeakyRelu", ["x"], ["y"], name="lr", alpha=0.1, beta=2.0)],
+     [vi("x", f32, [2])], [vi("y", f32, [2])])
+save("training_dropout",
+     [helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="drop")],
+     [vi("x", f32, [2])], [vi("y", f32, [2])],
+     [helper.make_tensor("r", f32, [], [0.5]), helper.make_tensor("t", TensorProto.BOOL, [], [True])])

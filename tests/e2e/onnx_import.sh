@@ -1,0 +1,95 @@
+# graft import / graft build of ONNX models (lib/onnx, docs/onnx.md): the
+# imported text, weights as constants or arguments, --constant, a dynamic
+# batch built and run, and one error per kind of thing graft cannot import.
+M=$TEST_DIR/inputs/onnx
+
+# Names that are not graft identifiers are sanitized; the batch stays `?`.
+"$GRAFT" import "$M/softmax_dyn.onnx" > "$T/out"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=SM < "$T/out"
+# SM: // Imported from {{.*}}softmax_dyn.onnx (ONNX opset 13)
+# SM-NEXT: func @softmax_dyn(%in_0: tensor<?x4xf32>) -> tensor<?x4xf32> {
+# SM-NEXT: %out_0.max = reduce %in_0 {dims = [1], kind = max} : tensor<?xf32>
+# SM: %out_0 = map %out_0.exp, %out_0.sum.1 : tensor<?x4xf32> {
+# SM: return %out_0
+
+# -o writes the same text, and graft check accepts it.
+"$GRAFT" import "$M/softmax_dyn.onnx" -o sm.graph
+"$GRAFT" import "$M/softmax_dyn.onnx" | diff - sm.graph
+"$GRAFT" check sm.graph
+
+# A batch of 3 and of 1 through the same bundle.
+"$GRAFT" build "$M/softmax_dyn.onnx" -o sm.graft
+"$GRAFT_RUN" sm.graft --input "3x4xf32=[[0 0 0 0][1 2 3 4][-1 -1 1 1]]" > "$T/out"
+"$GRAFT_RUN" sm.graft --input "1x4xf32=[[0 0 0 0]]" >> "$T/out"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=BATCH < "$T/out"
+# BATCH: 3x4xf32=[0.25 0.25 0.25 0.25][0.0320586 0.0871443 0.236883 0.643914][0.0596015 0.0596015 0.440399 0.440399]
+# BATCH-NEXT: 1x4xf32=[0.25 0.25 0.25 0.25]
+
+# Initializers are constants by default, arguments with --weights-as-args.
+"$GRAFT" import "$M/gemm_weights.onnx" > "$T/out"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=CONST < "$T/out"
+# CONST: func @gemm_weights(%a: tensor<2x3xf32>) -> tensor<2x2xf32> {
+# CONST: %w = constant {{\[\[}}1.0, 0.0, -1.0], [2.0, 1.0, 0.0]] : tensor<2x3xf32>
+"$GRAFT" import "$M/gemm_weights.onnx" --weights-as-args > "$T/out"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=ARGS < "$T/out"
+# ARGS: func @gemm_weights(%a: tensor<2x3xf32>, %w: tensor<2x3xf32>, %c: tensor<2xf32>) -> tensor<2x2xf32> {
+# ARGS-NOT: constant [
+"$GRAFT" build "$M/gemm_weights.onnx" -o g.graft
+"$GRAFT_RUN" g.graft --input "2x3xf32=[[1 2 3][0 1 0]]" > "$T/out"
+"$GRAFT" build "$M/gemm_weights.onnx" --weights-as-args -o ga.graft
+"$GRAFT_RUN" ga.graft --input "2x3xf32=[[1 2 3][0 1 0]]" --input "2x3xf32=[[1 0 -1][2 1 0]]" \
+  --input "2xf32=[0.5 -0.5]" >> "$T/out"
+# 0.5 * a w^T + c: [1 2 3].[1 0 -1] = -2 -> -1 + 0.5; [1 2 3].[2 1 0] = 4 -> 2 - 0.5
+check "$TEST_DIR/onnx_import.sh" --check-prefix=GEMM < "$T/out"
+# GEMM: 2x2xf32=[-0.5 1.5][0.5 0]
+# GEMM-NEXT: 2x2xf32=[-0.5 1.5][0.5 0]
+
+# A shape operand computed at run time must be bound.
+expect_fail "$GRAFT" import "$M/reshape_input.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=NEEDCONST < "$T/out"
+# NEEDCONST: reshape_input.onnx: error: node 0 'rs' (Reshape): input 'shape' (shape) must be a constant: graft needs it when building; make it an initializer or bind it with --constant shape=VALUE
+"$GRAFT" build "$M/reshape_input.onnx" --constant 'shape=2xi64=[3 2]' -o rs.graft
+"$GRAFT_RUN" rs.graft --input "2x3xf32=[[1 2 3][4 5 6]]" > "$T/out"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=BOUND < "$T/out"
+# BOUND: 3x2xf32=[1 2][3 4][5 6]
+expect_fail "$GRAFT" import "$M/reshape_input.onnx" --constant 'nope=2xi64=[3 2]'
+check "$TEST_DIR/onnx_import.sh" --check-prefix=NOINPUT < "$T/out"
+# NOINPUT: reshape_input.onnx: error: --constant nope: the graph has no input named 'nope'
+expect_fail "$GRAFT" import "$M/reshape_input.onnx" --constant 'shape=2xi64=[3 2'
+check "$TEST_DIR/onnx_import.sh" --check-prefix=BADT < "$T/out"
+# BADT: reshape_input.onnx: error: --constant shape: missing ']' for the '[' at column 7
+expect_fail "$GRAFT" import "$M/reshape_input.onnx" --constant shape
+check "$TEST_DIR/onnx_import.sh" --check-prefix=NOEQ < "$T/out"
+# NOEQ: graft import: error: --constant 'shape': expected NAME=TENSOR
+
+# What graft cannot import, each named.
+expect_fail "$GRAFT" build "$M/conv.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=CONV < "$T/out"
+# CONV: conv.onnx: error: node 0 'conv0' (Conv): not supported: graft has no 'conv' op
+expect_fail "$GRAFT" import "$M/softmax_opset11.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=OPSET < "$T/out"
+# OPSET: softmax_opset11.onnx: error: node 0 'old' (Softmax): opset 11 is not supported: it means Softmax-11, graft imports Softmax-13 (opsets 13 to 17)
+expect_fail "$GRAFT" import "$M/uint8_input.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=U8 < "$T/out"
+# U8: uint8_input.onnx: error: graph input 'x' has element type UINT8, which graft does not support (FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, BOOL)
+expect_fail "$GRAFT" import "$M/bad_attr.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=ATTR < "$T/out"
+# ATTR: bad_attr.onnx: error: node 0 'lr' (LeakyRelu): attribute 'beta' is not supported (supported: alpha)
+expect_fail "$GRAFT" import "$M/training_dropout.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=DROP < "$T/out"
+# DROP: training_dropout.onnx: error: node 0 'drop' (Dropout): not supported: graft has no 'random' op (training_mode = true draws random numbers)
+
+# Files that are not models.
+printf 'not a model' > bad.onnx
+expect_fail "$GRAFT" import bad.onnx
+check "$TEST_DIR/onnx_import.sh" --check-prefix=BAD < "$T/out"
+# BAD: bad.onnx: error: not a valid ONNX model (the protobuf does not parse)
+expect_fail "$GRAFT" build missing.onnx
+check "$TEST_DIR/onnx_import.sh" --check-prefix=MISSING < "$T/out"
+# MISSING: missing.onnx: error: cannot read ONNX model: No such file or directory
+expect_fail "$GRAFT" build "$TEST_DIR/inputs/mlp.graph" --weights-as-args
+check "$TEST_DIR/onnx_import.sh" --check-prefix=NOTONNX < "$T/out"
+# NOTONNX: mlp.graph: error: --constant and --weights-as-args apply to .onnx models only
+expect_fail "$GRAFT" import
+check "$TEST_DIR/onnx_import.sh" --check-prefix=NOMODEL < "$T/out"
+# NOMODEL: graft import: error: no ONNX model given
