@@ -6,6 +6,13 @@
 // linking: the symbol is resolved by LTO with the kernel's bitcode or by lld
 // with its object). KernelForm::Dispatch forwards both state pointers to a
 // kernel that is a whole dispatch function in graft's ABI.
+//
+// An import (KernelLink::Import) is called through the dispatch state's
+// import table with IREE's convention, int fn(params, context, reserved):
+// for the Call form |params| points to a struct on the stack whose fields
+// are exactly the parameters a static kernel would take, in order, in the
+// target's C layout; for the Dispatch form |params| is the dispatch state
+// and |reserved| the workgroup state (docs/plugins.md).
 #include "codegen/AbiTypes.h"
 #include "codegen/Codegen.h"
 
@@ -17,6 +24,17 @@ namespace {
 
 Type *argType(LLVMContext &c, DType t) {
   return t == DType::I32 ? Type::getInt32Ty(c) : Type::getInt64Ty(c);
+}
+
+// Calls import |index| of the dispatch state: fn(params, context, reserved).
+Value *callImport(IRBuilder<> &b, const DispatchArgs &a, unsigned index, Value *params,
+                  Value *reserved) {
+  Type *ptr = b.getPtrTy();
+  Value *fn = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_32(ptr, a.imports, index), "import");
+  Value *ctx =
+      b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_32(ptr, a.importCtx, index), "import_ctx");
+  FunctionType *ty = FunctionType::get(b.getInt32Ty(), {ptr, ptr, ptr}, false);
+  return b.CreateCall(ty, fn, {params, ctx, reserved});
 }
 
 } // namespace
@@ -35,6 +53,11 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
   // only forwards arguments, so giving it the kernel's setting costs nothing.
   a.fn->addFnAttr("no-builtins");
 
+  bool imported = plan.link == KernelLink::Import;
+  if (plan.form == KernelForm::Dispatch && imported) {
+    b.CreateRet(callImport(b, a, k.importIndex, a.fn->getArg(0), a.fn->getArg(1)));
+    return;
+  }
   if (plan.form == KernelForm::Dispatch) {
     FunctionCallee fn = m.getOrInsertFunction(plan.symbol, FunctionType::get(i32, {ptr, ptr}, false));
     Value *r = b.CreateCall(fn, {a.fn->getArg(0), a.fn->getArg(1)});
@@ -118,6 +141,15 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
       break;
     }
     }
+  }
+  if (imported) {
+    // The parameters as the fields of one struct, in C layout.
+    StructType *st = StructType::get(c, types);
+    Value *params = b.CreateAlloca(st, nullptr, "params");
+    for (unsigned i = 0; i < args.size(); ++i)
+      b.CreateStore(args[i], b.CreateStructGEP(st, params, i));
+    b.CreateRet(callImport(b, a, k.importIndex, params, ConstantPointerNull::get(b.getPtrTy())));
+    return;
   }
   Type *ret = plan.returnsStatus ? i32 : b.getVoidTy();
   FunctionCallee fn = m.getOrInsertFunction(plan.symbol, FunctionType::get(ret, types, false));

@@ -1,6 +1,6 @@
 // Emits the library metadata of a slice: the abi.h structs (library header,
-// dispatch table and attributes, every function's host program) as constant
-// globals, and the one exported symbol, graft_library_query.
+// dispatch table and attributes, import table, every function's host
+// program) as constant globals, and the one exported symbol, graft_library_query.
 //
 // Every struct is built field by field by name (AbiConstant over the table
 // in AbiFields.def, which AbiLayoutTest checks against abi.h).
@@ -46,6 +46,9 @@ public:
     std::vector<Constant *> functions;
     for (const FunctionProgram &fp : ps.functions)
       functions.push_back(function(fp));
+    std::vector<Constant *> imports;
+    for (const std::string &name : ps.imports)
+      imports.push_back(str(name));
     using L = abi::Library;
     Constant *lib = AbiConstant<L>(c_)
                         .set(L::magic, u32(GRAFT_LIBRARY_MAGIC))
@@ -53,12 +56,12 @@ public:
                         .set(L::name, str(moduleName))
                         .set(L::producer, str(std::string("graft ") + GRAFT_VERSION))
                         .set(L::dispatch_count, u32(fns.size()))
-                        .set(L::import_count, u32(0))
+                        .set(L::import_count, u32(imports.size()))
                         .set(L::function_count, u32(functions.size()))
                         .set(L::flags, u32(0))
                         .set(L::dispatches, array(ptr_, fns))
                         .set(L::dispatch_attrs, array(abiType<A>(c_), attrs))
-                        .set(L::imports, ConstantPointerNull::get(ptr_))
+                        .set(L::imports, array(ptr_, imports))
                         .set(L::functions, array(abiType<abi::FunctionDesc>(c_), functions))
                         .get();
     auto *g = new GlobalVariable(m_, lib->getType(), true, GlobalValue::PrivateLinkage, lib,

@@ -25,6 +25,12 @@ void Former::callGroup(int g) {
   KB kb{d, {}, {}, {}, {}};
   CallKernel &c = d.call;
   c.plan = &plan;
+  if (plan.link == KernelLink::Import) {
+    auto it = std::find(out.imports.begin(), out.imports.end(), plan.symbol);
+    c.importIndex = static_cast<unsigned>(it - out.imports.begin());
+    if (it == out.imports.end())
+      out.imports.push_back(plan.symbol);
+  }
   for (const Value *v : op->operands) {
     c.inputTypes.push_back(v->type.elem);
     c.inputRanks.push_back(v->type.rank());

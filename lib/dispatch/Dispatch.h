@@ -105,6 +105,8 @@ struct CallKernel {
   std::vector<std::vector<unsigned>> inputDimParams, outputDimParams;
   std::vector<int> inputScalarParam; // scalar pattern args: param index, or -1
   std::vector<unsigned> exprParams;  // KernelCallArg::Size args, in arg order
+  // KernelLink::Import: the entry of ProgramSet::imports the dispatch calls.
+  unsigned importIndex = 0;
 };
 
 struct Dispatch {
@@ -145,6 +147,9 @@ struct FunctionProgram {
 struct ProgramSet {
   std::vector<FunctionProgram> functions;
   std::vector<Dispatch> dispatches; // over all functions
+  // The library's import table (graft_library_v1_t.imports): the symbols of
+  // imported kernels, each once, in the order first called.
+  std::vector<std::string> imports;
 };
 
 // Forms dispatches for |fn| (after spec rewriting, with its shapes) and

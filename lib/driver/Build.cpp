@@ -164,6 +164,8 @@ bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
   options.color = ctx.opts.color;
   for (size_t i = 0; i < tb.calls.size(); ++i) {
     const KernelCall &plan = *tb.calls[i];
+    if (plan.link != KernelLink::Static)
+      continue; // resolved from plugins when the bundle is loaded
     const KernelSource &src = plan.source;
     std::string dir = ctx.workDir + "/" + tb.target->name + "/kernels/" + std::to_string(i);
     fs::create_directories(dir);

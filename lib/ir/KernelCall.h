@@ -12,10 +12,8 @@
 // instantiates the program once per call in the function's host program.
 //
 // Growing it (keep the plan the only thing codegen reads):
-//  - imports (`link: import/optional`): a KernelLink value, the import's
-//    name and an index into the library's import table; CallEmitter then
-//    loads the function from dispatch_state->imports. An optional import
-//    also needs graft's own code for the matched subgraph as a fallback:
+//  - optional imports (`link: optional`) need graft's own code for the
+//    matched subgraph as a fallback:
 //    keep the matched ops in the function (or cloned into the plan) and have
 //    formation emit both dispatches with a host-program branch between them.
 //  - in-place outputs: a per-result operand index the output aliases.
@@ -45,9 +43,12 @@ enum class KernelForm : uint8_t {
   Dispatch, // |symbol| is a whole dispatch function in graft's dispatch ABI
 };
 
-// How the kernel's symbol is resolved: linked into the slice (the kernel's
-// bitcode or object). Imports come with plugins (see above).
-enum class KernelLink : uint8_t { Static };
+// How the kernel's symbol is resolved.
+enum class KernelLink : uint8_t {
+  Static, // linked into the slice (the kernel's bitcode or object: |source|)
+  Import, // an entry of the library's import table, resolved from plugins
+          // when the bundle is loaded (docs/plugins.md); no |source|
+};
 
 // One argument of a Call-form kernel, in parameter order.
 struct KernelCallArg {
@@ -86,7 +87,8 @@ struct KernelCall {
   KernelForm form = KernelForm::Call;
   KernelLink link = KernelLink::Static;
   bool returnsStatus = false; // returns int; nonzero fails the dispatch
-  KernelSource source;        // the kernel for this plan's target
+                              // (always for imports)
+  KernelSource source;        // Static: the kernel for this plan's target
 
   std::vector<graft_expr_v1_t> exprs;            // the size program
   std::vector<std::vector<uint32_t>> resultDims; // per result: entries
@@ -95,8 +97,9 @@ struct KernelCall {
   std::vector<uint32_t> constants;               // Dispatch form: entries
   uint32_t grid[3] = {0, 0, 0};                  // workgroup counts: entries
 
-  // Parameters of the kernel function: the expanded |args| for the Call
-  // form, the two state pointers for the Dispatch form.
+  // Parameters of a static kernel function: the expanded |args| for the
+  // Call form, the two state pointers for the Dispatch form. (An imported
+  // Call-form function takes them as the fields of one struct.)
   unsigned paramCount() const {
     if (form == KernelForm::Dispatch)
       return 2;

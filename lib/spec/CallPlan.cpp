@@ -26,7 +26,7 @@ public:
     plan->symbol = rule_.symbol;
     plan->form = rule_.form;
     plan->link = rule_.link;
-    plan->returnsStatus = rule_.returnsStatus;
+    plan->returnsStatus = rule_.returnsStatus || rule_.link == KernelLink::Import;
     plan->source = source;
     for (const Value *r : pat.results)
       plan->resultDims.push_back(info_.dimsOf(r));
@@ -181,9 +181,14 @@ private:
 
 } // namespace
 
-std::shared_ptr<const KernelCall> planKernelCall(const Rule &rule, const KernelSource &source,
+std::shared_ptr<const KernelCall> planKernelCall(const Rule &rule, const std::string &target,
                                                  DiagEngine &diag) {
   GRAFT_CHECK(rule.pattern, "planning a kernel call of a rule without a pattern");
+  GRAFT_CHECK(rule.appliesTo(target), "planning rule '" + rule.name + "' on target " + target +
+                                          " it has no kernel for");
+  KernelSource source;
+  if (rule.link == KernelLink::Static)
+    source = rule.kernels.at(target);
   return PlanBuilder(rule, diag).build(source);
 }
 

@@ -11,10 +11,10 @@
 
 namespace graft {
 
-// The plan of |rule| with |source| as its kernel. Arithmetic that is
-// undefined on static sizes (a grid of `ceildiv(dim(x, 0), 0)`) is reported
-// to |diag| at the expression.
-std::shared_ptr<const KernelCall> planKernelCall(const Rule &rule, const KernelSource &source,
+// The plan of |rule| on |target| (a static rule must have a kernel for it).
+// Arithmetic that is undefined on static sizes (a grid of
+// `ceildiv(dim(x, 0), 0)`) is reported to |diag| at the expression.
+std::shared_ptr<const KernelCall> planKernelCall(const Rule &rule, const std::string &target,
                                                  DiagEngine &diag);
 
 } // namespace graft

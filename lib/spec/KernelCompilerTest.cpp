@@ -58,9 +58,11 @@ protected:
   }
   ~KernelCompilerTest() override { std::filesystem::remove_all(dir); }
 
-  // The rule's call plan with |src| as its kernel.
+  // The rule's call plan with |src| as its kernel (compileKernel takes the
+  // target to compile for separately).
   std::shared_ptr<const KernelCall> plan(const KernelSource &src) {
-    return planKernelCall(rule, src, diag);
+    rule.kernels = {{"x86_64", src}};
+    return planKernelCall(rule, "x86_64", diag);
   }
 
   KernelSource write(const std::string &name, const std::string &text) {

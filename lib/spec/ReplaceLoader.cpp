@@ -257,9 +257,11 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
       return false;
     if (l.Scalar() == "static")
       rule.link = KernelLink::Static;
-    else if (l.Scalar() == "import" || l.Scalar() == "optional")
-      ok = ys.error(l, "link: " + l.Scalar() + " is not supported yet; only "
-                       "'static' kernels can be linked");
+    else if (l.Scalar() == "import")
+      rule.link = KernelLink::Import;
+    else if (l.Scalar() == "optional")
+      ok = ys.error(l, "link: optional is not supported yet; use 'import' (a plugin "
+                       "must provide the symbol) or 'static'");
     else
       ok = ys.error(l, "expected 'link' to be static, import or optional, found '" +
                            l.Scalar() + "'");
@@ -268,7 +270,10 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
     const YAML::Node &r = replace["returns"];
     if (!ys.expectScalar(r, "'returns'"))
       return false;
-    if (r.Scalar() == "void" || r.Scalar() == "status")
+    if (rule.link == KernelLink::Import && r.Scalar() == "void")
+      ok = ys.error(r, "an import always returns int (0: success), as IREE's plugin "
+                       "functions do; 'returns: void' is for static kernels");
+    else if (r.Scalar() == "void" || r.Scalar() == "status")
       rule.returnsStatus = r.Scalar() == "status";
     else
       ok = ys.error(r, "expected 'returns' to be void or status, found '" +
@@ -294,6 +299,12 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
   ok &= loadGrid(ys, replace["grid"], scope, rule);
 
   const YAML::Node &kernels = replace["kernels"];
+  if (rule.link == KernelLink::Import) {
+    if (kernels)
+      return ys.error(kernels, "'kernels' is for static kernels; an import is provided by "
+                               "a plugin when the bundle is loaded (graft-run --plugin)");
+    return ok;
+  }
   if (!kernels)
     return ys.error(replace, "'replace' has no 'kernels' (a source, object or "
                              "bitcode file per target)");

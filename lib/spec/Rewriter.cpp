@@ -201,13 +201,13 @@ std::vector<Match> findMatches(Function &fn, const SpecSet &specs,
   std::vector<Match> accepted;
   std::map<const Op *, size_t> claimedBy; // non-constant op -> accepted index
   for (const auto &r : specs.rules)
-    if (r->pattern && !r->hasKernelFor(target))
+    if (r->pattern && !r->appliesTo(target))
       ex.skipped(fn, *r, target);
   for (size_t i = fn.ops.size(); i-- > 0;) {
     Op *root = fn.ops[i];
     for (unsigned ri = 0; ri < specs.rules.size(); ++ri) {
       const Rule &rule = *specs.rules[ri];
-      if (!rule.pattern || !rule.hasKernelFor(target) ||
+      if (!rule.pattern || !rule.appliesTo(target) ||
           rule.pattern->results[0]->def->kind != root->kind)
         continue;
       if (claimedBy.count(root)) {
@@ -287,7 +287,7 @@ unsigned applySpecs(Module &m, const SpecSet &specs, const std::string &targetNa
     for (Match &match : matches) {
       std::shared_ptr<const KernelCall> &plan = plans[match.ruleIndex];
       if (!plan)
-        plan = planKernelCall(*match.rule, match.rule->kernels.at(targetName), diag);
+        plan = planKernelCall(*match.rule, targetName, diag);
       rewrite(match, plan, replaced);
       ++count;
       if (report)

@@ -90,6 +90,11 @@ struct Rule {
   bool hasKernelFor(const std::string &target) const {
     return kernels.count(target) != 0;
   }
+  // Static kernels replace the match on the targets they have a kernel
+  // for; an import is resolved at load time, so it applies everywhere.
+  bool appliesTo(const std::string &target) const {
+    return link != KernelLink::Static || kernels.count(target) != 0;
+  }
 };
 
 struct SpecSet {
