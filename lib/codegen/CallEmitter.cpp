@@ -53,7 +53,7 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
   // only forwards arguments, so giving it the kernel's setting costs nothing.
   a.fn->addFnAttr("no-builtins");
 
-  bool imported = plan.link == KernelLink::Import;
+  bool imported = plan.imported();
   if (plan.form == KernelForm::Dispatch && imported) {
     b.CreateRet(callImport(b, a, k.importIndex, a.fn->getArg(0), a.fn->getArg(1)));
     return;

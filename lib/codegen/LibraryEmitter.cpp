@@ -208,7 +208,7 @@ private:
                                                           {u32(grid[0]), u32(grid[1]), u32(grid[2])}))
               .set(S::constant_count, u32(params.size()))
               .set(S::binding_count, u32(s.bindings.size()))
-              .set(S::reserved, u32(0))
+              .set(S::guard, u32(s.guard))
               .set(S::constants, u32Array(params))
               .set(S::bindings, u32Array(s.bindings))
               .get());

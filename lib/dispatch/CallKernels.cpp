@@ -12,6 +12,22 @@
 
 namespace graft {
 
+unsigned Former::importIndex(const KernelCall &plan) {
+  std::string name = plan.importName();
+  auto it = std::find(out.imports.begin(), out.imports.end(), name);
+  if (it == out.imports.end())
+    it = out.imports.insert(it, name);
+  return static_cast<unsigned>(it - out.imports.begin());
+}
+
+uint32_t Former::guardOf(const Op *root) {
+  if (root->kind == OpKind::KernelCall && root->call->link == KernelLink::Optional)
+    return GRAFT_STEP_GUARD_IMPORT_RESOLVED | importIndex(*root->call);
+  if (root->fallbackFor)
+    return GRAFT_STEP_GUARD_IMPORT_MISSING | importIndex(*root->fallbackFor->call);
+  return 0;
+}
+
 void Former::callGroup(int g) {
   const Op *op = groups[g].front();
   const KernelCall &plan = *op->call;
@@ -25,13 +41,10 @@ void Former::callGroup(int g) {
   KB kb{d, {}, {}, {}, {}};
   CallKernel &c = d.call;
   c.plan = &plan;
-  if (plan.link == KernelLink::Import) {
-    auto it = std::find(out.imports.begin(), out.imports.end(), plan.symbol);
-    c.importIndex = static_cast<unsigned>(it - out.imports.begin());
-    if (it == out.imports.end())
-      out.imports.push_back(plan.symbol);
-  }
-  for (const Value *v : op->operands) {
+  if (plan.imported())
+    c.importIndex = importIndex(plan);
+  for (unsigned i = 0; i < plan.inputCount; ++i) {
+    const Value *v = op->operands[i];
     c.inputTypes.push_back(v->type.elem);
     c.inputRanks.push_back(v->type.rank());
     std::vector<unsigned> dp;
@@ -73,6 +86,17 @@ void Former::callGroup(int g) {
       c.inputScalarParam.push_back(static_cast<int>(param(kb, e)));
     }
     c.inputDimParams.push_back(dp);
+  }
+  // An optional import's call writes the buffers its fallback writes (the
+  // trailing operands): whichever of the two runs, consumers read one place.
+  for (size_t k = 0; k + plan.inputCount < op->operands.size(); ++k) {
+    uint32_t b = buffer(op->operands[plan.inputCount + k]);
+    if (prog.buffers[b].kind != GRAFT_BUFFER_TEMP)
+      diag.error(op->loc, "rule '" + plan.name + "' (link: optional): its output " +
+                              std::to_string(k) +
+                              " is not computed by the matched ops, so graft has no "
+                              "fallback to write it; use link: import");
+    bufferOf[op->results.at(k)] = b;
   }
   for (const Value *v : op->results) {
     c.outputTypes.push_back(v->type.elem);

@@ -133,6 +133,7 @@ struct BufferDesc {
 struct StepDesc {
   uint32_t kind;       // graft_step_kind_t
   uint32_t dispatch = 0;
+  uint32_t guard = 0;  // GRAFT_STEP_GUARD_* | import index, or 0
   std::vector<uint32_t> bindings;
 };
 

@@ -44,12 +44,14 @@ void Former::reportFoldErrors(SourceLoc loc) {
 void Former::run() {
   pass1();
   for (size_t g = 0; g < groups.size(); ++g) {
+    stepGuard = guardOf(groups[g].front());
     if (groups[g].front()->kind == OpKind::KernelCall)
       callGroup(static_cast<int>(g));
     else
       loopGroup(static_cast<int>(g));
     reportFoldErrors(groups[g].front()->loc);
   }
+  stepGuard = 0;
   // Scalar results (a dim, a scalar argument, a constant) are written to a
   // rank-0 buffer by a one-workgroup dispatch.
   for (const Value *v : fn.results)
@@ -92,7 +94,8 @@ bool Former::absorbedFill(const Op *op) {
   if (users.size() != 1)
     return false;
   const Op *u = users[0];
-  return (u->kind == OpKind::Matmul || u->kind == OpKind::BatchMatmul) &&
+  return u->fallbackFor == op->fallbackFor &&
+         (u->kind == OpKind::Matmul || u->kind == OpKind::BatchMatmul) &&
          u->operands[2] == op->result() && u->operands[0] != op->result() &&
          u->operands[1] != op->result();
 }
@@ -110,6 +113,10 @@ int Former::tryFuseMap(const Op *op) {
     return -1;
   const Op *root = groups[g].front();
   if (root->kind == OpKind::KernelCall)
+    return -1;
+  // A fallback's ops run only without their import: they share groups with
+  // nothing else.
+  if (root->fallbackFor != op->fallbackFor)
     return -1;
   // The map must iterate over the group's parallel domain.
   const Value *rootVal = root->result();
@@ -161,6 +168,7 @@ void Former::addDispatchStep(Dispatch d) {
   StepDesc s;
   s.kind = GRAFT_STEP_DISPATCH;
   s.dispatch = static_cast<uint32_t>(out.dispatches.size());
+  s.guard = stepGuard;
   s.bindings = d.bindings;
   prog.steps.push_back(s);
   out.dispatches.push_back(std::move(d));

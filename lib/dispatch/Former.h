@@ -42,6 +42,8 @@ struct Former {
   std::map<const Value *, int> readyAfter; // group that must run first (-1: none)
   std::map<const Value *, uint32_t> bufferOf;
   std::set<const Value *> returned;
+  // The guard of the steps the group being formed adds (optional imports).
+  uint32_t stepGuard = 0;
 
   Former(const Function &f, ShapeInfo &s, DiagEngine &d, ProgramSet &o, FunctionProgram &p,
          const FeatureLevel &l)
@@ -97,6 +99,11 @@ struct Former {
 
   // ---- Kernel calls (CallKernels.cpp) ----
   void callGroup(int g);
+  // The entry of |plan|'s import in the library's import table.
+  unsigned importIndex(const KernelCall &plan);
+  // The guard of the steps of the group |root| starts: an optional import's
+  // call runs when the import resolved, its fallback's ops when it did not.
+  uint32_t guardOf(const Op *root);
 };
 
 } // namespace graft

@@ -12,14 +12,10 @@
 // instantiates the program once per call in the function's host program.
 //
 // Growing it (keep the plan the only thing codegen reads):
-//  - optional imports (`link: optional`) need graft's own code for the
-//    matched subgraph as a fallback:
-//    keep the matched ops in the function (or cloned into the plan) and have
-//    formation emit both dispatches with a host-program branch between them.
 //  - in-place outputs: a per-result operand index the output aliases.
 //  - workgroup sizes: a field next to |grid|, passed to the dispatch attrs.
 //  - run-time guards (kernel or graft's code per invocation): a condition
-//    expression in |exprs| and a fallback, as for optional imports.
+//    expression in |exprs| and a fallback, as optional imports have one.
 #pragma once
 
 #include "graft/abi.h"
@@ -48,6 +44,10 @@ enum class KernelLink : uint8_t {
   Static, // linked into the slice (the kernel's bitcode or object: |source|)
   Import, // an entry of the library's import table, resolved from plugins
           // when the bundle is loaded (docs/plugins.md); no |source|
+  Optional, // an import that may stay unresolved: the matched ops stay in
+            // the function as the call's fallback (Op::fallbackFor) and
+            // run instead of it; their outputs are the call's trailing
+            // operands, and the call writes the same buffers
 };
 
 // One argument of a Call-form kernel, in parameter order.
@@ -96,6 +96,14 @@ struct KernelCall {
   std::vector<KernelCallArg> args;               // Call form
   std::vector<uint32_t> constants;               // Dispatch form: entries
   uint32_t grid[3] = {0, 0, 0};                  // workgroup counts: entries
+  unsigned inputCount = 0; // operands that are the pattern's inputs (an
+                           // optional call's fallback outputs follow)
+
+  bool imported() const { return link != KernelLink::Static; }
+  // The name in the library's import table ('?' marks an optional one).
+  std::string importName() const {
+    return link == KernelLink::Optional ? GRAFT_IMPORT_OPTIONAL_PREFIX + symbol : symbol;
+  }
 
   // Parameters of a static kernel function: the expanded |args| for the
   // Call form, the two state pointers for the Dispatch form. (An imported

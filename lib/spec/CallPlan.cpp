@@ -26,7 +26,8 @@ public:
     plan->symbol = rule_.symbol;
     plan->form = rule_.form;
     plan->link = rule_.link;
-    plan->returnsStatus = rule_.returnsStatus || rule_.link == KernelLink::Import;
+    plan->returnsStatus = rule_.returnsStatus || rule_.link != KernelLink::Static;
+    plan->inputCount = static_cast<unsigned>(pat.args.size());
     plan->source = source;
     for (const Value *r : pat.results)
       plan->resultDims.push_back(info_.dimsOf(r));

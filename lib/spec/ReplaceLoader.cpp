@@ -260,8 +260,7 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
     else if (l.Scalar() == "import")
       rule.link = KernelLink::Import;
     else if (l.Scalar() == "optional")
-      ok = ys.error(l, "link: optional is not supported yet; use 'import' (a plugin "
-                       "must provide the symbol) or 'static'");
+      rule.link = KernelLink::Optional;
     else
       ok = ys.error(l, "expected 'link' to be static, import or optional, found '" +
                            l.Scalar() + "'");
@@ -270,7 +269,7 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
     const YAML::Node &r = replace["returns"];
     if (!ys.expectScalar(r, "'returns'"))
       return false;
-    if (rule.link == KernelLink::Import && r.Scalar() == "void")
+    if (rule.link != KernelLink::Static && r.Scalar() == "void")
       ok = ys.error(r, "an import always returns int (0: success), as IREE's plugin "
                        "functions do; 'returns: void' is for static kernels");
     else if (r.Scalar() == "void" || r.Scalar() == "status")
@@ -299,7 +298,7 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
   ok &= loadGrid(ys, replace["grid"], scope, rule);
 
   const YAML::Node &kernels = replace["kernels"];
-  if (rule.link == KernelLink::Import) {
+  if (rule.link != KernelLink::Static) {
     if (kernels)
       return ys.error(kernels, "'kernels' is for static kernels; an import is provided by "
                                "a plugin when the bundle is loaded (graft-run --plugin)");

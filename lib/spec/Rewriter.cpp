@@ -79,11 +79,13 @@ private:
 };
 
 // Every use of |v| in |fn|: operands of top-level and body ops, body yields
-// and returned values.
-bool isUsed(const Function &fn, const Value *v) {
+// and returned values; uses by the ops in |ignored| do not count.
+bool isUsed(const Function &fn, const Value *v, const std::set<const Op *> &ignored = {}) {
   if (std::find(fn.results.begin(), fn.results.end(), v) != fn.results.end())
     return true;
   for (const Op *op : fn.ops) {
+    if (ignored.count(op))
+      continue;
     if (std::find(op->operands.begin(), op->operands.end(), v) != op->operands.end())
       return true;
     if (const Region *r = op->region.get()) {
@@ -168,7 +170,7 @@ void rewrite(Match &m, std::shared_ptr<const KernelCall> plan,
   call->operands = m.inputs;
   size_t at = positionOf(fn, root) + 1;
   fn.ops.insert(fn.ops.begin() + at, call);
-  std::vector<Value *> newOutputs;
+  std::vector<Value *> oldOutputs = m.outputs, newOutputs;
   for (size_t i = 0; i < m.outputs.size(); ++i) {
     Value *old = m.outputs[i];
     Value *v = fn.newValue(old->type,
@@ -181,18 +183,32 @@ void rewrite(Match &m, std::shared_ptr<const KernelCall> plan,
     newOutputs.push_back(v);
   }
   m.outputs = newOutputs;
-  // Drop the covered ops that nothing uses any more, consumers first.
+  // The covered ops that nothing uses any more, consumers first, are
+  // dropped; for an optional import they stay as the call's fallback, and
+  // the values the call replaces become its trailing operands (the fallback
+  // computes them where no plugin provides the import).
   std::vector<Op *> ops = m.ops;
   std::sort(ops.begin(), ops.end(), [&](Op *a, Op *b) {
     return positionOf(fn, a) > positionOf(fn, b);
   });
+  std::set<const Op *> dropped;
   for (Op *op : ops) {
     bool used = false;
     for (Value *r : op->results)
-      used |= isUsed(fn, r);
+      used |= isUsed(fn, r, dropped);
     if (!used)
-      fn.ops.erase(fn.ops.begin() + positionOf(fn, op));
+      dropped.insert(op);
   }
+  if (call->call->link == KernelLink::Optional) {
+    for (Op *op : ops)
+      if (dropped.count(op))
+        op->fallbackFor = call;
+    call->operands.insert(call->operands.end(), oldOutputs.begin(), oldOutputs.end());
+    return;
+  }
+  for (Op *op : ops)
+    if (dropped.count(op))
+      fn.ops.erase(fn.ops.begin() + positionOf(fn, op));
 }
 
 // Finds the matches of one function (on the unmodified graph).

@@ -1,4 +1,5 @@
-# `link: import` through the compiler: spec errors, an import that fails
+# `link: import` / `link: optional` through the compiler: spec errors, an
+# optional import's fallback and its plugin, an import that fails
 # (the plugin's name, the symbol and the value), every missing import named
 # when the bundle is opened, and resolution order across plugins (the later
 # plugin wins a symbol both provide; a specialised plugin providing some
@@ -45,11 +46,31 @@ expect_fail "$GRAFT" build "$G" --spec void.yaml --target x86_64 -o x.graft
 check --check-prefix=VOID "$C" < "$T/out"
 # VOID: void.yaml:20:16: error: an import always returns int (0: success), as IREE's plugin functions do; 'returns: void' is for static kernels
 
-# Not there yet: said so, not ignored.
-rule "link: optional" > optional.yaml
-expect_fail "$GRAFT" build "$G" --spec optional.yaml --target x86_64 -o x.graft
-check --check-prefix=OPTIONAL "$C" < "$T/out"
-# OPTIONAL: optional.yaml:19:13: error: link: optional is not supported yet; use 'import' (a plugin must provide the symbol) or 'static'
+# An optional import: with no plugin graft's generated fallback runs (the
+# matmul dispatch, no call), with the seed's plugin the plugin runs (its line,
+# the call's dispatch, no matmul); the same results on 1 and 3 threads.
+"$GRAFT" build "$G" --spec "$SRC/specs/mlp_optional/mlp_optional.yaml" --target x86_64 -o optional.graft
+"$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" "$SRC/runtime/examples/plugins/mlp_plugin.c" -o mlp_plugin.so
+mlp_in=(--input "2x2xf32=[[2 2][-2 -2]]" --input "2x2xf32=[[3 -3][3 -3]]")
+"$GRAFT_RUN" optional.graft --trace "${mlp_in[@]}" > fallback.out 2> fallback.trace
+check --check-prefix=FALLBACK "$C" < fallback.trace
+# FALLBACK-NOT: mlp_external
+# FALLBACK: mlp_dispatch_0_matmul
+# FALLBACK-NOT: mlp_external
+check --check-prefix=RESULT "$C" < fallback.out
+# RESULT-NOT: [Plugin]
+# RESULT: 2x2xf32=[-12 0][0 -12]
+for threads in 1 3; do
+  "$GRAFT_RUN" optional.graft --threads $threads --plugin ./mlp_plugin.so --trace "${mlp_in[@]}" \
+    > plugin.out 2> plugin.trace
+  check --check-prefix=PLUGIN "$C" < plugin.out
+  check --check-prefix=CALLED "$C" < plugin.trace
+done
+# PLUGIN: [Plugin]: M = 2, N = 2, K = 2
+# PLUGIN-NEXT: 2x2xf32=[-12 0][0 -12]
+# CALLED-NOT: matmul
+# CALLED: mlp_dispatch_1_mlp_external
+# CALLED-NOT: matmul
 
 # An import that fails: mlp_external returning 7 for three rows. The message
 # names the dispatch, the plugin (its header's name and its file), the

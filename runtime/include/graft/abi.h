@@ -204,10 +204,19 @@ typedef struct graft_step_v1_t {
   uint32_t workgroup_count[3]; /* expression indices */
   uint32_t constant_count;
   uint32_t binding_count;
-  uint32_t reserved;
+  /* (ABI 2) 0: the step always runs. Else one GRAFT_STEP_GUARD_IMPORT_* bit
+   * and an index into the library's import table: the step runs only when
+   * that import was (or was not) resolved when the module was opened. An
+   * optional import's call runs when a plugin provides it, graft's own
+   * code for the same values (the generated fallback) when none does. */
+  uint32_t guard;
   const uint32_t* constants; /* expression indices */
   const uint32_t* bindings;  /* buffer indices */
 } graft_step_v1_t;
+
+#define GRAFT_STEP_GUARD_IMPORT_RESOLVED 0x80000000u
+#define GRAFT_STEP_GUARD_IMPORT_MISSING 0x40000000u
+#define GRAFT_STEP_GUARD_IMPORT_INDEX_MASK 0x3FFFFFFFu
 
 typedef struct graft_function_v1_t {
   const char* name;

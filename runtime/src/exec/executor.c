@@ -391,12 +391,25 @@ static graft_status_t run_copy(const invocation_t* inv, uint32_t si,
 }
 
 /* Stage 4: every step in order. */
+/* Whether a step runs (graft_step_v1_t.guard): an optional import's call
+ * when a plugin provides the import, its generated fallback when none does.
+ * A missing optional import is a NULL function in the table. */
+static int step_guard_holds(const graft_import_table_t* imports,
+                            const graft_step_v1_t* step) {
+  if (step->guard == 0) return 1;
+  uint32_t import = step->guard & GRAFT_STEP_GUARD_IMPORT_INDEX_MASK;
+  int resolved = graft_import_table_functions(imports)[import] != NULL;
+  return (step->guard & GRAFT_STEP_GUARD_IMPORT_RESOLVED) ? resolved
+                                                          : !resolved;
+}
+
 static graft_status_t run_steps(const invocation_t* inv) {
   const graft_function_v1_t* f = inv->f;
   graft_status_t st = NULL;
   for (uint32_t si = 0; si < f->step_count && !st; ++si) {
     if (inv->watchdog && (st = graft_watchdog_status(inv->watchdog))) break;
     const graft_step_v1_t* step = &f->steps[si];
+    if (!step_guard_holds(inv->executor->imports, step)) continue;
     uint32_t nb = step->binding_count, nc = step->constant_count;
     void** bindings = calloc(nb ? nb : 1, sizeof(void*));
     uint64_t* lengths = calloc(nb ? nb : 1, sizeof(uint64_t));

@@ -279,6 +279,21 @@ static graft_status_t validate_step(const graft_elf_image_t* image,
     FAIL("function '" NAME "' step %u has unknown kind %u", f->name, i,
          s->kind);
   }
+  if (s->guard != 0) {
+    uint32_t when = s->guard & ~GRAFT_STEP_GUARD_IMPORT_INDEX_MASK;
+    uint32_t import = s->guard & GRAFT_STEP_GUARD_IMPORT_INDEX_MASK;
+    if (when != GRAFT_STEP_GUARD_IMPORT_RESOLVED &&
+        when != GRAFT_STEP_GUARD_IMPORT_MISSING) {
+      FAIL("function '" NAME "' step %u has guard 0x%x, expected one of "
+           "IMPORT_RESOLVED and IMPORT_MISSING",
+           f->name, i, s->guard);
+    }
+    if (import >= lib->import_count) {
+      FAIL("function '" NAME "' step %u is guarded by import %u but there "
+           "are %u imports",
+           f->name, i, import, lib->import_count);
+    }
+  }
   if (s->constant_count > GRAFT_LIBRARY_MAX_COUNT ||
       s->binding_count > GRAFT_LIBRARY_MAX_COUNT ||
       !IS_ARRAY(image, s->constants, s->constant_count) ||

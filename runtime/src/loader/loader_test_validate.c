@@ -157,6 +157,15 @@ static void step_cases(fixture_t* f) {
   step->binding_count = 1u << 30;
   expect(f, "step 0 constants (1) or bindings (1073741824)",
          "validate: huge binding count");
+  step->guard =
+      GRAFT_STEP_GUARD_IMPORT_RESOLVED | GRAFT_STEP_GUARD_IMPORT_MISSING;
+  expect(f, "function 'add' step 0 has guard 0xc0000000, expected one of "
+            "IMPORT_RESOLVED and IMPORT_MISSING",
+         "validate: guard with both conditions");
+  step->guard = GRAFT_STEP_GUARD_IMPORT_MISSING | 2u;
+  expect(f, "function 'add' step 0 is guarded by import 2 but there are 0 "
+            "imports",
+         "validate: guard of a missing import");
 }
 
 /* What a step may write (issue 11, defect 2): a COPY into a constant
