@@ -5,7 +5,7 @@
 # (loader, tensor I/O, thread pool, executor, module, plugins and their
 # imports on every worker, graft-run CLI), then two compiled bundles and a
 # plugin on the sanitized graft-run when the main build's graft compiler
-# exists (see bundle_check, plugin_check).
+# exists (see bundle_check, plugin_check, import_check).
 #
 #   cmake/sanitize.sh [address|thread]...     (default: both)
 #
@@ -104,6 +104,28 @@ plugin_check() {
     return 1
   fi
   echo "sanitize.sh: $name: a bare-metal plugin served 313 workgroups on 4 threads"
+  import_check "$name" "$build" "$graft"
+}
+
+# import_check <name> <build dir> <graft>: a compiled bundle whose spec
+# imports a whole dispatch (specs/dispatch_import) served by its bare-metal
+# plugin: 313 workgroups call the import from 4 workers at once, against
+# `graft eval` of the same graph.
+import_check() {
+  local name=$1 build=$2 graft=$3 dir=$2/imports ex=$root/specs/dispatch_import
+  local inputs=(--input "100x200xf32=1.5" --input "100x200xf32=-0.25")
+  mkdir -p "$dir"
+  "$graft" plugin "$ex/scaled_add_plugin.c" -o "$dir/scaled_add.sos" &&
+    "$graft" build "$ex/scaled_add.graph" --spec "$ex/scaled_add.yaml" -o "$dir/scaled_add.graft" &&
+    "$graft" eval "$ex/scaled_add.graph" --function scaled_add "${inputs[@]}" >"$dir/want.txt" ||
+    return 1
+  if ! "$build/cmd/graft-run/graft-run" "$dir/scaled_add.graft" --function scaled_add \
+      --threads 4 --plugin "$dir/scaled_add.sos" "${inputs[@]}" >"$dir/got.txt" ||
+      ! cmp -s "$dir/want.txt" "$dir/got.txt"; then
+    echo "sanitize.sh: $name: the compiled bundle's imported dispatch gave a different result or failed" >&2
+    return 1
+  fi
+  echo "sanitize.sh: $name: a compiled bundle's imported dispatch ran 313 workgroups on 4 threads"
 }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

@@ -92,10 +92,11 @@ void Former::callGroup(int g) {
   for (size_t k = 0; k + plan.inputCount < op->operands.size(); ++k) {
     uint32_t b = buffer(op->operands[plan.inputCount + k]);
     if (prog.buffers[b].kind != GRAFT_BUFFER_TEMP)
-      diag.error(op->loc, "rule '" + plan.name + "' (link: optional): its output " +
+      diag.error(op->loc, "rule '" + plan.name + "' (link: optional): output " +
                               std::to_string(k) +
-                              " is not computed by the matched ops, so graft has no "
-                              "fallback to write it; use link: import");
+                              " has no buffer of its own (it is an argument, a constant or "
+                              "a reshape's view) for both the call and graft's fallback "
+                              "to write; use link: import");
     bufferOf[op->results.at(k)] = b;
   }
   for (const Value *v : op->results) {

@@ -72,6 +72,44 @@ done
 # CALLED: mlp_dispatch_1_mlp_external
 # CALLED-NOT: matmul
 
+# An optional import's call and its fallback write the same buffer: an
+# output that is a reshape's view has none of its own.
+cat > view.graph <<'GRAPH'
+func @f(%x: tensor<6xf32>) -> tensor<2x3xf32> {
+  %n = map %x : tensor<6xf32> {
+  ^bb0(%v: f32):
+    %0 = neg %v : f32
+    yield %0
+  }
+  %r = reshape %n : tensor<2x3xf32>
+  return %r
+}
+GRAPH
+cat > view.yaml <<'YAML'
+graft-spec: 1
+rules:
+  - name: negr
+    match: |
+      pattern @p(%x: tensor<6xf32>) -> tensor<2x3xf32> {
+        %n = map %x : tensor<6xf32> {
+        ^bb0(%v: f32):
+          %0 = neg %v : f32
+          yield %0
+        }
+        %r = reshape %n : tensor<2x3xf32>
+        return %r
+      }
+    replace:
+      call: negr
+      link: optional
+      args: [x, result]
+YAML
+expect_fail "$GRAFT" build view.graph --spec view.yaml --target x86_64 -o x.graft
+check --check-prefix=VIEW "$C" < "$T/out"
+# VIEW: view.graph:7:8: error: rule 'negr' (link: optional): output 0 has no buffer of its own (it is an argument, a constant or a reshape's view) for both the call and graft's fallback to write; use link: import
+# VIEW-NEXT: {{^}}  %r = reshape %n : tensor<2x3xf32>
+# VIEW-NEXT: {{^}}       ^
+
 # An import that fails: mlp_external returning 7 for three rows. The message
 # names the dispatch, the plugin (its header's name and its file), the
 # symbol and the value; the same plugin then serves good inputs.
