@@ -149,15 +149,20 @@ bool lowerLeakyRelu(ImportContext &ctx) {
 }
 
 // max(0, min(1, alpha * x + beta))
+std::string hardSigmoid(Body &b, const std::string &x, const std::string &t, double alpha,
+                        double beta) {
+  std::string v =
+      binOp(b, "add", binOp(b, "mul", b.constant(alpha, t), x, t), b.constant(beta, t), t);
+  v = binOp(b, "min", b.constant(1, t), v, t);
+  return binOp(b, "max", b.constant(0, t), v, t);
+}
+
 bool lowerHardSigmoid(ImportContext &ctx) {
   if (!ctx.onlyAttrs({"alpha", "beta"}))
     return false;
   double alpha = ctx.attrFloat("alpha", 0.2f), beta = ctx.attrFloat("beta", 0.5f);
   return unary(ctx, true, [=](Body &b, const std::string &x, const std::string &t) {
-    std::string v =
-        binOp(b, "add", binOp(b, "mul", b.constant(alpha, t), x, t), b.constant(beta, t), t);
-    v = binOp(b, "min", b.constant(1, t), v, t);
-    return binOp(b, "max", b.constant(0, t), v, t);
+    return hardSigmoid(b, x, t, alpha, beta);
   });
 }
 
@@ -179,13 +184,10 @@ bool lowerSoftsign(ImportContext &ctx) {
          });
 }
 
-// x * max(0, min(1, x / 6 + 0.5))
+// x * HardSigmoid(x) with alpha 1/6, beta 0.5
 bool lowerHardSwish(ImportContext &ctx) {
   return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
-           std::string v = binOp(b, "add", binOp(b, "mul", b.constant(1.0 / 6.0, t), x, t),
-                                 b.constant(0.5, t), t);
-           v = binOp(b, "max", b.constant(0, t), binOp(b, "min", b.constant(1, t), v, t), t);
-           return binOp(b, "mul", x, v, t);
+           return binOp(b, "mul", x, hardSigmoid(b, x, t, 1.0 / 6.0, 0.5), t);
          });
 }
 
@@ -399,18 +401,24 @@ bool lowerMean(ImportContext &ctx) {
       needFloat);
 }
 
-// ONNX divides integers toward zero; graft's div floors: add one back when
-// the remainder is nonzero and the signs differ.
+// Whether an integer floor division of |a| by |d| (floor remainder |r|)
+// differs from the truncating one: |r| is nonzero and the signs differ.
+std::string truncFix(Body &b, const std::string &r, const std::string &a, const std::string &d,
+                     const std::string &t) {
+  std::string zero = b.constant(0, t);
+  std::string inexact = cmpOp(b, "ne", r, zero);
+  std::string signs = cmpOp(b, "ne", cmpOp(b, "lt", a, zero), cmpOp(b, "lt", d, zero));
+  return selectOp(b, inexact, signs, b.boolean(false), "i1");
+}
+
+// ONNX divides integers toward zero; graft's div floors: add one back where
+// they differ.
 bool lowerDiv(ImportContext &ctx) {
   return nary(ctx, 2, true, "", [](Body &b, const std::vector<std::string> &a, const std::string &t) {
     std::string q = binOp(b, "div", a[0], a[1], t);
     if (isFloat(t))
       return q;
-    std::string zero = b.constant(0, t);
-    std::string r = binOp(b, "rem", a[0], a[1], t);
-    std::string inexact = cmpOp(b, "ne", r, zero);
-    std::string signs = cmpOp(b, "ne", cmpOp(b, "lt", a[0], zero), cmpOp(b, "lt", a[1], zero));
-    std::string fix = selectOp(b, inexact, signs, b.boolean(false), "i1");
+    std::string fix = truncFix(b, binOp(b, "rem", a[0], a[1], t), a[0], a[1], t);
     return selectOp(b, fix, binOp(b, "add", q, b.constant(1, t), t), q, t);
   });
 }
@@ -444,11 +452,7 @@ bool lowerMod(ImportContext &ctx) {
                          std::string r = binOp(b, "rem", x[0], x[1], t);
                          if (!fmod || isFloat(t))
                            return r;
-                         std::string zero = b.constant(0, t);
-                         std::string inexact = cmpOp(b, "ne", r, zero);
-                         std::string signs = cmpOp(b, "ne", cmpOp(b, "lt", x[0], zero),
-                                                   cmpOp(b, "lt", x[1], zero));
-                         std::string fix = selectOp(b, inexact, signs, b.boolean(false), "i1");
+                         std::string fix = truncFix(b, r, x[0], x[1], t);
                          return selectOp(b, fix, binOp(b, "sub", r, x[1], t), r, t);
                        },
                        ctx.hint()));

@@ -146,7 +146,7 @@ def reason_of(msg):
         return "opset %s (graft imports 13-17)" % m.group(1)
     msg = re.sub(r"^node \d+ (?:'[^']*' )?\([A-Za-z]+\): ", "", msg)
     msg = re.sub(r"(?<!op type )'[^']*'", "'…'", msg)
-    msg = re.sub(r"\d+", "N", msg)
+    msg = re.sub(r"\b\d+\b", "N", msg)  # numbers, not the 16 of FLOAT16
     return msg[:110]
 
 
