@@ -78,6 +78,8 @@ void Former::run() {
     }
     prog.resultBuffers.push_back(b);
   }
+  planArena();
+  reportFoldErrors(fn.loc);
 }
 
 int Former::ready(const Value *v) {

@@ -5,6 +5,7 @@
 //   LoopKernels.cpp building LoopKernels (scalar DAGs) from op groups
 //   Tiling.cpp      flattening, loop order, tile sizes and the grid
 //   CallKernels.cpp kernel-call dispatches (from the ops' call plans)
+//   Arena.cpp       intermediate buffers planned into one arena
 #pragma once
 
 #include "dispatch/Dispatch.h"
@@ -94,6 +95,11 @@ struct Former {
   // After fusion: flattens pure elementwise kernels, picks tile sizes from
   // the target's vector width and computes the grid.
   void finishLoop(KB &kb);
+
+  // ---- Buffer planning (Arena.cpp) ----
+  // After every step exists: TEMP buffers written whole by their first step
+  // become ARENA buffers at planned offsets.
+  void planArena();
 
   // ---- Kernel calls (CallKernels.cpp) ----
   void callGroup(int g);

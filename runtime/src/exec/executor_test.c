@@ -19,7 +19,7 @@ static graft_status_t invoke(const char* name, const graft_tensor_t* args,
          strcmp(tl_library.functions[ordinal].name, name) != 0)
     ++ordinal;
   graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
-                               0,      NULL, NULL, NULL};
+                               0,      NULL, NULL, NULL, NULL};
   return graft_function_invoke(&tl_library, ordinal, &executor, args,
                                arg_count, results, result_count);
 }
