@@ -29,6 +29,11 @@
 #include "exec/signature.h"
 #include "exec/watchdog.h"
 
+/* Per-step binding and constant counts, and per-function expression,
+ * buffer and result counts, up to which the executor keeps its tables on
+ * the stack instead of the heap. */
+#define SMALL_COUNT 32
+
 typedef struct slot_t {
   void* data;
   uint64_t size;
@@ -58,6 +63,13 @@ static int dtype_accepts(uint32_t declared, uint32_t actual) {
          (declared == GRAFT_DTYPE_INDEX && actual == GRAFT_DTYPE_I64);
 }
 
+/* " (%x)" for a named argument, else "". */
+static void arg_name(const graft_value_type_v1_t* want, char* name,
+                     size_t capacity) {
+  if (want->name && want->name[0])
+    snprintf(name, capacity, " (%%%s)", want->name);
+}
+
 /* Stage 1: count, dtype, rank, static dims and storage of every argument. */
 static graft_status_t check_args(const graft_function_v1_t* f,
                                  const graft_tensor_t* args, size_t arg_count,
@@ -80,10 +92,11 @@ static graft_status_t check_args(const graft_function_v1_t* f,
     for (uint32_t d = 0; ok && d < t->rank; ++d)
       ok = t->dims[d] >= 0 &&
            (want->dims[d] == GRAFT_DIM_DYNAMIC || want->dims[d] == t->dims[d]);
+    /* The argument's name for messages, formatted only on a failure (the
+     * per-call cost of a small call counts). */
     char name[80] = "";
-    if (want->name && want->name[0])
-      snprintf(name, sizeof(name), " (%%%s)", want->name);
     if (!ok) {
+      arg_name(want, name, sizeof(name));
       char expected[128], got[128];
       graft_value_type_format(want, expected, sizeof(expected));
       if (t->rank > GRAFT_MAX_RANK)
@@ -103,6 +116,8 @@ static graft_status_t check_args(const graft_function_v1_t* f,
       overflow |= __builtin_mul_overflow(needed, (uint64_t)t->dims[d], &needed);
     }
     if (empty) needed = 0;
+    if ((overflow && !empty) || t->size < needed || (needed && !t->data))
+      arg_name(want, name, sizeof(name));
     if (overflow && !empty)
       return graft_status_make(GRAFT_INVALID_ARGUMENT,
                                "argument %u%s: its shape needs more than 2^64 "
@@ -497,9 +512,13 @@ static graft_status_t run_steps(const invocation_t* inv) {
     if (inv->watchdog && (st = graft_watchdog_status(inv->watchdog))) break;
     const graft_step_v1_t* step = &f->steps[si];
     uint32_t nb = step->binding_count, nc = step->constant_count;
-    void** bindings = calloc(nb ? nb : 1, sizeof(void*));
-    uint64_t* lengths = calloc(nb ? nb : 1, sizeof(uint64_t));
-    uint64_t* constants = calloc(nc ? nc : 1, sizeof(uint64_t));
+    /* On the stack when small: a tiny call must not pay for malloc. */
+    void* bindings_small[SMALL_COUNT];
+    uint64_t lengths_small[SMALL_COUNT], constants_small[SMALL_COUNT];
+    int small = nb <= SMALL_COUNT && nc <= SMALL_COUNT;
+    void** bindings = small ? bindings_small : calloc(nb ? nb : 1, sizeof(void*));
+    uint64_t* lengths = small ? lengths_small : calloc(nb ? nb : 1, sizeof(uint64_t));
+    uint64_t* constants = small ? constants_small : calloc(nc ? nc : 1, sizeof(uint64_t));
     if (!bindings || !lengths || !constants) {
       st = graft_status_make(GRAFT_RESOURCE_EXHAUSTED, "out of memory");
     }
@@ -513,9 +532,11 @@ static graft_status_t run_steps(const invocation_t* inv) {
       else /* GRAFT_STEP_COPY, the only other kind (validated) */
         st = run_copy(inv, si, bindings, lengths);
     }
-    free(bindings);
-    free(lengths);
-    free(constants);
+    if (!small) {
+      free(bindings);
+      free(lengths);
+      free(constants);
+    }
   }
   return st;
 }
@@ -573,9 +594,21 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
                               executor->timeout_user_data, &inv.watchdog);
     if (st) return st;
   }
-  int* allocated = calloc(result_count ? result_count : 1, sizeof(int));
-  inv.values = calloc(f->expr_count ? f->expr_count : 1, sizeof(int64_t));
-  inv.slots = calloc(f->buffer_count ? f->buffer_count : 1, sizeof(slot_t));
+  int allocated_small[SMALL_COUNT] = {0};
+  int64_t values_small[SMALL_COUNT];
+  slot_t slots_small[SMALL_COUNT / 2];
+  int small = result_count <= SMALL_COUNT && f->expr_count <= SMALL_COUNT &&
+              f->buffer_count <= SMALL_COUNT / 2;
+  int* allocated = allocated_small;
+  if (small) {
+    inv.values = values_small;
+    inv.slots = slots_small;
+    memset(slots_small, 0, sizeof(slot_t) * f->buffer_count);
+  } else {
+    allocated = calloc(result_count ? result_count : 1, sizeof(int));
+    inv.values = calloc(f->expr_count ? f->expr_count : 1, sizeof(int64_t));
+    inv.slots = calloc(f->buffer_count ? f->buffer_count : 1, sizeof(slot_t));
+  }
   if (executor->guard)
     inv.regions = calloc(f->buffer_count ? f->buffer_count : 1,
                          sizeof(graft_guard_region_t));
@@ -602,8 +635,10 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
   for (uint32_t i = 0; inv.regions && i < f->buffer_count; ++i)
     graft_guard_region_release(&inv.regions[i]);
   free(inv.regions);
-  free(inv.slots);
-  free(inv.values);
-  free(allocated);
+  if (!small) {
+    free(inv.slots);
+    free(inv.values);
+    free(allocated);
+  }
   return st;
 }

@@ -228,11 +228,16 @@ graft_status_t graft_thread_pool_parallel_for(
     pthread_mutex_unlock(&pool->mutex);
   }
   run_job(pool, &job, &pool->workers[0]);
-  pthread_mutex_lock(&pool->mutex);
-  while (!inline_only && pool->active > 0)
-    pthread_cond_wait(&pool->done_cv, &pool->mutex);
-  *out_failure = pool->failure;
-  pthread_mutex_unlock(&pool->mutex);
+  if (inline_only) {
+    /* Only this thread ran the loop: nothing to wait for or lock. */
+    *out_failure = pool->failure;
+  } else {
+    pthread_mutex_lock(&pool->mutex);
+    while (pool->active > 0)
+      pthread_cond_wait(&pool->done_cv, &pool->mutex);
+    *out_failure = pool->failure;
+    pthread_mutex_unlock(&pool->mutex);
+  }
   pthread_mutex_unlock(&pool->run_lock);
   return NULL;
 }
