@@ -13,6 +13,23 @@ struct graft_arena_pool_t {
   graft_arena_t* free_list;
 };
 
+graft_status_t graft_aligned_reserve(void** data, uint64_t* capacity,
+                                     uint64_t size, const char* what) {
+  if (*capacity >= size) return NULL;
+  uint64_t rounded = (size + ARENA_ALIGNMENT - 1) & ~(uint64_t)(ARENA_ALIGNMENT - 1);
+  void* grown = rounded >= size && rounded <= SIZE_MAX
+                    ? aligned_alloc(ARENA_ALIGNMENT, (size_t)rounded)
+                    : NULL;
+  if (!grown)
+    return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                             "cannot allocate %s of %llu bytes", what,
+                             (unsigned long long)size);
+  free(*data);
+  *data = grown;
+  *capacity = rounded;
+  return NULL;
+}
+
 graft_status_t graft_arena_pool_create(graft_arena_pool_t** out_pool) {
   *out_pool = calloc(1, sizeof(**out_pool));
   if (!*out_pool)
@@ -69,20 +86,11 @@ graft_status_t graft_arena_acquire(graft_arena_pool_t* pool, uint64_t size,
   if (!arena)
     return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                              "cannot allocate an arena");
-  if (arena->capacity < size) {
-    uint64_t rounded = (size + ARENA_ALIGNMENT - 1) & ~(uint64_t)(ARENA_ALIGNMENT - 1);
-    void* grown = rounded >= size && rounded <= SIZE_MAX
-                      ? aligned_alloc(ARENA_ALIGNMENT, (size_t)rounded)
-                      : NULL;
-    if (!grown) {
-      graft_arena_release(pool, arena);
-      return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
-                               "cannot allocate an arena of %llu bytes",
-                               (unsigned long long)size);
-    }
-    free(arena->data);
-    arena->data = grown;
-    arena->capacity = rounded;
+  graft_status_t st =
+      graft_aligned_reserve(&arena->data, &arena->capacity, size, "an arena");
+  if (st) {
+    graft_arena_release(pool, arena);
+    return st;
   }
   *out_arena = arena;
   return NULL;

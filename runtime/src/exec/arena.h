@@ -27,6 +27,13 @@ typedef struct graft_arena_t {
 
 typedef struct graft_arena_pool_t graft_arena_pool_t;
 
+/* Grows |*data| (64-byte aligned, |*capacity| bytes, contents not kept) to
+ * at least |size| bytes; unchanged when it is large enough or on failure.
+ * |what| names the storage in the error ("an arena", "scratch"). Shared by
+ * arenas and the thread pool's per-worker scratch. */
+graft_status_t graft_aligned_reserve(void** data, uint64_t* capacity,
+                                     uint64_t size, const char* what);
+
 graft_status_t graft_arena_pool_create(graft_arena_pool_t** out_pool);
 /* Frees every arena; none may be taken. NULL is ignored. */
 void graft_arena_pool_destroy(graft_arena_pool_t* pool);

@@ -14,13 +14,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "exec/thread_pool.h"
 
+#include "exec/arena.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define SCRATCH_ALIGNMENT 64
 #define SPIN_ROUNDS 2048
 
 /* One polite pause of a spin loop. */
@@ -201,22 +202,11 @@ uint32_t graft_thread_pool_size(const graft_thread_pool_t* pool) {
  * and no loop published), so their scratch fields can be written. */
 static graft_status_t reserve_scratch(graft_thread_pool_t* pool,
                                       uint64_t size) {
-  uint64_t rounded = (size + SCRATCH_ALIGNMENT - 1) & ~(uint64_t)(SCRATCH_ALIGNMENT - 1);
-  if (rounded < size || rounded > SIZE_MAX)
-    return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
-                             "scratch of %llu bytes is too large",
-                             (unsigned long long)size);
   for (uint32_t i = 0; i < pool->size; ++i) {
     worker_t* w = &pool->workers[i];
-    if (w->scratch_size >= size) continue;
-    void* grown = aligned_alloc(SCRATCH_ALIGNMENT, (size_t)rounded);
-    if (!grown)
-      return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
-                               "cannot allocate %llu bytes of scratch",
-                               (unsigned long long)size);
-    free(w->scratch);
-    w->scratch = grown;
-    w->scratch_size = rounded;
+    graft_status_t st =
+        graft_aligned_reserve(&w->scratch, &w->scratch_size, size, "scratch");
+    if (st) return st;
   }
   return NULL;
 }
