@@ -48,7 +48,8 @@ run_one() {
 # bundle_check <name> <build dir>: when a graft compiler is around (the main
 # build's, or $GRAFT), runs real compiled bundles (the seed MLP, plain and
 # with the specs/mlp kernel) on the sanitized graft-run with 4 threads and a
-# grid of several workgroups, against `graft eval`. The unit tests use
+# grid of several workgroups, against `graft eval`, and repeated and
+# concurrent calls of one module (graft_invoke_repeat_check). The unit tests use
 # hand-made libraries; this is the executor and thread pool on compiler
 # output.
 bundle_check() {
@@ -73,6 +74,10 @@ bundle_check() {
     fi
   done
   echo "sanitize.sh: $name: 2 compiled bundles ran correctly on 4 threads"
+  # Arenas kept across calls and caller storage, from two threads at once.
+  "$graft" build "$root/tests/e2e/inputs/arena.graph" -o "$dir/arena.graft" &&
+    "$build/runtime/src/exec/graft_invoke_repeat_check" "$dir/arena.graft" arena 4 10 \
+      "37x129xf32=0.5" "129xf32=2" || return 1
   plugin_check "$name" "$build" "$graft"
 }
 

@@ -60,6 +60,12 @@ public:
       for (unsigned k = 0; k < L_.regRows * L_.regCols && L_.regRows > 1; ++k)
         regAcc_.push_back(b_.CreateAlloca(memoryType(c_, L_.accType), nullptr, "racc"));
     }
+    // Row statistics accumulate in an entry-block slot each (a register
+    // after SROA).
+    for (size_t n = 0; n < L_.nodes.size(); ++n)
+      for (unsigned k = 0; L_.nodes[n].kind == SNode::Kind::RowReduce && k < kRowLanes; ++k)
+        rowSlots_[static_cast<int>(n)].push_back(
+            b_.CreateAlloca(memoryType(c_, L_.nodes[n].type), nullptr, "row_stat"));
     outerIndices();
     auto jRange = [&](Value *&lo, Value *&hi) {
       lo = b_.CreateMul(a_.wgId[0], ConstantInt::get(i64, L_.tileX), "j0", true, true);
@@ -75,6 +81,7 @@ public:
       jRange(j0, j1);
       j0_ = j0;
       if (!reduction_) {
+        rowStatistics();
         loop(j0, j1, "j", [&](Value *j) {
           idx_[P - 1] = j;
           storeOutputs(evalScope());
@@ -282,6 +289,55 @@ private:
       }
   }
 
+  // Every RowReduce node of the kernel for the current row, in node order
+  // (a statistic may use earlier ones): its operand folded over the whole
+  // innermost dim. kRowLanes accumulators take every kRowLanes-th element
+  // (the last partial group goes to the first), then fold into one in lane
+  // order: independent chains the SLP vectorizer turns into vector ops, and
+  // a fixed order whatever the thread count. max and min give the same bits
+  // in any order; sums and products are reassociated as
+  // docs/graph-format.md allows for reductions.
+  static constexpr unsigned kRowLanes = 8;
+
+  void rowStatistics() {
+    unsigned P = L_.numParallel;
+    rowStat_.clear();
+    for (const auto &[n, slots] : rowSlots_) {
+      const SNode &node = L_.nodes[n];
+      {
+        Scope s = evalScope();
+        Value *init = eval(node.operands[1], s);
+        for (Value *slot : slots)
+          store(node.type, slot, init);
+      }
+      auto fold = [&](Value *slot, Value *j) {
+        idx_[P - 1] = j;
+        Scope s = evalScope();
+        Value *acc = load(node.type, slot);
+        Value *v = eval(node.operands[0], s);
+        FastMathFlags saved = b_.getFastMathFlags();
+        FastMathFlags fmf = saved;
+        fmf.setAllowReassoc();
+        b_.setFastMathFlags(fmf);
+        Value *u = emitScalarOp(b_, node.op, "", node.type, node.type, {acc, v});
+        b_.setFastMathFlags(saved);
+        store(node.type, slot, u);
+      };
+      Value *N = dims_[P - 1];
+      Value *full = b_.CreateMul(b_.CreateUDiv(N, b_.getInt64(kRowLanes)), b_.getInt64(kRowLanes));
+      loop(b_.getInt64(0), full, "row_j", [&](Value *j) {
+        for (unsigned k = 0; k < kRowLanes; ++k)
+          fold(slots[k], k ? b_.CreateAdd(j, b_.getInt64(k), "", true, true) : j);
+      }, kRowLanes);
+      loop(full, N, "row_rem", [&](Value *j) { fold(slots[0], j); });
+      Value *total = load(node.type, slots[0]);
+      for (unsigned k = 1; k < kRowLanes; ++k)
+        total = emitScalarOp(b_, node.op, "", node.type, node.type,
+                             {total, load(node.type, slots[k])});
+      rowStat_[n] = total;
+    }
+  }
+
   // The single-point case (no parallel dims).
   void tilePoint(Value *) {
     if (!reduction_) {
@@ -401,6 +457,9 @@ private:
     case SNode::Kind::Acc:
       v = s.acc;
       break;
+    case SNode::Kind::RowReduce:
+      v = rowStat_.at(n); // rowStatistics() ran for this row
+      break;
     case SNode::Kind::Load: {
       const KernelInput &in = L_.inputs[node.input];
       Value *off = b_.getInt64(0);
@@ -446,6 +505,8 @@ private:
   DispatchArgs a_{};
   std::vector<Value *> params_, bases_, dims_, idx_, regAcc_;
   std::vector<std::vector<Value *>> strides_;
+  std::map<int, std::vector<Value *>> rowSlots_; // RowReduce node -> its lanes' slots
+  std::map<int, Value *> rowStat_;  // RowReduce node -> its current row's value
   bool reduction_ = false;
   Value *acc_ = nullptr;
   Value *j0_ = nullptr;

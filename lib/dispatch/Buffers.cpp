@@ -64,15 +64,6 @@ uint32_t Former::outputBuffer(const Value *v) {
   return id;
 }
 
-bool Former::usedOutside(const Value *v, int g) {
-  if (returned.count(v))
-    return true;
-  for (const Op *u : uses.users(v)) {
-    auto it = groupOf.find(u);
-    if (it == groupOf.end() || it->second != g)
-      return true;
-  }
-  return false;
-}
+bool Former::usedOutside(const Value *v, int g) { return !consumedOnlyIn(v, g); }
 
 } // namespace graft

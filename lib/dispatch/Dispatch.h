@@ -26,6 +26,12 @@ struct SNode {
     Const, // literal |f| / |i| of |type|
     Param, // dispatch constant word |param| reinterpreted as |type|
     Op,    // |op| applied to |operands|
+    // A row statistic: |op| (Add, Mul, Max, Min) folded over the innermost
+    // domain dim of node |operands[0]| (evaluated at every point of the
+    // current row, in index order), starting from |operands[1]|. Computed
+    // once per row before the row's points; operands[0] may use earlier
+    // RowReduce nodes. Only in kernels without reduction dims.
+    RowReduce,
   };
   SNode(Kind k, DType t) : kind(k), type(t) {}
   Kind kind;

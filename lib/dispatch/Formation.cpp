@@ -6,8 +6,9 @@
 // matmul (the accumulator starts at the fill value); an elementwise `map` is
 // fused into the group of its latest producer when it iterates over that
 // group's parallel domain and its other operands are ready before that group
-// runs, and the group's body stays under kMaxFusedScalarOps; everything else
-// starts a group. Pass 2 turns each group into a
+// runs, and the group's body stays under kMaxFusedScalarOps; broadcasts and
+// row reductions their consumers compute (Views.cpp) are no group; everything
+// else starts a group. Pass 2 turns each group into a
 // LoopKernel (or a CallKernel for spec kernel calls) and the buffers and
 // steps of the host program.
 #include "dispatch/Former.h"
@@ -80,6 +81,8 @@ void Former::run() {
     }
     prog.resultBuffers.push_back(b);
   }
+  planArena();
+  reportFoldErrors(fn.loc);
 }
 
 int Former::ready(const Value *v) {
@@ -122,13 +125,30 @@ int Former::tryFuseMap(const Op *op) {
   const Value *rootVal = root->result();
   if (shapes.dimsOf(op->result()) != shapes.dimsOf(rootVal))
     return -1;
-  for (const Value *v : op->operands) {
-    int r = ready(v);
-    bool inGroup = v->def && groupOf.count(v->def) && groupOf[v->def] == g;
-    if (!inGroup && r >= g)
+  for (const Value *v : op->operands)
+    if (!availableIn(v, g))
       return -1; // e.g. an alias of a value this group writes
-  }
   return g;
+}
+
+// Whether the kernel of group |g| can read |v| at any point of its domain:
+// ready before g runs, computed in g, or a view or row statistic of such
+// values (a statistic over g's own values only when g is pointwise).
+bool Former::availableIn(const Value *v, int g) {
+  if (ready(v) < g)
+    return true;
+  if (!v->def)
+    return false;
+  if (views.count(v)) {
+    const Value *src = v->def->operands[0];
+    return src->def && rowStats.count(src->def) && availableIn(src, g);
+  }
+  if (rowStats.count(v->def)) {
+    const Value *in = v->def->operands[0];
+    bool inGroup = in->def && groupOf.count(in->def) && groupOf[in->def] == g;
+    return inGroup ? pointwiseGroup(g) : availableIn(in, g);
+  }
+  return groupOf.count(v->def) && groupOf[v->def] == g;
 }
 
 void Former::pass1() {
@@ -139,6 +159,16 @@ void Former::pass1() {
       groupOf[op] = -1;
       if (op->kind == OpKind::Reshape && op->result())
         readyAfter[op->result()] = ready(op->operands[0]);
+      continue;
+    }
+    if (isView(op) || isRowStat(op)) {
+      bool stat = op->kind == OpKind::Reduce;
+      groupOf[op] = stat ? -3 : -1;
+      if (stat)
+        rowStats.insert(op);
+      else
+        views.insert(op->result());
+      readyAfter[op->result()] = ready(op->operands[0]);
       continue;
     }
     if (absorbedFill(op)) {

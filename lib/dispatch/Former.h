@@ -5,6 +5,7 @@
 //   LoopKernels.cpp building LoopKernels (scalar DAGs) from op groups
 //   Tiling.cpp      flattening, loop order, tile sizes and the grid
 //   CallKernels.cpp kernel-call dispatches (from the ops' call plans)
+//   Arena.cpp       intermediate buffers planned into one arena
 #pragma once
 
 #include "dispatch/Dispatch.h"
@@ -36,7 +37,8 @@ struct Former {
   UseIndex uses; // the function does not change while it is formed
 
   // Pass 1 results.
-  std::map<const Op *, int> groupOf;     // -1: no dispatch, -2: absorbed fill
+  // -1: no dispatch (views too), -2: absorbed fill, -3: row statistic
+  std::map<const Op *, int> groupOf;
   std::vector<std::vector<const Op *>> groups;
   std::vector<size_t> groupBodySize; // per group: scalar ops fused into it
   std::map<const Value *, int> readyAfter; // group that must run first (-1: none)
@@ -44,6 +46,11 @@ struct Former {
   std::set<const Value *> returned;
   // The guard of the steps the group being formed adds (optional imports).
   uint32_t stepGuard = 0;
+  // Values never materialised (pass 1): broadcasts their consumers read
+  // through a composed index map, and row reductions whose consumers
+  // compute them per row (RowReduce). Their readiness is their inputs'.
+  std::set<const Value *> views;
+  std::set<const Op *> rowStats;
 
   Former(const Function &f, ShapeInfo &s, DiagEngine &d, ProgramSet &o, FunctionProgram &p,
          const FeatureLevel &l)
@@ -56,8 +63,18 @@ struct Former {
 
   // ---- Pass 1 (Formation.cpp) ----
   int ready(const Value *v);
+  // Views and row statistics (Views.cpp).
+  bool isView(const Op *op);
+  bool isRowStat(const Op *op);
+  // Whether |v| is consumed only by ops of group |g| (through views and row
+  // statistics, which their consumers compute).
+  bool consumedOnlyIn(const Value *v, int g);
+  // Whether group |g| computes every value at any point of its domain (no
+  // reduction dims): a row statistic over its values can be fused into it.
+  bool pointwiseGroup(int g);
   bool absorbedFill(const Op *op);
   int tryFuseMap(const Op *op);
+  bool availableIn(const Value *v, int g);
   void pass1();
   std::string dispatchName(const Op *root);
   void addDispatchStep(Dispatch d);
@@ -84,6 +101,8 @@ struct Former {
   int node(KB &kb, SNode n);
   int constNode(KB &kb, DType t, double f, int64_t i);
   int loadNode(KB &kb, const Value *v, std::vector<int> map);
+  // A row statistic |op| (isRowStat) in the current kernel.
+  int rowStatNode(KB &kb, const Op *op);
   // A tensor value at the current parallel point.
   int atPoint(KB &kb, const Value *v);
   // A scalar defined outside any body (constant, dim, scalar argument).
@@ -96,6 +115,11 @@ struct Former {
   // After fusion: flattens pure elementwise kernels, picks tile sizes from
   // the target's vector width and computes the grid.
   void finishLoop(KB &kb);
+
+  // ---- Buffer planning (Arena.cpp) ----
+  // After every step exists: TEMP buffers written whole by their first step
+  // become ARENA buffers at planned offsets.
+  void planArena();
 
   // ---- Kernel calls (CallKernels.cpp) ----
   void callGroup(int g);

@@ -34,6 +34,19 @@ int Former::constNode(KB &kb, DType t, double f, int64_t i) {
 }
 
 int Former::loadNode(KB &kb, const Value *v, std::vector<int> map) {
+  if (views.count(v)) {
+    // Broadcast dim k of the operand is dim dims[k] of the view.
+    std::vector<int64_t> dims = v->def->listAttr("dims");
+    std::vector<int> composed;
+    for (int64_t d : dims)
+      composed.push_back(map[d]);
+    return loadNode(kb, v->def->operands[0], composed);
+  }
+  if (v->def && rowStats.count(v->def)) {
+    assert(map == identity(static_cast<unsigned>(map.size())) &&
+           "row statistic read other than at its row");
+    return rowStatNode(kb, v->def);
+  }
   uint32_t buf = buffer(v);
   auto key = std::make_pair(buf, map);
   auto it = kb.inputIndex.find(key);
@@ -54,6 +67,29 @@ int Former::loadNode(KB &kb, const Value *v, std::vector<int> map) {
   SNode n{SNode::Kind::Load, v->type.elem};
   n.input = idx;
   return node(kb, n);
+}
+
+// The update op of reduction |kind| (sum, prod, max, min).
+static OpKind reduceOp(const std::string &kind) {
+  return kind == "max" ? OpKind::Max
+         : kind == "min" ? OpKind::Min
+         : kind == "prod" ? OpKind::Mul : OpKind::Add;
+}
+
+int Former::rowStatNode(KB &kb, const Op *op) {
+  auto it = kb.nodeOf.find(op->result());
+  if (it != kb.nodeOf.end())
+    return it->second;
+  std::string kind = op->identAttr("kind");
+  DType t = op->result()->type.elem;
+  int body = atPoint(kb, op->operands[0]);
+  int init = reduceIdentity(kb, kind, t);
+  SNode n{SNode::Kind::RowReduce, t};
+  n.op = reduceOp(kind);
+  n.operands = {body, init};
+  int id = node(kb, n);
+  kb.nodeOf[op->result()] = id;
+  return id;
 }
 
 // A tensor value at the current parallel point.
@@ -195,9 +231,7 @@ void Former::rootKernel(KB &kb, const Op *op) {
     SNode accN{SNode::Kind::Acc, L.accType};
     int ac = node(kb, accN);
     SNode upd{SNode::Kind::Op, L.accType};
-    upd.op = kind == "max" ? OpKind::Max
-             : kind == "min" ? OpKind::Min
-             : kind == "prod" ? OpKind::Mul : OpKind::Add;
+    upd.op = reduceOp(kind);
     upd.operands = {ac, ld};
     L.accUpdate = node(kb, upd);
     kb.nodeOf[res] = ac;

@@ -18,6 +18,10 @@ namespace graft {
 // microkernel streams over that panel once per mr rows.
 constexpr unsigned kL1Bytes = 32 * 1024;
 
+// Row length one workgroup of a kernel with row statistics covers; longer
+// rows are split into tiles that each compute the statistics again.
+constexpr unsigned kRowStatTile = 16 * 1024;
+
 // The kernel's update is acc + lhs * rhs over f32 with lhs read as
 // [.., M, K] and rhs as [.., K, N] (matmul, batch_matmul): the inputs
 // PackedMatmul reads, or false.
@@ -79,7 +83,10 @@ void Former::finishLoop(KB &kb) {
   bool reduction = domain.size() > L.numParallel;
   // An elementwise kernel whose inputs are all read at the output point
   // walks one contiguous index space: one loop, whatever the rank.
-  bool flat = !reduction && L.numParallel >= 2;
+  bool rowStats = std::any_of(L.nodes.begin(), L.nodes.end(), [](const SNode &n) {
+    return n.kind == SNode::Kind::RowReduce;
+  });
+  bool flat = !reduction && !rowStats && L.numParallel >= 2;
   for (const KernelInput &in : L.inputs)
     flat &= in.map == identity(L.numParallel);
   if (flat) {
@@ -149,9 +156,16 @@ void Former::finishLoop(KB &kb) {
   for (const KernelInput &in : L.inputs)
     for (size_t k = 0; k + 1 < in.map.size(); ++k)
       strided |= L.numParallel >= 2 && in.map[k] == inner;
-  if (!reduction && strided) {
+  if (!reduction && strided && !rowStats) {
     L.tileX = 8;
     L.tileY = 128;
+  }
+  // Row statistics are computed per row by each workgroup that covers part
+  // of it: one workgroup per row (up to kRowStatTile elements, 64 KiB of
+  // f32 that stay in L2 between the passes), rows spread over threads.
+  if (rowStats) {
+    L.tileX = kRowStatTile;
+    L.tileY = 1;
   }
   // Grid: x over the innermost parallel dim, y over the next, z over the
   // product of the rest.

@@ -177,12 +177,22 @@ typedef enum graft_buffer_kind_e {
   GRAFT_BUFFER_RESULT = 2,   /* runtime-allocated, handed to the caller */
   GRAFT_BUFFER_CONST = 3,    /* |data| inside the slice, read-only */
   GRAFT_BUFFER_ALIAS = 4,    /* same storage as buffer |index| (reshape) */
-  GRAFT_BUFFER_KIND_COUNT_ = 5,
+  /* (ABI 2) An intermediate planned by the compiler: its storage starts at
+   * byte offset e[|index|] (an expression, a multiple of 64) of the
+   * invocation's arena. The arena is as large as the furthest end
+   * (offset + size) of its buffers; the runtime derives that, keeps arenas
+   * across calls (one per concurrent invocation) and does not clear them:
+   * the compiler puts a buffer there only when the first step binding it
+   * writes it whole, so stale bytes are never read. Buffers whose live
+   * ranges (steps) overlap never overlap in the arena. */
+  GRAFT_BUFFER_ARENA = 5,
+  GRAFT_BUFFER_KIND_COUNT_ = 6,
 } graft_buffer_kind_t;
 
 typedef struct graft_buffer_v1_t {
   uint32_t kind;   /* graft_buffer_kind_t */
-  uint32_t index;  /* argument, result or aliased buffer index */
+  uint32_t index;  /* argument, result or aliased buffer index; ARENA: the
+                      expression index of the byte offset */
   uint32_t dtype;  /* graft_dtype_t */
   uint32_t rank;
   const uint32_t* dims; /* |rank| expression indices */

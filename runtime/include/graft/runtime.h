@@ -226,8 +226,10 @@ size_t graft_value_type_format(const graft_value_type_v1_t* type, char* buffer,
  * is a rank-0 tensor). For each output: if outputs[i].data is NULL the
  * runtime allocates the result and the caller owns it (graft_tensor_release);
  * otherwise outputs[i].data/.size is caller storage that must be exactly the
- * result's size and receives a copy (dtype, rank and dims are filled in,
- * .owned is left unchanged). On failure runtime-allocated outputs are
+ * result's size and receives the result (dtype, rank and dims are filled in,
+ * .owned is left unchanged): written there directly by the dispatches when
+ * it is 64-byte aligned (graft_tensor_allocate's storage is) and overlaps
+ * no input, else computed aside and copied in. On failure runtime-allocated outputs are
  * released and caller storage holds unspecified bytes. Thread-safe. */
 graft_status_t graft_module_function_invoke(graft_module_t* module,
                                             uint32_t ordinal,

@@ -3,7 +3,9 @@
  * Order of work, each stage failing cleanly with everything freed:
  *   1. check the arguments against the declared signature
  *   2. evaluate the integer expressions, then the runtime checks
- *   3. lay out buffers: arguments, temporaries, results, constants, aliases
+ *   3. lay out buffers: arguments, temporaries, results (in caller storage
+ *      when it can be written in place), constants, aliases, and the arena
+ *      the compiler planned for intermediates (exec/arena.h)
  *   4. run the steps in order (dispatches over the pool, copies)
  *   5. hand result buffers to the caller (move, or copy when shared)
  * The library must have passed graft_library_validate (the loader's
@@ -27,6 +29,11 @@
 #include "exec/signature.h"
 #include "exec/watchdog.h"
 
+/* Per-step binding and constant counts, and per-function expression,
+ * buffer and result counts, up to which the executor keeps its tables on
+ * the stack instead of the heap. */
+#define SMALL_COUNT 32
+
 typedef struct slot_t {
   void* data;
   uint64_t size;
@@ -35,6 +42,7 @@ typedef struct slot_t {
   int64_t dims[GRAFT_MAX_RANK];
   graft_tensor_t storage; /* memory this invocation owns, if any */
   int moved;              /* |storage| was handed to a result */
+  uint64_t arena_offset;  /* GRAFT_BUFFER_ARENA: bytes into the arena */
 } slot_t;
 
 typedef struct invocation_t {
@@ -42,6 +50,8 @@ typedef struct invocation_t {
   const graft_function_v1_t* f;
   const graft_executor_t* executor;
   const graft_tensor_t* args;
+  graft_tensor_t* results; /* the caller's: storage to write in place */
+  graft_arena_t* arena;    /* NULL when no buffer is in the arena */
   int64_t* values; /* f->expr_count */
   slot_t* slots;   /* f->buffer_count */
   graft_guard_region_t* regions; /* f->buffer_count when guarding, or NULL */
@@ -51,6 +61,13 @@ typedef struct invocation_t {
 static int dtype_accepts(uint32_t declared, uint32_t actual) {
   return declared == actual ||
          (declared == GRAFT_DTYPE_INDEX && actual == GRAFT_DTYPE_I64);
+}
+
+/* " (%x)" for a named argument, else "". */
+static void arg_name(const graft_value_type_v1_t* want, char* name,
+                     size_t capacity) {
+  if (want->name && want->name[0])
+    snprintf(name, capacity, " (%%%s)", want->name);
 }
 
 /* Stage 1: count, dtype, rank, static dims and storage of every argument. */
@@ -75,10 +92,11 @@ static graft_status_t check_args(const graft_function_v1_t* f,
     for (uint32_t d = 0; ok && d < t->rank; ++d)
       ok = t->dims[d] >= 0 &&
            (want->dims[d] == GRAFT_DIM_DYNAMIC || want->dims[d] == t->dims[d]);
+    /* The argument's name for messages, formatted only on a failure (the
+     * per-call cost of a small call counts). */
     char name[80] = "";
-    if (want->name && want->name[0])
-      snprintf(name, sizeof(name), " (%%%s)", want->name);
     if (!ok) {
+      arg_name(want, name, sizeof(name));
       char expected[128], got[128];
       graft_value_type_format(want, expected, sizeof(expected));
       if (t->rank > GRAFT_MAX_RANK)
@@ -98,6 +116,8 @@ static graft_status_t check_args(const graft_function_v1_t* f,
       overflow |= __builtin_mul_overflow(needed, (uint64_t)t->dims[d], &needed);
     }
     if (empty) needed = 0;
+    if ((overflow && !empty) || t->size < needed || (needed && !t->data))
+      arg_name(want, name, sizeof(name));
     if (overflow && !empty)
       return graft_status_make(GRAFT_INVALID_ARGUMENT,
                                "argument %u%s: its shape needs more than 2^64 "
@@ -147,8 +167,32 @@ static graft_status_t setup_guarded(invocation_t* inv, uint32_t i,
   return NULL;
 }
 
-/* Stage 3: shape, size and storage of buffer |i|. */
-static graft_status_t setup_buffer(invocation_t* inv, uint32_t i) {
+/* Stage 3 (before placing buffers): caller storage for the results has
+ * the right size. */
+static graft_status_t check_results(const invocation_t* inv) {
+  const graft_tensor_t* results = inv->results;
+  const graft_function_v1_t* f = inv->f;
+  for (uint32_t r = 0; r < f->result_count; ++r) {
+    const slot_t* s = &inv->slots[f->result_buffers[r]];
+    if (results[r].data && results[r].size != s->size) {
+      char type[128];
+      graft_tensor_t shape = {.dtype = s->dtype, .rank = s->rank};
+      memcpy(shape.dims, s->dims, sizeof(shape.dims));
+      graft_tensor_type_format(&shape, type, sizeof(type));
+      return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                               "result %u: caller storage holds %llu bytes, "
+                               "%s needs %llu",
+                               r + 1, (unsigned long long)results[r].size,
+                               type, (unsigned long long)s->size);
+    }
+  }
+  return NULL;
+}
+
+/* Stage 3a: shape and size of buffer |i|; an arena buffer's offset, and the
+ * arena's extent so far in |arena_size|. */
+static graft_status_t shape_buffer(invocation_t* inv, uint32_t i,
+                                   uint64_t* arena_size) {
   const graft_function_v1_t* f = inv->f;
   const graft_buffer_v1_t* b = &f->buffers[i];
   slot_t* s = &inv->slots[i];
@@ -169,6 +213,54 @@ static graft_status_t setup_buffer(invocation_t* inv, uint32_t i) {
     s->dims[d] = dim;
   }
   s->size = size;
+  if (b->kind != GRAFT_BUFFER_ARENA) return NULL;
+  int64_t offset = inv->values[b->index];
+  uint64_t end = 0;
+  if (offset < 0 || offset % 64 != 0 ||
+      __builtin_add_overflow((uint64_t)offset, size, &end))
+    return graft_status_make(GRAFT_DATA_LOSS,
+                             "function '%s': buffer %u has arena offset %lld "
+                             "(size %llu); the bundle's host program is "
+                             "inconsistent",
+                             f->name, i, (long long)offset,
+                             (unsigned long long)size);
+  s->arena_offset = (uint64_t)offset;
+  if (end > *arena_size) *arena_size = end;
+  return NULL;
+}
+
+/* Whether [data, data + size) overlaps an argument's storage. */
+static int overlaps_argument(const invocation_t* inv, const void* data,
+                             uint64_t size) {
+  uintptr_t lo = (uintptr_t)data, hi = lo + size;
+  for (uint32_t a = 0; a < inv->f->arg_count; ++a) {
+    uintptr_t alo = (uintptr_t)inv->args[a].data, ahi = alo + inv->args[a].size;
+    if (lo < ahi && alo < hi) return 1;
+  }
+  return 0;
+}
+
+/* Caller storage for result buffer |i| the dispatches can write in place:
+ * 64-byte aligned (abi.h's binding promise), not overlapping an argument
+ * (a later step may still read it), the result's size (check_results).
+ * Otherwise NULL: the result is computed aside and copied. */
+static void* caller_storage(const invocation_t* inv, uint32_t i) {
+  const graft_buffer_v1_t* b = &inv->f->buffers[i];
+  const graft_tensor_t* out = &inv->results[b->index];
+  const slot_t* s = &inv->slots[i];
+  if (!out->data || out->size != s->size || ((uintptr_t)out->data & 63) != 0 ||
+      inv->f->result_buffers[b->index] != i ||
+      overlaps_argument(inv, out->data, s->size))
+    return NULL;
+  return out->data;
+}
+
+/* Stage 3b: storage of buffer |i| (after every buffer's shape). */
+static graft_status_t place_buffer(invocation_t* inv, uint32_t i) {
+  const graft_function_v1_t* f = inv->f;
+  const graft_buffer_v1_t* b = &f->buffers[i];
+  slot_t* s = &inv->slots[i];
+  uint64_t size = s->size;
   if (inv->regions && b->kind != GRAFT_BUFFER_ALIAS) {
     const void* source = b->kind == GRAFT_BUFFER_ARG ? inv->args[b->index].data
                          : b->kind == GRAFT_BUFFER_CONST ? b->data
@@ -194,8 +286,10 @@ static graft_status_t setup_buffer(invocation_t* inv, uint32_t i) {
       s->data = s->storage.data;
       return NULL;
     }
-    case GRAFT_BUFFER_TEMP:
-    case GRAFT_BUFFER_RESULT: {
+    case GRAFT_BUFFER_RESULT:
+      if ((s->data = caller_storage(inv, i))) return NULL;
+      /* fall through */
+    case GRAFT_BUFFER_TEMP: {
       graft_status_t st = graft_tensor_allocate(s->dtype, s->rank, s->dims,
                                                 &s->storage);
       if (st) return graft_status_annotate(st, "function '%s': buffer %u",
@@ -203,6 +297,9 @@ static graft_status_t setup_buffer(invocation_t* inv, uint32_t i) {
       s->data = s->storage.data;
       return NULL;
     }
+    case GRAFT_BUFFER_ARENA:
+      s->data = (char*)inv->arena->data + s->arena_offset;
+      return NULL;
     case GRAFT_BUFFER_CONST:
       /* Validated: a static shape of exactly data_size bytes. */
       s->data = (void*)b->data;
@@ -219,6 +316,23 @@ static graft_status_t setup_buffer(invocation_t* inv, uint32_t i) {
       s->data = inv->slots[b->index].data;
       return NULL;
   }
+}
+
+/* Stage 3: every buffer's shape, then the arena, then every buffer's
+ * storage (aliases follow earlier buffers). Under --guard arena buffers get
+ * guarded mappings of their own instead. */
+static graft_status_t setup_buffers(invocation_t* inv) {
+  const graft_function_v1_t* f = inv->f;
+  uint64_t arena_size = 0;
+  graft_status_t st = NULL;
+  for (uint32_t i = 0; !st && i < f->buffer_count; ++i)
+    st = shape_buffer(inv, i, &arena_size);
+  if (!st) st = check_results(inv);
+  if (!st && arena_size && !inv->regions)
+    st = graft_arena_acquire(inv->executor->arenas, arena_size, &inv->arena);
+  for (uint32_t i = 0; !st && i < f->buffer_count; ++i)
+    st = place_buffer(inv, i);
+  return st;
 }
 
 /*===--- dispatch ---------------------------------------------------------===*/
@@ -411,9 +525,13 @@ static graft_status_t run_steps(const invocation_t* inv) {
     const graft_step_v1_t* step = &f->steps[si];
     if (!step_guard_holds(inv->executor->imports, step)) continue;
     uint32_t nb = step->binding_count, nc = step->constant_count;
-    void** bindings = calloc(nb ? nb : 1, sizeof(void*));
-    uint64_t* lengths = calloc(nb ? nb : 1, sizeof(uint64_t));
-    uint64_t* constants = calloc(nc ? nc : 1, sizeof(uint64_t));
+    /* On the stack when small: a tiny call must not pay for malloc. */
+    void* bindings_small[SMALL_COUNT];
+    uint64_t lengths_small[SMALL_COUNT], constants_small[SMALL_COUNT];
+    int small = nb <= SMALL_COUNT && nc <= SMALL_COUNT;
+    void** bindings = small ? bindings_small : calloc(nb ? nb : 1, sizeof(void*));
+    uint64_t* lengths = small ? lengths_small : calloc(nb ? nb : 1, sizeof(uint64_t));
+    uint64_t* constants = small ? constants_small : calloc(nc ? nc : 1, sizeof(uint64_t));
     if (!bindings || !lengths || !constants) {
       st = graft_status_make(GRAFT_RESOURCE_EXHAUSTED, "out of memory");
     }
@@ -427,33 +545,13 @@ static graft_status_t run_steps(const invocation_t* inv) {
       else /* GRAFT_STEP_COPY, the only other kind (validated) */
         st = run_copy(inv, si, bindings, lengths);
     }
-    free(bindings);
-    free(lengths);
-    free(constants);
-  }
-  return st;
-}
-
-/* Stage 5 (part one, before running): result buffers exist and caller
- * storage has the right size. */
-static graft_status_t check_results(const invocation_t* inv,
-                                    const graft_tensor_t* results) {
-  const graft_function_v1_t* f = inv->f;
-  for (uint32_t r = 0; r < f->result_count; ++r) {
-    const slot_t* s = &inv->slots[f->result_buffers[r]];
-    if (results[r].data && results[r].size != s->size) {
-      char type[128];
-      graft_tensor_t shape = {.dtype = s->dtype, .rank = s->rank};
-      memcpy(shape.dims, s->dims, sizeof(shape.dims));
-      graft_tensor_type_format(&shape, type, sizeof(type));
-      return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                               "result %u: caller storage holds %llu bytes, "
-                               "%s needs %llu",
-                               r + 1, (unsigned long long)results[r].size,
-                               type, (unsigned long long)s->size);
+    if (!small) {
+      free(bindings);
+      free(lengths);
+      free(constants);
     }
   }
-  return NULL;
+  return st;
 }
 
 /* Stage 5: move or copy each result out. |allocated[r]| records outputs the
@@ -467,7 +565,8 @@ static graft_status_t deliver_results(invocation_t* inv,
     graft_tensor_t* out = &results[r];
     const graft_buffer_v1_t* b = &f->buffers[f->result_buffers[r]];
     if (out->data) {
-      if (s->size) memcpy(out->data, s->data, (size_t)s->size);
+      if (s->size && out->data != s->data)
+        memcpy(out->data, s->data, (size_t)s->size);
     } else if (b->kind == GRAFT_BUFFER_RESULT && !s->moved && !inv->regions) {
       *out = s->storage;
       s->moved = 1;
@@ -501,15 +600,28 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
   graft_status_t st = check_args(f, args, arg_count, result_count);
   if (st) return st;
 
-  invocation_t inv = {library, f, executor, args, NULL, NULL, NULL, NULL};
+  invocation_t inv = {library, f,    executor, args, results,
+                      NULL,    NULL, NULL,     NULL, NULL};
   if (executor->timeout_ms) {
     st = graft_watchdog_start(f, executor->timeout_ms, executor->on_timeout,
                               executor->timeout_user_data, &inv.watchdog);
     if (st) return st;
   }
-  int* allocated = calloc(result_count ? result_count : 1, sizeof(int));
-  inv.values = calloc(f->expr_count ? f->expr_count : 1, sizeof(int64_t));
-  inv.slots = calloc(f->buffer_count ? f->buffer_count : 1, sizeof(slot_t));
+  int allocated_small[SMALL_COUNT] = {0};
+  int64_t values_small[SMALL_COUNT];
+  slot_t slots_small[SMALL_COUNT / 2];
+  int small = result_count <= SMALL_COUNT && f->expr_count <= SMALL_COUNT &&
+              f->buffer_count <= SMALL_COUNT / 2;
+  int* allocated = allocated_small;
+  if (small) {
+    inv.values = values_small;
+    inv.slots = slots_small;
+    memset(slots_small, 0, sizeof(slot_t) * f->buffer_count);
+  } else {
+    allocated = calloc(result_count ? result_count : 1, sizeof(int));
+    inv.values = calloc(f->expr_count ? f->expr_count : 1, sizeof(int64_t));
+    inv.slots = calloc(f->buffer_count ? f->buffer_count : 1, sizeof(slot_t));
+  }
   if (executor->guard)
     inv.regions = calloc(f->buffer_count ? f->buffer_count : 1,
                          sizeof(graft_guard_region_t));
@@ -519,9 +631,7 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
                            "out of memory invoking '%s'", f->name);
   if (!st) st = graft_host_exprs_evaluate(f, args, inv.values);
   if (!st) st = run_checks(&inv);
-  for (uint32_t i = 0; !st && i < f->buffer_count; ++i)
-    st = setup_buffer(&inv, i);
-  if (!st) st = check_results(&inv, results);
+  if (!st) st = setup_buffers(&inv);
   if (!st) st = run_steps(&inv);
   if (!st) st = deliver_results(&inv, results, allocated);
 
@@ -533,12 +643,15 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
     for (uint32_t i = 0; i < f->buffer_count; ++i)
       if (!inv.slots[i].moved) graft_tensor_release(&inv.slots[i].storage);
   }
+  graft_arena_release(executor->arenas, inv.arena);
   graft_watchdog_stop(inv.watchdog);
   for (uint32_t i = 0; inv.regions && i < f->buffer_count; ++i)
     graft_guard_region_release(&inv.regions[i]);
   free(inv.regions);
-  free(inv.slots);
-  free(inv.values);
-  free(allocated);
+  if (!small) {
+    free(inv.slots);
+    free(inv.values);
+    free(allocated);
+  }
   return st;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "exec/arena.h"
 #include "exec/import_table.h"
 #include "exec/thread_pool.h"
 #include "graft/abi.h"
@@ -30,6 +31,8 @@ typedef struct graft_executor_t {
   graft_timeout_fn_t on_timeout;
   void* timeout_user_data;
   const graft_import_table_t* imports; /* NULL = the library has none */
+  /* Arenas kept across calls (exec/arena.h); NULL = one per call. */
+  graft_arena_pool_t* arenas;
 } graft_executor_t;
 
 /* Invokes library->functions[function_ordinal] with the contract of

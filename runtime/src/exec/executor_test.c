@@ -1,5 +1,5 @@
 /* Executor tests on the hand-written library of test_library.h: dynamic
- * dims, a TEMP between two dispatches, scratch, aliases/constants/copies,
+ * dims, a TEMP between two dispatches, the same in an arena, scratch, aliases/constants/copies,
  * scalar arguments, failing dispatches and checks, wrong inputs, caller
  * storage, expression arithmetic, and 1 vs 2 threads giving equal bits. */
 #include <math.h>
@@ -19,7 +19,7 @@ static graft_status_t invoke(const char* name, const graft_tensor_t* args,
          strcmp(tl_library.functions[ordinal].name, name) != 0)
     ++ordinal;
   graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
-                               0,      NULL, NULL, NULL};
+                               0,      NULL, NULL, NULL, NULL};
   return graft_function_invoke(&tl_library, ordinal, &executor, args,
                                arg_count, results, result_count);
 }
@@ -74,6 +74,63 @@ static void two_dispatches_with_temp(void) {
   EXPECT_TENSOR(out, "5xf32=3 6 9 12 -15");
   graft_tensor_release(&out);
   graft_tensor_release(&x);
+}
+
+/* scale_add with its TEMP in an arena at the offset of expr |offset_expr|
+ * (4: 64 bytes; 3: 1 byte, misaligned), run on an executor that keeps
+ * arenas in |arenas|. */
+static graft_status_t invoke_arena_scale_add(uint32_t offset_expr,
+                                             graft_arena_pool_t* arenas,
+                                             const graft_tensor_t* x,
+                                             graft_tensor_t* out) {
+  /* Static: the validator wants the tables inside the program's image. */
+  static graft_expr_v1_t exprs[5];
+  static graft_buffer_v1_t buffers[3];
+  static graft_function_v1_t functions[16];
+  static graft_library_v1_t library;
+  memcpy(exprs, tl_vec_exprs, sizeof(tl_vec_exprs));
+  exprs[4] = (graft_expr_v1_t){GRAFT_EXPR_CONST, 0, 64};
+  memcpy(buffers, tl_scale_add_buffers, sizeof(buffers));
+  buffers[1].kind = GRAFT_BUFFER_ARENA;
+  buffers[1].index = offset_expr;
+  memcpy(functions, tl_library.functions,
+         sizeof(graft_function_v1_t) * tl_library.function_count);
+  library = tl_library;
+  library.functions = functions;
+  uint32_t ordinal = 0;
+  while (strcmp(functions[ordinal].name, "scale_add") != 0) ++ordinal;
+  functions[ordinal].exprs = exprs;
+  functions[ordinal].expr_count = 5;
+  functions[ordinal].buffers = buffers;
+  graft_status_t st = tl_validate(&library);
+  if (st) return st;
+  graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
+                               0,      NULL, NULL, NULL, arenas};
+  return graft_function_invoke(&library, ordinal, &executor, x, 1, out, 1);
+}
+
+static void arena_buffers(void) {
+  EXPECT(tl_library.function_count <= 16);
+  graft_arena_pool_t* arenas = NULL;
+  EXPECT_OK(graft_arena_pool_create(&arenas));
+  graft_tensor_t x = parse("5xf32=1 2 3 4 -5");
+  /* Twice from the pool (the second call reuses the first one's arena),
+   * once with an arena of its own. */
+  for (int call = 0; call < 3; ++call) {
+    graft_tensor_t out = {0};
+    EXPECT_OK(invoke_arena_scale_add(4, call < 2 ? arenas : NULL, &x, &out));
+    EXPECT_TENSOR(out, "5xf32=3 6 9 12 -15");
+    graft_tensor_release(&out);
+  }
+  graft_tensor_t out = {0};
+  EXPECT_ERROR(invoke_arena_scale_add(3, arenas, &x, &out),
+               "function 'scale_add': buffer 1 has arena offset 1 (size 20); "
+               "the bundle's host program is inconsistent");
+  EXPECT_ERROR(invoke_arena_scale_add(9, arenas, &x, &out),
+               "function 'scale_add' buffer 1 has its arena offset in expr 9 "
+               "but there are 5 exprs");
+  graft_tensor_release(&x);
+  graft_arena_pool_destroy(arenas);
 }
 
 static void alias_const_copy(void) {
@@ -310,6 +367,7 @@ int main(void) {
   TEST_CASE(hand_written_libraries_are_validated);
   TEST_CASE(add_dynamic_dims);
   TEST_CASE(two_dispatches_with_temp);
+  TEST_CASE(arena_buffers);
   TEST_CASE(alias_const_copy);
   TEST_CASE(scalar_argument);
   TEST_CASE(unaligned_argument);

@@ -145,7 +145,7 @@ static void put_buffer(line_t* l, const graft_function_v1_t* f, uint32_t b,
                        uint64_t size) {
   const graft_buffer_v1_t* buffer = &f->buffers[b];
   static const char* const kKinds[GRAFT_BUFFER_KIND_COUNT_] = {
-      "argument", "temporary", "result", "constant", "alias"};
+      "argument", "temporary", "result", "constant", "alias", "temporary"};
   put(l, "buffer ");
   put_u64(l, b);
   put(l, " (");

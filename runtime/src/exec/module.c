@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/arena.h"
 #include "exec/executor.h"
 #include "exec/guard.h"
 #include "exec/import_table.h"
@@ -18,6 +19,7 @@ struct graft_module_s {
   const graft_library_v1_t* library;
   graft_import_table_t* imports; /* resolved; holds the plugin manager */
   graft_thread_pool_t* pool;
+  graft_arena_pool_t* arenas; /* kept across calls (exec/arena.h) */
   graft_trace_fn_t trace;
   void* trace_user_data;
   uint32_t guard;
@@ -67,7 +69,9 @@ graft_status_t graft_module_create_from_library(
   graft_status_t st =
       graft_import_table_create(library, options->plugins, &m->imports);
   if (!st) st = graft_thread_pool_create(options->threads, &m->pool);
+  if (!st) st = graft_arena_pool_create(&m->arenas);
   if (st) {
+    graft_thread_pool_destroy(m->pool);
     graft_import_table_free(m->imports);
     free(m);
     return st;
@@ -90,6 +94,7 @@ graft_status_t graft_module_create_from_library(
 void graft_module_close(graft_module_t* module) {
   if (!module) return;
   graft_thread_pool_destroy(module->pool);
+  graft_arena_pool_destroy(module->arenas);
   if (module->release) module->release(module->release_arg);
   /* After the library: no code of the slice can call a plugin any more
    * when the last reference may unload them. */
@@ -185,7 +190,8 @@ graft_status_t graft_module_function_invoke(graft_module_t* module,
   graft_executor_t executor = {module->pool,       module->trace,
                                module->trace_user_data, module->guard,
                                module->timeout_ms, module->on_timeout,
-                               module->timeout_user_data, module->imports};
+                               module->timeout_user_data, module->imports,
+                               module->arenas};
   /* Executor errors already name the function, dispatch or source line. */
   return graft_function_invoke(module->library, ordinal, &executor, inputs,
                                input_count, outputs, output_count);

@@ -1,14 +1,20 @@
 /* The worker pool behind every dispatch (see thread_pool.h).
  *
  * One loop runs at a time (run_lock). Publishing a loop: the job is written
- * under |mutex|, |generation| is bumped and the workers are woken; each
- * worker copies the job under the same mutex, so no job field needs to be
- * atomic. Only the index counter and the stop flag are shared atomically
+ * under |mutex|, |generation| is bumped and the workers that went to sleep
+ * are woken; each worker copies the job under the same mutex, so no job
+ * field needs to be atomic. A worker that finished a loop first spins on
+ * |generation| for a short while (SPIN_ROUNDS pauses, tens of
+ * microseconds) before it sleeps on the condition variable (a futex), so
+ * back-to-back dispatches find it awake without a system call, and an idle
+ * pool costs no CPU. Only the index counter and the stop flag are shared atomically
  * while the loop runs. The caller works as worker 0 and then waits until
  * every other worker has left the loop, so the next loop cannot start while
  * a slow worker still looks at the old one. */
 #define _POSIX_C_SOURCE 200809L
 #include "exec/thread_pool.h"
+
+#include "exec/arena.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,7 +22,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SCRATCH_ALIGNMENT 64
+#define SPIN_ROUNDS 2048
+
+/* One polite pause of a spin loop. */
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || (defined(__arm__) && __ARM_ARCH >= 7)
+  __asm__ __volatile__("yield");
+#else
+  atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
 #define MAX_THREADS 256
 
 /* Per-worker state on its own cache line. */
@@ -44,10 +61,12 @@ struct graft_thread_pool_s {
   pthread_mutex_t mutex;    /* guards everything below except the atomics */
   pthread_cond_t work_cv;
   pthread_cond_t done_cv;
-  uint64_t generation;
-  int shutdown;
+  _Atomic uint64_t generation; /* written under |mutex|, polled by spinners */
+  _Atomic int shutdown;        /* likewise */
+  uint32_t sleepers;           /* workers waiting on work_cv */
   job_t job;
-  uint32_t active; /* workers (not the caller) still inside the loop */
+  _Atomic uint32_t active; /* workers (not the caller) still inside the
+                            * loop; written under |mutex| */
   graft_parallel_failure_t failure;
 
   _Atomic uint64_t next;
@@ -84,9 +103,17 @@ static void* worker_main(void* arg) {
   graft_thread_pool_t* pool = worker->pool;
   uint64_t seen = 0;
   for (;;) {
+    for (int i = 0; i < SPIN_ROUNDS &&
+                    atomic_load_explicit(&pool->generation, memory_order_relaxed) == seen &&
+                    !atomic_load_explicit(&pool->shutdown, memory_order_relaxed);
+         ++i)
+      cpu_relax();
     pthread_mutex_lock(&pool->mutex);
-    while (!pool->shutdown && pool->generation == seen)
+    while (!pool->shutdown && pool->generation == seen) {
+      ++pool->sleepers;
       pthread_cond_wait(&pool->work_cv, &pool->mutex);
+      --pool->sleepers;
+    }
     if (pool->shutdown) {
       pthread_mutex_unlock(&pool->mutex);
       return NULL;
@@ -175,22 +202,11 @@ uint32_t graft_thread_pool_size(const graft_thread_pool_t* pool) {
  * and no loop published), so their scratch fields can be written. */
 static graft_status_t reserve_scratch(graft_thread_pool_t* pool,
                                       uint64_t size) {
-  uint64_t rounded = (size + SCRATCH_ALIGNMENT - 1) & ~(uint64_t)(SCRATCH_ALIGNMENT - 1);
-  if (rounded < size || rounded > SIZE_MAX)
-    return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
-                             "scratch of %llu bytes is too large",
-                             (unsigned long long)size);
   for (uint32_t i = 0; i < pool->size; ++i) {
     worker_t* w = &pool->workers[i];
-    if (w->scratch_size >= size) continue;
-    void* grown = aligned_alloc(SCRATCH_ALIGNMENT, (size_t)rounded);
-    if (!grown)
-      return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
-                               "cannot allocate %llu bytes of scratch",
-                               (unsigned long long)size);
-    free(w->scratch);
-    w->scratch = grown;
-    w->scratch_size = rounded;
+    graft_status_t st =
+        graft_aligned_reserve(&w->scratch, &w->scratch_size, size, "scratch");
+    if (st) return st;
   }
   return NULL;
 }
@@ -224,15 +240,24 @@ graft_status_t graft_thread_pool_parallel_for(
     pool->job = job;
     pool->active = pool->size - 1;
     ++pool->generation;
-    pthread_cond_broadcast(&pool->work_cv);
+    if (pool->sleepers) pthread_cond_broadcast(&pool->work_cv);
     pthread_mutex_unlock(&pool->mutex);
   }
   run_job(pool, &job, &pool->workers[0]);
-  pthread_mutex_lock(&pool->mutex);
-  while (!inline_only && pool->active > 0)
-    pthread_cond_wait(&pool->done_cv, &pool->mutex);
-  *out_failure = pool->failure;
-  pthread_mutex_unlock(&pool->mutex);
+  if (inline_only) {
+    /* Only this thread ran the loop: nothing to wait for or lock. */
+    *out_failure = pool->failure;
+  } else {
+    for (int i = 0; i < SPIN_ROUNDS &&
+                    atomic_load_explicit(&pool->active, memory_order_relaxed) > 0;
+         ++i)
+      cpu_relax();
+    pthread_mutex_lock(&pool->mutex);
+    while (pool->active > 0)
+      pthread_cond_wait(&pool->done_cv, &pool->mutex);
+    *out_failure = pool->failure;
+    pthread_mutex_unlock(&pool->mutex);
+  }
   pthread_mutex_unlock(&pool->run_lock);
   return NULL;
 }

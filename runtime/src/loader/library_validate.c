@@ -231,6 +231,13 @@ static graft_status_t validate_buffer(const graft_elf_image_t* image,
              f->name, i, b->index);
       }
       break;
+    case GRAFT_BUFFER_ARENA:
+      if (b->index >= f->expr_count) {
+        FAIL("function '" NAME "' buffer %u has its arena offset in expr %u "
+             "but there are %u exprs",
+             f->name, i, b->index, f->expr_count);
+      }
+      break;
     case GRAFT_BUFFER_CONST:
       if (!is_array(image, b->data, b->data_size, 1, 1)) {
         FAIL("function '" NAME "' buffer %u constant data (%llu bytes) is not "

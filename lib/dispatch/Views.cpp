@@ -1,0 +1,86 @@
+// Values that are never materialised: broadcasts read through a composed
+// index map, and row reductions computed by the dispatch that consumes them.
+//
+// LayerNorm and softmax broadcast a row statistic back over the row and use
+// it in a map. Written out, every broadcast is a full-size buffer written
+// once and read once, and every statistic a dispatch of its own. Instead:
+//   - A broadcast whose users are all maps or reductions is a *view*: its
+//     consumers load its operand at their point through the broadcast's dim
+//     map (LoopKernels.cpp, loadNode).
+//   - A reduction over the innermost dim whose every use is such a view
+//     broadcasting it back along that dim into maps is a *row statistic*:
+//     the dispatch of each consuming map computes it once per row, before
+//     the row's points (SNode::Kind::RowReduce), over the values it reads,
+//     which may be computed in the same dispatch (a map fused there, or
+//     another row statistic). A whole softmax is then one dispatch that
+//     reads its row three times from cache and writes it once.
+// Each row is computed by one workgroup in index order, so results do not
+// depend on the thread count; the order inside a row is the reassociation
+// that docs/graph-format.md allows for reductions.
+#include "dispatch/Former.h"
+
+#include <algorithm>
+
+namespace graft {
+
+bool Former::isView(const Op *op) {
+  if (op->kind != OpKind::Broadcast || returned.count(op->result()))
+    return false;
+  const std::vector<Op *> &users = uses.users(op->result());
+  if (users.empty())
+    return false;
+  for (const Op *u : users)
+    if (u->kind != OpKind::Map && u->kind != OpKind::Reduce)
+      return false;
+  return true;
+}
+
+bool Former::isRowStat(const Op *op) {
+  if (op->kind != OpKind::Reduce || returned.count(op->result()))
+    return false;
+  const Value *in = op->operands[0];
+  unsigned rank = in->type.rank();
+  std::vector<int64_t> dims = op->listAttr("dims");
+  if (rank < 2 || dims != std::vector<int64_t>{int64_t(rank) - 1})
+    return false;
+  const std::vector<Op *> &users = uses.users(op->result());
+  if (users.empty())
+    return false;
+  std::vector<int64_t> rows;
+  for (unsigned i = 0; i + 1 < rank; ++i)
+    rows.push_back(i);
+  for (const Op *b : users) {
+    if (b->kind != OpKind::Broadcast || b->operands[0] != op->result() || !isView(b) ||
+        b->listAttr("dims") != rows || shapes.dimsOf(b->result()) != shapes.dimsOf(in))
+      return false;
+    for (const Op *m : uses.users(b->result()))
+      if (m->kind != OpKind::Map)
+        return false;
+  }
+  return true;
+}
+
+bool Former::consumedOnlyIn(const Value *v, int g) {
+  if (returned.count(v))
+    return false;
+  for (const Op *u : uses.users(v)) {
+    auto it = groupOf.find(u);
+    if (it != groupOf.end() && it->second == g)
+      continue;
+    bool inline_ = u->result() && (views.count(u->result()) || rowStats.count(u));
+    if (!inline_ || !consumedOnlyIn(u->result(), g))
+      return false;
+  }
+  return true;
+}
+
+bool Former::pointwiseGroup(int g) {
+  switch (groups[g].front()->kind) {
+  case OpKind::Map: case OpKind::Fill: case OpKind::Broadcast: case OpKind::Transpose:
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace graft
