@@ -135,7 +135,7 @@ struct TargetBuild {
   const TargetInfo *target;
   std::vector<LevelBuild> levels; // lowest level first
   std::vector<LinkInput> objects; // object kernels, each file once
-  std::set<std::string> objectPaths;
+  std::map<std::string, std::string> objectOf; // kernel symbol -> its object
 };
 
 std::vector<SliceVariant> variantPrograms(const TargetBuild &tb) {
@@ -145,7 +145,9 @@ std::vector<SliceVariant> variantPrograms(const TargetBuild &tb) {
   return out;
 }
 
-bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, bool explain) {
+// Lowers the graph for one level; |explain| (may be null) receives the
+// spec rules' report.
+bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, std::string *explain) {
   DiagEngine quiet(ctx.sm);
   quiet.setEcho(false);
   lb.module = parseModule(ctx.sm, ctx.graphFile, quiet);
@@ -155,13 +157,14 @@ bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, bool exp
   }
   if (!ctx.specs.rules.empty()) {
     RewriteReport report;
-    unsigned n = applySpecs(*lb.module, ctx.specs, t.name, ctx.diag, explain ? &report : nullptr);
+    unsigned n = applySpecs(*lb.module, ctx.specs, t.name, ctx.diag, explain ? &report : nullptr,
+                            lb.level->name);
     if (ctx.diag.hasErrors())
       return false;
     ctx.log(std::string(t.name) + " " + lb.level->name + ": " + std::to_string(n) +
             " spec match(es)");
     if (explain)
-      std::fprintf(stdout, "== %s ==\n%s", t.name, report.explainText.c_str());
+      *explain = report.explainText;
   }
   for (auto &fn : lb.module->functions) {
     if (fn->isPattern)
@@ -182,14 +185,24 @@ bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, bool exp
 }
 
 // Every level of the target the build compiles (--levels), each lowered
-// from a fresh parse of the graph. The spec report (--explain) is the
-// same for every level: it is printed once.
+// from a fresh parse of the graph. The spec report (--explain) is printed
+// for the first level and for each later one where it differs (kernels
+// per feature level).
 bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
+  std::string previous;
   for (const FeatureLevel *level : ctx.levels.at(tb.target)) {
     tb.levels.push_back(LevelBuild{level, nullptr, {}, {}, {}});
-    if (!lowerLevel(ctx, *tb.target, tb.levels.back(),
-                    ctx.opts.explain && tb.levels.size() == 1))
+    std::string explain;
+    if (!lowerLevel(ctx, *tb.target, tb.levels.back(), ctx.opts.explain ? &explain : nullptr))
       return false;
+    if (ctx.opts.explain && !ctx.specs.rules.empty() &&
+        (tb.levels.size() == 1 || explain != previous)) {
+      std::string header = tb.target->name;
+      if (tb.levels.size() > 1)
+        header += std::string(" ") + level->name;
+      std::fprintf(stdout, "== %s ==\n%s", header.c_str(), explain.c_str());
+    }
+    previous = explain;
   }
   if (ctx.opts.explain)
     std::fprintf(stdout, "%s", explainVariants(*tb.target, variantPrograms(tb)).c_str());
@@ -221,10 +234,21 @@ bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
       if (!ok)
         return false;
       ctx.kernelDependencies.insert(k.dependencies.begin(), k.dependencies.end());
-      if (k.kind == CompiledKernel::Bitcode)
+      if (k.kind == CompiledKernel::Bitcode) {
         lb.bitcode.push_back(k.path);
-      else if (tb.objectPaths.insert(k.path).second)
+        continue;
+      }
+      // An object is linked once for all variants, so its symbol must come
+      // from one file: two objects would define it twice in the slice.
+      auto [it, fresh] = tb.objectOf.emplace(plan.symbol, k.path);
+      if (fresh)
         tb.objects.push_back({src.path, k.path});
+      else if (it->second != k.path) {
+        ctx.diag.error(src.loc, "kernel '" + plan.symbol + "' for " + t.name + " comes from two "
+                                "object files (" + it->second + " and " + k.path +
+                                "); kernels per feature level must be 'source' or 'bitcode'");
+        return false;
+      }
     }
   }
   return true;
