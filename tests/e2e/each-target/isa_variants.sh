@@ -18,6 +18,21 @@ PY
 "$GRAFT" eval "$SRC/tests/e2e/inputs/mlp.graph" --input @lhs.npy --input @rhs.npy --output @ref.npy
 inputs=(--input @lhs.npy --input @rhs.npy)
 
+# graft-fatelf info lists every variant with the CPU features it needs.
+"$GRAFT_FATELF" info mlp.graft > info.txt
+for level in ${TARGET_LEVELS[$TARGET]}; do
+  grep -qxF "    isa variant $level: 1 dispatch(es), needs ${LEVEL_FEATURES[$TARGET/$level]}" info.txt ||
+    { cat info.txt >&2; exit 1; }
+done
+# --levels restricts the variants compiled; an unknown level is an error.
+levels=(${TARGET_LEVELS[$TARGET]})
+"$GRAFT" build "$SRC/tests/e2e/inputs/mlp.graph" --target "$TARGET" --levels=baseline -o base.graft
+[[ $("$GRAFT_FATELF" info base.graft | grep -c "isa variant") == 1 ]]
+"$GRAFT_FATELF" info base.graft | grep -q "isa variant ${levels[0]}: "
+expect_fail "$GRAFT" build "$SRC/tests/e2e/inputs/mlp.graph" --target "$TARGET" --levels=v9 -o x.graft
+grep -q "^--levels: error: unknown feature level 'v9'; the levels of the targets built are $(echo ${levels[@]} | sed 's/ /, /g') (or 'baseline')$" "$T/out" ||
+  { cat "$T/out" >&2; exit 1; }
+
 ran=0
 for level in ${TARGET_LEVELS[$TARGET]}; do
   if ! model=$(cpu_for_level "$TARGET" "$level"); then
