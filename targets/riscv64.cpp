@@ -42,7 +42,7 @@ const TargetInfo riscv64Target = {
     /*sysroot=*/"/usr/riscv64-linux-gnu",
     /*crossCC=*/"riscv64-linux-gnu-gcc",
     /*cmakeProcessor=*/"riscv64",
-    /*qemuCpus=*/{{"rv64", "rv64gc"}},
+    /*qemuCpus=*/{{"rv64", "rv64gc"}, {"rv64,v=true,vlen=128", "rv64gcv"}},
     /*isHost=*/kIsHost,
 };
 

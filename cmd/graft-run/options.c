@@ -13,7 +13,7 @@
 typedef enum {
   OPT_FUNCTION, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE, OPT_ATOL, OPT_RTOL,
   OPT_THREADS, OPT_BENCHMARK, OPT_GUARD, OPT_TIMEOUT, OPT_PLUGIN,
-  OPT_PLUGIN_PARAM, OPT_LIST, OPT_TRACE, OPT_HELP, OPT_VERSION,
+  OPT_PLUGIN_PARAM, OPT_ISA, OPT_LIST, OPT_TRACE, OPT_HELP, OPT_VERSION,
 } option_id_t;
 
 static const struct {
@@ -60,6 +60,9 @@ static const struct {
     {"plugin_param", OPT_PLUGIN_PARAM, "K=V",
      "one more parameter for the preceding --plugin (values may hold ',' "
      "and ':')", NULL},
+    {"isa", OPT_ISA, "LEVEL",
+     "run the slice's ISA variant for this feature level (x86-64-v3; "
+     "default: $GRAFT_ISA, else the best the CPU supports)", NULL},
     {"list", OPT_LIST, NULL, "list the functions of the bundle and exit", NULL},
     {"trace", OPT_TRACE, NULL,
      "print each dispatch (name, source, grid, time) to stderr", NULL},
@@ -203,6 +206,7 @@ static int apply(graft_run_options_t* o, option_id_t id, const char* name,
       if (id != OPT_ATOL) o->rtol = x;
       break;
     }
+    case OPT_ISA: o->isa = value; break;
     case OPT_THREADS:
       if (!parse_u32(value, 0, &o->threads))
         return usage_error("--threads '%s': expected a whole number", value);

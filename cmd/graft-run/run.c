@@ -53,6 +53,7 @@ static graft_status_t open_module(run_ctx_t* ctx) {
   graft_runtime_options_t options;
   graft_runtime_options_initialize(&options);
   options.threads = ctx->options->threads;
+  options.isa = ctx->options->isa;
   options.guard = ctx->options->guard;
   options.timeout_ms = ctx->options->timeout_ms;
   options.on_timeout = end_on_timeout;
@@ -60,6 +61,8 @@ static graft_status_t open_module(run_ctx_t* ctx) {
   graft_status_t st = load_plugins(ctx->options, &options.plugins);
   if (!st)
     st = graft_module_open_file(ctx->options->bundle, &options, &ctx->module);
+  if (!st && ctx->options->trace && graft_module_isa(ctx->module)[0])
+    fprintf(stderr, "[trace] isa %s\n", graft_module_isa(ctx->module));
   graft_plugin_manager_release(options.plugins);
   return st;
 }
@@ -141,9 +144,12 @@ static graft_status_t benchmark(run_ctx_t* ctx) {
   }
   free(scratch);
   if (!st)
-    fprintf(stderr, "benchmark: %s, %u runs, mean %.4f ms, min %.4f ms, %u threads\n",
+    fprintf(stderr,
+            "benchmark: %s, %u runs, mean %.4f ms, min %.4f ms, %u threads%s%s\n",
             ctx->info.name, runs, total / runs, best,
-            graft_module_thread_count(ctx->module));
+            graft_module_thread_count(ctx->module),
+            graft_module_isa(ctx->module)[0] ? ", isa " : "",
+            graft_module_isa(ctx->module));
   return st;
 }
 

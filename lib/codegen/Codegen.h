@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Function;
@@ -17,17 +18,28 @@ class TargetMachine;
 namespace graft {
 
 struct TargetInfo;
+struct FeatureLevel;
 
-// Emits the whole slice module. Kernel-call dispatches declare the user's
-// symbols; they are resolved by linking bitcode into the module (see
-// Compile.h) or object files at link time.
-std::unique_ptr<llvm::Module> emitSliceModule(llvm::LLVMContext &ctx,
-                                              const ProgramSet &programs,
-                                              const TargetInfo &target,
-                                              llvm::TargetMachine &tm,
-                                              const std::string &moduleName);
+// Emits the dispatches of one ISA variant into a module of their own, every
+// function compiled for |level| (Compile.cpp links the variants into one
+// slice module). Kernel-call dispatches declare the user's symbols;
+// they are resolved by linking bitcode into the module (see Compile.h) or
+// object files at link time.
+std::unique_ptr<llvm::Module> emitVariantModule(llvm::LLVMContext &ctx,
+                                                const ProgramSet &programs,
+                                                const TargetInfo &target,
+                                                const FeatureLevel &level,
+                                                llvm::TargetMachine &tm);
 
 namespace codegen {
+// One variant as the library header lists it: its level and its dispatch
+// functions' symbols in the slice module, in dispatch order.
+struct VariantSymbols {
+  const FeatureLevel *level;
+  const ProgramSet *programs;
+  std::vector<std::string> dispatchSymbols;
+};
+
 // Internal entry points (one file each).
 void emitLoopDispatch(llvm::Module &m, const Dispatch &d, const TargetInfo &t);
 void emitCallDispatch(llvm::Module &m, const Dispatch &d, const TargetInfo &t);
@@ -35,7 +47,10 @@ void emitCallDispatch(llvm::Module &m, const Dispatch &d, const TargetInfo &t);
 // shape and module.
 llvm::Function *packedMatmulPackRhs(llvm::Module &m, const PackedMatmul &p);
 llvm::Function *packedMatmulTile(llvm::Module &m, const PackedMatmul &p);
-void emitLibrary(llvm::Module &m, const ProgramSet &programs,
+// The library header with one variant per entry of |variants| (the first's
+// tables are also the header's own) and the query function.
+void emitLibrary(llvm::Module &m, const TargetInfo &target,
+                 const std::vector<VariantSymbols> &variants,
                  const std::string &moduleName);
 } // namespace codegen
 

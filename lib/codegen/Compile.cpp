@@ -20,21 +20,27 @@ namespace graft {
 
 using llvm::LLVMContext;
 
-std::unique_ptr<llvm::Module> emitSliceModule(LLVMContext &ctx, const ProgramSet &programs,
-                                              const TargetInfo &target, llvm::TargetMachine &tm,
-                                              const std::string &moduleName) {
-  auto m = std::make_unique<llvm::Module>(moduleName, ctx);
-  m->setSourceFileName(moduleName);
+std::unique_ptr<llvm::Module> emitVariantModule(LLVMContext &ctx, const ProgramSet &programs,
+                                                const TargetInfo &target,
+                                                const FeatureLevel &level,
+                                                llvm::TargetMachine &tm) {
+  auto m = std::make_unique<llvm::Module>(level.name, ctx);
   m->setTargetTriple(target.triple);
   m->setDataLayout(tm.createDataLayout());
-  m->setPICLevel(llvm::PICLevel::BigPIC);
   for (const Dispatch &d : programs.dispatches) {
     if (d.isCall)
       codegen::emitCallDispatch(*m, d, target);
     else
       codegen::emitLoopDispatch(*m, d, target);
   }
-  codegen::emitLibrary(*m, programs, moduleName);
+  const std::string features = llvmFeatureString(target, level);
+  for (llvm::Function &f : *m) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", level.llvmCpu);
+    if (!features.empty())
+      f.addFnAttr("target-features", features);
+  }
   return m;
 }
 
@@ -49,30 +55,13 @@ static bool writeText(const std::string &path, const std::string &text, DiagEngi
   return true;
 }
 
-bool compileSliceObject(const ProgramSet &programs, const TargetInfo &target,
-                        const CompileOptions &opts, DiagEngine &diag) {
-  std::string err;
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(target, err);
-  if (!tm) {
-    diag.error(std::string("target ") + target.name, err);
-    return false;
-  }
-  LLVMContext ctx;
-  std::unique_ptr<llvm::Module> m = emitSliceModule(ctx, programs, target, *tm, opts.moduleName);
-
-  // Everything graft generated is compiled for the target's baseline.
-  const std::string features = llvmFeatureString(target, target.baseline());
-  for (llvm::Function &f : *m) {
-    if (f.isDeclaration())
-      continue;
-    f.addFnAttr("target-cpu", target.baseline().llvmCpu);
-    if (!features.empty())
-      f.addFnAttr("target-features", features);
-  }
-
-  for (const std::string &path : opts.bitcode) {
+// Links the user kernel bitcode files into |m|, checking each one's
+// architecture.
+static bool linkKernelBitcode(llvm::Module &m, const std::vector<std::string> &bitcode,
+                              const TargetInfo &target, DiagEngine &diag) {
+  for (const std::string &path : bitcode) {
     llvm::SMDiagnostic smd;
-    std::unique_ptr<llvm::Module> bc = llvm::parseIRFile(path, smd, ctx);
+    std::unique_ptr<llvm::Module> bc = llvm::parseIRFile(path, smd, m.getContext());
     if (!bc) {
       diag.error(path, "cannot read LLVM bitcode: " + smd.getMessage().str());
       return false;
@@ -83,14 +72,75 @@ bool compileSliceObject(const ProgramSet &programs, const TargetInfo &target,
                            target.name);
       return false;
     }
-    bc->setDataLayout(m->getDataLayout());
+    bc->setDataLayout(m.getDataLayout());
     bc->setTargetTriple(target.triple);
-    if (llvm::Linker::linkModules(*m, std::move(bc))) {
+    if (llvm::Linker::linkModules(m, std::move(bc))) {
       diag.error(path, "cannot link kernel bitcode into the " + std::string(target.name) +
                            " slice (duplicate or conflicting symbol)");
       return false;
     }
   }
+  return true;
+}
+
+// Prepares a variant's module for linking into the slice module: its
+// functions become external for the link (the linker drops local symbols
+// nothing in their module refers to, and nothing does yet: the library
+// header comes later; the slice module internalizes them again) and, with
+// a non-empty |suffix|, everything it defines is renamed so that the
+// variants' symbols do not meet (user kernels linked as bitcode too: each
+// variant has its own copy, compiled for its level). Declarations (object
+// kernels, LLVM's intrinsics and helper calls) keep their names: they are
+// resolved once for the whole slice.
+static void prepareVariant(llvm::Module &m, const std::string &suffix) {
+  for (llvm::GlobalValue &g : m.global_values()) {
+    if (g.isDeclaration() || g.getName().starts_with("llvm."))
+      continue;
+    if (llvm::isa<llvm::Function>(g) && g.hasLocalLinkage())
+      g.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    if (!suffix.empty())
+      g.setName((g.getName() + suffix).str());
+  }
+}
+
+bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetInfo &target,
+                        const CompileOptions &opts, DiagEngine &diag) {
+  std::string err;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(target, err);
+  if (!tm) {
+    diag.error(std::string("target ") + target.name, err);
+    return false;
+  }
+  LLVMContext ctx;
+  auto m = std::make_unique<llvm::Module>(opts.moduleName, ctx);
+  m->setSourceFileName(opts.moduleName);
+  m->setTargetTriple(target.triple);
+  m->setDataLayout(tm->createDataLayout());
+  m->setPICLevel(llvm::PICLevel::BigPIC);
+
+  // The first variant keeps the plain names (what --emit=asm readers and a
+  // one-level build see); the others are suffixed with their level.
+  std::vector<codegen::VariantSymbols> symbols;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const SliceVariant &v = variants[i];
+    std::unique_ptr<llvm::Module> vm =
+        emitVariantModule(ctx, *v.programs, target, *v.level, *tm);
+    if (!linkKernelBitcode(*vm, v.bitcode, target, diag))
+      return false;
+    std::string suffix = i == 0 ? "" : std::string(".") + v.level->name;
+    prepareVariant(*vm, suffix);
+    codegen::VariantSymbols vs{v.level, v.programs, {}};
+    for (const Dispatch &d : v.programs->dispatches)
+      vs.dispatchSymbols.push_back(d.name + suffix);
+    symbols.push_back(std::move(vs));
+    if (llvm::Linker::linkModules(*m, std::move(vm))) {
+      diag.error(std::string(target.name) + " slice",
+                 std::string("internal error: cannot link the ") + v.level->name +
+                     " variant into the slice module");
+      return false;
+    }
+  }
+  codegen::emitLibrary(*m, target, symbols, opts.moduleName);
 
   // Only the query symbol is visible: kernels linked as bitcode become
   // internal, which lets the inliner fold them into their dispatch.

@@ -1,7 +1,12 @@
-// From dispatches to an object file for one target: emit the slice module,
-// link user kernel bitcode into it (so small kernels inline across the call),
-// internalize everything but the query symbol, optimize at O3 for the
-// target's baseline CPU and emit an object.
+// From dispatches to an object file for one target. Each ISA variant (the
+// dispatches lowered for one feature level) is emitted into a module of its
+// own, compiled for its level (per-function target-cpu/target-features),
+// with the user kernel bitcode compiled for that level linked in and
+// internalized there (so small kernels inline across the call and the same
+// kernel symbol at two levels does not clash). The variants are then linked
+// into one slice module with the library header, everything but the query
+// symbol is internal, and the module is optimized at O3 and emitted as one
+// object: LLVM picks instructions per function from its attributes.
 #pragma once
 
 #include "dispatch/Dispatch.h"
@@ -14,12 +19,21 @@ namespace graft {
 
 struct CompileOptions {
   std::string moduleName;               // library name
-  std::vector<std::string> bitcode;     // user kernels as LLVM bitcode files
   std::string objectPath;               // where to write the object
   std::string llvmIRPath, asmPath;      // --emit dumps; empty = skip
 };
 
-bool compileSliceObject(const ProgramSet &programs, const TargetInfo &target,
+// One ISA variant of a slice (graft_variant_v1_t): the dispatches and host
+// programs lowered for |level|, and the user kernels compiled for it.
+struct SliceVariant {
+  const FeatureLevel *level = nullptr;
+  const ProgramSet *programs = nullptr;
+  std::vector<std::string> bitcode; // user kernels as LLVM bitcode files
+};
+
+// |variants| go from the lowest level to the highest; variants[0]'s tables
+// are also the library header's own.
+bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetInfo &target,
                         const CompileOptions &opts, DiagEngine &diag);
 
 } // namespace graft

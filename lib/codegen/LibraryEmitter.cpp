@@ -1,16 +1,20 @@
 // Emits the library metadata of a slice: the abi.h structs (library header,
-// dispatch table and attributes, import table, every function's host
-// program) as constant globals, and the one exported symbol, graft_library_query.
+// its ISA variants, each with its dispatch table and attributes and every
+// function's host program, the import table) as constant globals, and the one
+// exported symbol, graft_library_query.
 //
 // Every struct is built field by field by name (AbiConstant over the table
 // in AbiFields.def, which AbiLayoutTest checks against abi.h).
 #include "codegen/AbiTypes.h"
 #include "codegen/Codegen.h"
+#include "support/InternalError.h"
+#include "targets/Target.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <cassert>
 #include <map>
 #include <set>
 
@@ -26,28 +30,23 @@ public:
       : m_(m), c_(m.getContext()), i32_(Type::getInt32Ty(c_)), i64_(Type::getInt64Ty(c_)),
         ptr_(PointerType::get(c_, 0)) {}
 
-  void run(const ProgramSet &ps, const std::string &moduleName) {
-    using A = abi::DispatchAttrs;
-    std::vector<Constant *> fns, attrs;
-    for (const Dispatch &d : ps.dispatches) {
-      Function *f = m_.getFunction(d.name);
-      fns.push_back(f);
-      bool userKernel = d.isCall && d.call.plan->form == KernelForm::Dispatch;
-      attrs.push_back(AbiConstant<A>(c_)
-                          .set(A::name, str(d.name))
-                          .set(A::source, str(d.source))
-                          .set(A::binding_count, u32(d.bindings.size()))
-                          .set(A::constant_count, u32(d.params.size()))
-                          .set(A::scratch_size, u32(d.scratchBytes))
-                          .set(A::flags, u32(userKernel ? GRAFT_DISPATCH_FLAG_USER_KERNEL : 0))
-                          .set(A::binding_flags, u32Array(bindingFlags(d)))
-                          .get());
+  void run(const TargetInfo &target, const std::vector<VariantSymbols> &variants,
+           const std::string &moduleName) {
+    assert(!variants.empty() && "a slice has at least one variant");
+    std::vector<Tables> tables;
+    std::vector<Constant *> variantDescs;
+    for (const VariantSymbols &v : variants) {
+      tables.push_back(variantTables(v));
+      variantDescs.push_back(variant(target, *v.level, tables.back()));
     }
-    std::vector<Constant *> functions;
-    for (const FunctionProgram &fp : ps.functions)
-      functions.push_back(function(fp));
+    const Tables &first = tables.front();
+    // Imports belong to the library, not a variant: every variant lowers the
+    // same rules, so each refers to the same table by the same index.
+    const std::vector<std::string> &importNames = variants.front().programs->imports;
+    for (const VariantSymbols &v : variants)
+      GRAFT_CHECK(v.programs->imports == importNames, "variants share one import table");
     std::vector<Constant *> imports;
-    for (const std::string &name : ps.imports)
+    for (const std::string &name : importNames)
       imports.push_back(str(name));
     using L = abi::Library;
     Constant *lib = AbiConstant<L>(c_)
@@ -55,14 +54,17 @@ public:
                         .set(L::abi_version, u32(GRAFT_ABI_VERSION))
                         .set(L::name, str(moduleName))
                         .set(L::producer, str(std::string("graft ") + GRAFT_VERSION))
-                        .set(L::dispatch_count, u32(fns.size()))
+                        .set(L::dispatch_count, u32(first.dispatchCount))
                         .set(L::import_count, u32(imports.size()))
-                        .set(L::function_count, u32(functions.size()))
+                        .set(L::function_count, u32(first.functionCount))
                         .set(L::flags, u32(0))
-                        .set(L::dispatches, array(ptr_, fns))
-                        .set(L::dispatch_attrs, array(abiType<A>(c_), attrs))
+                        .set(L::dispatches, first.dispatches)
+                        .set(L::dispatch_attrs, first.attrs)
                         .set(L::imports, array(ptr_, imports))
-                        .set(L::functions, array(abiType<abi::FunctionDesc>(c_), functions))
+                        .set(L::functions, first.functions)
+                        .set(L::variant_count, u32(variantDescs.size()))
+                        .set(L::reserved, u32(0))
+                        .set(L::variants, array(abiType<abi::Variant>(c_), variantDescs))
                         .get();
     auto *g = new GlobalVariable(m_, lib->getType(), true, GlobalValue::PrivateLinkage, lib,
                                  "graft_library");
@@ -79,6 +81,65 @@ public:
   }
 
 private:
+  // The tables of one variant: dispatch functions, their attributes and
+  // the host programs that run them.
+  struct Tables {
+    size_t dispatchCount = 0, functionCount = 0;
+    Constant *dispatches, *attrs, *functions;
+  };
+
+  Tables variantTables(const VariantSymbols &v) {
+    using A = abi::DispatchAttrs;
+    const ProgramSet &ps = *v.programs;
+    std::vector<Constant *> fns, attrs;
+    for (size_t i = 0; i < ps.dispatches.size(); ++i) {
+      const Dispatch &d = ps.dispatches[i];
+      Function *f = m_.getFunction(v.dispatchSymbols[i]);
+      assert(f && "every dispatch of a variant is in the slice module");
+      fns.push_back(f);
+      bool userKernel = d.isCall && d.call.plan->form == KernelForm::Dispatch;
+      attrs.push_back(AbiConstant<A>(c_)
+                          .set(A::name, str(d.name))
+                          .set(A::source, str(d.source))
+                          .set(A::binding_count, u32(d.bindings.size()))
+                          .set(A::constant_count, u32(d.params.size()))
+                          .set(A::scratch_size, u32(d.scratchBytes))
+                          .set(A::flags, u32(userKernel ? GRAFT_DISPATCH_FLAG_USER_KERNEL : 0))
+                          .set(A::binding_flags, u32Array(bindingFlags(d)))
+                          .get());
+    }
+    std::vector<Constant *> functions;
+    for (const FunctionProgram &fp : ps.functions)
+      functions.push_back(function(fp, ps.dispatches));
+    Tables t;
+    t.dispatchCount = fns.size();
+    t.functionCount = functions.size();
+    t.dispatches = array(ptr_, fns);
+    t.attrs = array(abiType<A>(c_), attrs);
+    t.functions = array(abiType<abi::FunctionDesc>(c_), functions);
+    return t;
+  }
+
+  // graft_variant_v1_t: the level's name and every CPU feature it needs,
+  // which is what the loader tests the running CPU against.
+  Constant *variant(const TargetInfo &target, const FeatureLevel &level, const Tables &t) {
+    std::vector<Constant *> features;
+    for (const std::string &f : requiredCpuFeatures(target, level))
+      features.push_back(str(f));
+    using V = abi::Variant;
+    return AbiConstant<V>(c_)
+        .set(V::level, str(level.name))
+        .set(V::cpu_feature_count, u32(features.size()))
+        .set(V::dispatch_count, u32(t.dispatchCount))
+        .set(V::cpu_features, array(ptr_, features))
+        .set(V::dispatches, t.dispatches)
+        .set(V::dispatch_attrs, t.attrs)
+        .set(V::function_count, u32(t.functionCount))
+        .set(V::reserved, u32(0))
+        .set(V::functions, t.functions)
+        .get();
+  }
+
   // GRAFT_BINDING_* per binding: a dispatch writes the buffers of its
   // outputs and only reads the others; a user kernel may also read back what
   // it wrote. The loader checks these against the buffers each step binds
@@ -143,7 +204,7 @@ private:
         .get();
   }
 
-  Constant *function(const FunctionProgram &fp) {
+  Constant *function(const FunctionProgram &fp, const std::vector<Dispatch> &dispatches) {
     const Function_ &fn = *fp.fn;
     std::vector<Constant *> args, results;
     for (const Value_ *a : fn.args)
@@ -196,7 +257,7 @@ private:
     for (const StepDesc &s : fp.steps) {
       std::vector<uint32_t> grid = {0, 0, 0}, params;
       if (s.kind == GRAFT_STEP_DISPATCH) {
-        const Dispatch &d = (*dispatches_)[s.dispatch];
+        const Dispatch &d = dispatches[s.dispatch];
         grid = {d.grid[0], d.grid[1], d.grid[2]};
         params = d.params;
       }
@@ -233,10 +294,6 @@ private:
         .get();
   }
 
-public:
-  const std::vector<Dispatch> *dispatches_ = nullptr;
-
-private:
   using Function_ = graft::Function;
   using Value_ = graft::Value;
   using Type_ = graft::Type;
@@ -249,10 +306,9 @@ private:
 
 } // namespace
 
-void emitLibrary(Module &m, const ProgramSet &programs, const std::string &moduleName) {
-  LibraryEmitter e(m);
-  e.dispatches_ = &programs.dispatches;
-  e.run(programs, moduleName);
+void emitLibrary(Module &m, const TargetInfo &target, const std::vector<VariantSymbols> &variants,
+                 const std::string &moduleName) {
+  LibraryEmitter(m).run(target, variants, moduleName);
 }
 
 } // namespace graft::codegen

@@ -2,15 +2,19 @@
 //
 //   readInputs    parse + verify the graph, load specs (all errors at once)
 //   per target:
-//     lowerTarget   re-parse, analyse shapes, apply the target's spec rules,
-//                   form dispatches
-//     compileKernels  user kernels for the rules that matched (C -> bitcode)
-//     compileSlice  LLVM codegen + kernel bitcode -> optimized object
+//     lowerTarget   per feature level (ISA variant): re-parse, apply the
+//                   target's spec rules, analyse shapes, form dispatches
+//                   with the level's tiles
+//     compileKernels  user kernels for the rules that matched (C -> bitcode),
+//                   per level with the level's clang flags
+//     compileSlice  LLVM codegen of every variant + kernel bitcode -> one
+//                   optimized object
 //     linkSlice     lld in-process: object + kernel objects + builtins -> ELF
 //   writeBundle   FatELF of all slices
 //
-// Each target is lowered from a fresh parse of the graph, so a rule without a
-// kernel for one target leaves that subgraph to graft's codegen there.
+// Each target and level is lowered from a fresh parse of the graph, so a rule
+// without a kernel for one target leaves that subgraph to graft's codegen
+// there.
 #include "driver/Driver.h"
 
 #include "bundle/FatElf.h"
@@ -18,6 +22,7 @@
 #include "dispatch/Dispatch.h"
 #include "driver/DriverSupport.h"
 #include "driver/EmbedC.h"
+#include "driver/Variants.h"
 #include "graph/Parser.h"
 #include "graph/Verifier.h"
 #include "ir/KernelCall.h"
@@ -30,6 +35,7 @@
 #include "support/Depfile.h"
 #include "support/Diagnostics.h"
 #include "targets/Target.h"
+
 
 #include <algorithm>
 #include <cerrno>
@@ -57,6 +63,8 @@ struct BuildContext {
   std::unique_ptr<Module> graph; // as read, before any target's rewrites
   SpecSet specs;
   std::vector<const TargetInfo *> targets;
+  // The feature levels compiled per target (--levels; default: all).
+  std::map<const TargetInfo *, std::vector<const FeatureLevel *>> levels;
   WorkDir work;
   std::string workDir;
   std::string moduleName;
@@ -111,50 +119,93 @@ bool readInputs(BuildContext &ctx) {
   return !ctx.diag.hasErrors();
 }
 
-struct TargetBuild {
-  const TargetInfo *target;
+// One ISA variant of a target's slice: the graph lowered for one feature
+// level (tiles from its vector width and registers; its own kernels).
+struct LevelBuild {
+  const FeatureLevel *level;
   std::unique_ptr<Module> module;
   ProgramSet programs;
   // The plans of the kernel calls left after rewriting, each once, in the
   // order first met (each names one kernel to compile).
   std::vector<const KernelCall *> calls;
   std::vector<std::string> bitcode;
-  std::vector<LinkInput> objects;
 };
 
-bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
+struct TargetBuild {
+  const TargetInfo *target;
+  std::vector<LevelBuild> levels; // lowest level first
+  std::vector<LinkInput> objects; // object kernels, each file once
+  std::map<std::string, std::string> objectOf; // kernel symbol -> its object
+};
+
+std::vector<SliceVariant> variantPrograms(const TargetBuild &tb) {
+  std::vector<SliceVariant> out;
+  for (const LevelBuild &lb : tb.levels)
+    out.push_back(SliceVariant{lb.level, &lb.programs, lb.bitcode});
+  return out;
+}
+
+// Lowers the graph for one level; |explain| (may be null) receives the
+// spec rules' report.
+bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, std::string *explain) {
   DiagEngine quiet(ctx.sm);
   quiet.setEcho(false);
-  tb.module = parseModule(ctx.sm, ctx.graphFile, quiet);
-  if (!tb.module || !verifyModule(*tb.module, quiet)) {
+  lb.module = parseModule(ctx.sm, ctx.graphFile, quiet);
+  if (!lb.module || !verifyModule(*lb.module, quiet)) {
     ctx.diag.error(ctx.opts.graph, "internal error: graph failed to re-parse");
     return false;
   }
   if (!ctx.specs.rules.empty()) {
     RewriteReport report;
-    unsigned n = applySpecs(*tb.module, ctx.specs, tb.target->name, ctx.diag,
-                            ctx.opts.explain ? &report : nullptr);
+    unsigned n = applySpecs(*lb.module, ctx.specs, t.name, ctx.diag, explain ? &report : nullptr,
+                            lb.level->name);
     if (ctx.diag.hasErrors())
       return false;
-    ctx.log(std::string(tb.target->name) + ": " + std::to_string(n) + " spec match(es)");
-    if (ctx.opts.explain)
-      std::fprintf(stdout, "== %s ==\n%s", tb.target->name, report.explainText.c_str());
+    ctx.log(std::string(t.name) + " " + lb.level->name + ": " + std::to_string(n) +
+            " spec match(es)");
+    if (explain)
+      *explain = report.explainText;
   }
-  for (auto &fn : tb.module->functions) {
+  for (auto &fn : lb.module->functions) {
     if (fn->isPattern)
       continue;
     for (const Op *op : fn->ops)
       if (op->kind == OpKind::KernelCall &&
-          std::find(tb.calls.begin(), tb.calls.end(), op->call.get()) == tb.calls.end())
-        tb.calls.push_back(op->call.get());
+          std::find(lb.calls.begin(), lb.calls.end(), op->call.get()) == lb.calls.end())
+        lb.calls.push_back(op->call.get());
     ShapeInfo shapes;
     analyzeShapes(*fn, ctx.diag, shapes);
-    formDispatches(*fn, std::move(shapes), ctx.diag, tb.target->baseline(), tb.programs);
+    formDispatches(*fn, std::move(shapes), ctx.diag, *lb.level, lb.programs);
   }
   if (ctx.diag.hasErrors())
     return false;
-  ctx.log(std::string(tb.target->name) + ": " + std::to_string(tb.programs.dispatches.size()) +
-          " dispatch(es)");
+  ctx.log(std::string(t.name) + " " + lb.level->name + ": " +
+          std::to_string(lb.programs.dispatches.size()) + " dispatch(es)");
+  return true;
+}
+
+// Every level of the target the build compiles (--levels), each lowered
+// from a fresh parse of the graph. The spec report (--explain) is printed
+// for the first level and for each later one where it differs (kernels
+// per feature level).
+bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
+  std::string previous;
+  for (const FeatureLevel *level : ctx.levels.at(tb.target)) {
+    tb.levels.push_back(LevelBuild{level, nullptr, {}, {}, {}});
+    std::string explain;
+    if (!lowerLevel(ctx, *tb.target, tb.levels.back(), ctx.opts.explain ? &explain : nullptr))
+      return false;
+    if (ctx.opts.explain && !ctx.specs.rules.empty() &&
+        (tb.levels.size() == 1 || explain != previous)) {
+      std::string header = tb.target->name;
+      if (tb.levels.size() > 1)
+        header += std::string(" ") + level->name;
+      std::fprintf(stdout, "== %s ==\n%s", header.c_str(), explain.c_str());
+    }
+    previous = explain;
+  }
+  if (ctx.opts.explain)
+    std::fprintf(stdout, "%s", explainVariants(*tb.target, variantPrograms(tb)).c_str());
   return true;
 }
 
@@ -162,29 +213,45 @@ bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
   KernelBuildOptions options;
   options.flags = ctx.opts.kernelFlags;
   options.color = ctx.opts.color;
-  for (size_t i = 0; i < tb.calls.size(); ++i) {
-    const KernelCall &plan = *tb.calls[i];
-    if (plan.link != KernelLink::Static)
-      continue; // resolved from plugins when the bundle is loaded
-    const KernelSource &src = plan.source;
-    std::string dir = ctx.workDir + "/" + tb.target->name + "/kernels/" + std::to_string(i);
-    fs::create_directories(dir);
-    CompiledKernel k;
-    // Compiles C sources and checks architecture, symbol and arity.
-    bool ok = compileKernel(plan, *tb.target, dir, ctx.diag, k, options);
-    if (!k.command.empty()) {
-      std::string line;
-      for (const std::string &a : k.command)
-        line += (line.empty() ? "" : " ") + a;
-      ctx.log(std::string(tb.target->name) + ": " + line);
+  const TargetInfo &t = *tb.target;
+  for (LevelBuild &lb : tb.levels) {
+    options.level = lb.level;
+    for (size_t i = 0; i < lb.calls.size(); ++i) {
+      const KernelCall &plan = *lb.calls[i];
+      if (plan.link != KernelLink::Static)
+        continue; // resolved from plugins when the bundle is loaded
+      const KernelSource &src = plan.source;
+      std::string dir = ctx.workDir + "/" + t.name + "/" + lb.level->name + "/kernels/" +
+                        std::to_string(i);
+      fs::create_directories(dir);
+      CompiledKernel k;
+      // Compiles C sources and checks architecture, symbol and arity.
+      bool ok = compileKernel(plan, t, dir, ctx.diag, k, options);
+      if (!k.command.empty()) {
+        std::string line;
+        for (const std::string &a : k.command)
+          line += (line.empty() ? "" : " ") + a;
+        ctx.log(std::string(t.name) + " " + lb.level->name + ": " + line);
+      }
+      if (!ok)
+        return false;
+      ctx.kernelDependencies.insert(k.dependencies.begin(), k.dependencies.end());
+      if (k.kind == CompiledKernel::Bitcode) {
+        lb.bitcode.push_back(k.path);
+        continue;
+      }
+      // An object is linked once for all variants, so its symbol must come
+      // from one file: two objects would define it twice in the slice.
+      auto [it, fresh] = tb.objectOf.emplace(plan.symbol, k.path);
+      if (fresh)
+        tb.objects.push_back({src.path, k.path});
+      else if (it->second != k.path) {
+        ctx.diag.error(src.loc, "kernel '" + plan.symbol + "' for " + t.name + " comes from two "
+                                "object files (" + it->second + " and " + k.path +
+                                "); kernels per feature level must be 'source' or 'bitcode'");
+        return false;
+      }
     }
-    if (!ok)
-      return false;
-    ctx.kernelDependencies.insert(k.dependencies.begin(), k.dependencies.end());
-    if (k.kind == CompiledKernel::Bitcode)
-      tb.bitcode.push_back(k.path);
-    else
-      tb.objects.push_back({src.path, k.path});
   }
   return true;
 }
@@ -199,13 +266,12 @@ bool compileAndLink(BuildContext &ctx, TargetBuild &tb) {
   fs::create_directories(dir);
   CompileOptions co;
   co.moduleName = ctx.moduleName;
-  co.bitcode = tb.bitcode;
   co.objectPath = dir + "/" + ctx.moduleName + ".o";
   if (ctx.emits("llvm"))
     co.llvmIRPath = emitPath(ctx, t, "ll");
   if (ctx.emits("asm"))
     co.asmPath = emitPath(ctx, t, "s");
-  if (!compileSliceObject(tb.programs, t, co, ctx.diag))
+  if (!compileSliceObject(variantPrograms(tb), t, co, ctx.diag))
     return false;
   std::string builtins = dir + "/builtins.o";
   if (!emitBuiltinsObject(t, builtins, ctx.diag))
@@ -279,7 +345,8 @@ bool writeBundle(BuildContext &ctx) {
 
 int runBuild(const BuildOptions &opts) {
   BuildContext ctx(opts);
-  if (!resolveTargets(opts.targets, ctx.diag, ctx.targets))
+  if (!resolveTargets(opts.targets, ctx.diag, ctx.targets) ||
+      !resolveLevels(opts.levels, ctx.targets, ctx.diag, ctx.levels))
     return 1;
   if (!readInputs(ctx))
     return 1;

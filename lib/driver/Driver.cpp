@@ -33,6 +33,9 @@ const OptionDesc kBuildOptions[] = {
     {"-o", "FILE", "output bundle (default: <graph name>.graft)"},
     {"--spec", "FILE", "match/replace spec (YAML); may be repeated"},
     {"--target", "LIST", "comma-separated targets (default: the host)"},
+    {"--levels", "LIST",
+     "feature levels to compile an ISA variant for (x86-64-v2,x86-64-v4; "
+     "'baseline'; default: every level of each target)"},
     {"--emit", "KINDS",
      "also write llvm,asm,obj,elf per target into --emit-dir"},
     {"--emit-dir", "DIR", "directory for --emit (default: .)"},
@@ -272,6 +275,9 @@ int parseBuild(int argc, char **argv, BuildOptions o) {
     else if (n == "--target") {
       for (const std::string &t : splitList(value))
         o.targets.push_back(t);
+    } else if (n == "--levels") {
+      for (const std::string &l : splitList(value))
+        o.levels.push_back(l);
     } else if (n == "--emit") {
       for (const std::string &k : splitList(value)) {
         if (k != "llvm" && k != "asm" && k != "obj" && k != "elf")

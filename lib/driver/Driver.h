@@ -18,6 +18,8 @@ struct BuildOptions {
   OnnxImportOptions onnx;            // --weights-as-args, --constant (for .onnx)
   std::vector<std::string> specs;    // --spec files, in order
   std::vector<std::string> targets;  // --target list (default: host)
+  std::vector<std::string> levels;   // --levels: feature levels to compile
+                                     // (default: every level of each target)
   std::string output;                // -o
   std::vector<std::string> emit;     // --emit kinds: llvm, asm, obj, elf
   std::string emitDir;               // --emit-dir

@@ -213,6 +213,8 @@ int runInfo(const Args &args) {
                 lib.abiVersion, lib.name.c_str(), lib.producer.c_str());
     for (const std::string &f : lib.functions)
       std::printf("    %s\n", f.c_str());
+    for (const std::string &v : lib.variants)
+      std::printf("    isa variant %s\n", v.c_str());
   }
   return status;
 }

@@ -126,15 +126,18 @@ template <class S> struct Layout {
 using codegen::abi::FunctionDesc;
 using codegen::abi::Library;
 using codegen::abi::ValueType;
+using codegen::abi::Variant;
 
 class Reader {
 public:
   Reader(const Image &image, const DataLayout &dl, LLVMContext &c)
       : image_(image), library_{dl.getStructLayout(codegen::abiType<Library>(c)), 0},
         function_{dl.getStructLayout(codegen::abiType<FunctionDesc>(c)), 0},
-        value_{dl.getStructLayout(codegen::abiType<ValueType>(c)), 0} {
+        value_{dl.getStructLayout(codegen::abiType<ValueType>(c)), 0},
+        variant_{dl.getStructLayout(codegen::abiType<Variant>(c)), 0} {
     function_.size = function_.layout->getSizeInBytes();
     value_.size = value_.layout->getSizeInBytes();
+    variant_.size = variant_.layout->getSizeInBytes();
   }
 
   bool read(LibraryInfo &out, std::string &error) {
@@ -169,6 +172,21 @@ public:
       }
       out.functions.push_back(signature);
     }
+    uint64_t variantCount = 0, variants = 0;
+    if (!image_.readRaw(header + library_.at(Library::variant_count), 4, variantCount) ||
+        (variantCount && !image_.readPointer(header + library_.at(Library::variants), variants))) {
+      error = "the library header's variant table points outside the slice";
+      return false;
+    }
+    for (uint64_t i = 0; i < variantCount; ++i) {
+      std::string line;
+      if (!readVariant(variants + i * variant_.size, line)) {
+        error = "ISA variant " + std::to_string(i) + " of the library header points outside "
+                "the slice";
+        return false;
+      }
+      out.variants.push_back(line);
+    }
     return true;
   }
 
@@ -186,6 +204,27 @@ private:
       return true;
     }
     return false;
+  }
+
+  // "x86-64-v4: 1 dispatch(es), needs sse3 ... avx512vl"
+  bool readVariant(uint64_t at, std::string &out) const {
+    uint64_t level = 0, dispatches = 0, featureCount = 0, features = 0;
+    if (!image_.readPointer(at + variant_.at(Variant::level), level) ||
+        !image_.readString(level, out) ||
+        !image_.readRaw(at + variant_.at(Variant::dispatch_count), 4, dispatches) ||
+        !image_.readRaw(at + variant_.at(Variant::cpu_feature_count), 4, featureCount) ||
+        (featureCount && !image_.readPointer(at + variant_.at(Variant::cpu_features), features)))
+      return false;
+    out += ": " + std::to_string(dispatches) + " dispatch(es)";
+    for (uint64_t i = 0; i < featureCount; ++i) {
+      uint64_t name = 0;
+      std::string feature;
+      if (!image_.readPointer(features + i * image_.pointerSize(), name) ||
+          !image_.readString(name, feature))
+        return false;
+      out += (i ? " " : ", needs ") + feature;
+    }
+    return true;
   }
 
   bool readFunction(uint64_t at, std::string &out) const {
@@ -248,6 +287,7 @@ private:
   Layout<Library> library_;
   Layout<FunctionDesc> function_;
   Layout<ValueType> value_;
+  Layout<Variant> variant_;
 };
 
 } // namespace

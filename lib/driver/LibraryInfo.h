@@ -17,6 +17,8 @@ struct LibraryInfo {
   std::string producer; // "graft 0.1.0"
   // One signature per function: "mlp(tensor<?x?xf32>, f32) -> tensor<?xf32>".
   std::vector<std::string> functions;
+  // One line per ISA variant: "x86-64-v4: 1 dispatch, needs sse3 ... avx512vl".
+  std::vector<std::string> variants;
 };
 
 // Reads the library header of |elf|, a slice for |target|. The header is

@@ -183,13 +183,13 @@ private:
 } // namespace
 
 std::shared_ptr<const KernelCall> planKernelCall(const Rule &rule, const std::string &target,
-                                                 DiagEngine &diag) {
+                                                 const std::string &level, DiagEngine &diag) {
   GRAFT_CHECK(rule.pattern, "planning a kernel call of a rule without a pattern");
-  GRAFT_CHECK(rule.appliesTo(target), "planning rule '" + rule.name + "' on target " + target +
-                                          " it has no kernel for");
+  GRAFT_CHECK(rule.appliesTo(target, level), "planning rule '" + rule.name + "' on target " +
+                                                 target + " it has no kernel for");
   KernelSource source;
   if (rule.link == KernelLink::Static)
-    source = rule.kernels.at(target);
+    source = *rule.kernelFor(target, level);
   return PlanBuilder(rule, diag).build(source);
 }
 

@@ -11,10 +11,11 @@
 
 namespace graft {
 
-// The plan of |rule| on |target| (a static rule must have a kernel for it).
+// The plan of |rule| on |target| at feature level |level| ("" = the
+// baseline; a static rule must have a kernel for it, Rule::kernelFor).
 // Arithmetic that is undefined on static sizes (a grid of
 // `ceildiv(dim(x, 0), 0)`) is reported to |diag| at the expression.
 std::shared_ptr<const KernelCall> planKernelCall(const Rule &rule, const std::string &target,
-                                                 DiagEngine &diag);
+                                                 const std::string &level, DiagEngine &diag);
 
 } // namespace graft

@@ -176,7 +176,8 @@ std::vector<std::string> freestandingCompileCommand(const KernelToolchain &toolc
                                                     const std::string &outPath, bool bitcode) {
   std::vector<std::string> cmd = {toolchain.clang,
                                   std::string("--target=") + target.clangTriple};
-  std::vector<std::string> levelFlags = kernelClangFlags(target, target.baseline());
+  std::vector<std::string> levelFlags =
+      kernelClangFlags(target, options.level ? *options.level : target.baseline());
   cmd.insert(cmd.end(), levelFlags.begin(), levelFlags.end());
   // Freestanding: no libc, no stack protector runtime, no unwinding; PIC for
   // the ET_DYN slice; hidden so only the query symbol is exported.

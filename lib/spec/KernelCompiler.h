@@ -33,6 +33,9 @@ struct KernelBuildOptions {
   // graft_add_bundle), so the build can override a spec.
   std::vector<std::string> flags;
   bool color = false; // clang's coloured diagnostics
+  // The feature level the kernel is compiled for (its clang flags); null =
+  // the target's baseline.
+  const FeatureLevel *level = nullptr;
 };
 
 // The clang command line for freestanding C on |target|, shared by kernels

@@ -62,7 +62,7 @@ protected:
   // target to compile for separately).
   std::shared_ptr<const KernelCall> plan(const KernelSource &src) {
     rule.kernels = {{"x86_64", src}};
-    return planKernelCall(rule, "x86_64", diag);
+    return planKernelCall(rule, "x86_64", "", diag);
   }
 
   KernelSource write(const std::string &name, const std::string &text) {

@@ -78,14 +78,27 @@ void resolveFlagPaths(std::vector<std::string> &flags, const std::string &baseDi
   }
 }
 
+// The target that has a feature level named |name|, or null.
+static const TargetInfo *targetOfLevel(const std::string &name) {
+  for (const TargetInfo *t : allTargets())
+    if (lookupLevel(*t, name))
+      return t;
+  return nullptr;
+}
+
 bool loadKernelSource(const YamlSource &ys, const YAML::Node &key, const YAML::Node &n,
                       const std::string &baseDir, Rule &rule) {
   if (!ys.expectScalar(key, "a target name"))
     return false;
   const std::string target = key.Scalar();
-  if (!lookupTarget(target))
-    return ys.error(key, "unknown target '" + target + "'; expected one of: " +
-                             targetNames());
+  if (!lookupTarget(target) && !targetOfLevel(target)) {
+    std::string levels;
+    for (const TargetInfo *t : allTargets())
+      for (const FeatureLevel &l : t->levels)
+        levels += std::string(levels.empty() ? "" : ", ") + l.name;
+    return ys.error(key, "unknown target '" + target + "'; expected one of: " + targetNames() +
+                             ", or a feature level: " + levels);
+  }
   if (!ys.checkKeys(n, {"source", "object", "bitcode", "flags"}, "kernel for " + target))
     return false;
   KernelSource src;
@@ -320,6 +333,21 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
     ok &= loadKernelSource(ys, it->first, it->second, baseDir, rule);
   }
   return ok;
+}
+
+const KernelSource *Rule::kernelFor(const std::string &target, const std::string &level) const {
+  const TargetInfo *t = lookupTarget(target);
+  if (t) {
+    // From |level| (or the baseline) down to the baseline.
+    const FeatureLevel *at = level.empty() ? &t->baseline() : lookupLevel(*t, level);
+    for (size_t i = at ? size_t(at - t->levels.data()) + 1 : 0; i-- > 0;) {
+      auto it = kernels.find(t->levels[i].name);
+      if (it != kernels.end())
+        return &it->second;
+    }
+  }
+  auto it = kernels.find(target);
+  return it == kernels.end() ? nullptr : &it->second;
 }
 
 } // namespace graft

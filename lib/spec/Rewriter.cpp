@@ -212,18 +212,18 @@ void rewrite(Match &m, std::shared_ptr<const KernelCall> plan,
 }
 
 // Finds the matches of one function (on the unmodified graph).
-std::vector<Match> findMatches(Function &fn, const SpecSet &specs,
-                               const std::string &target, Explainer &ex, DiagEngine &diag) {
+std::vector<Match> findMatches(Function &fn, const SpecSet &specs, const std::string &target,
+                               const std::string &level, Explainer &ex, DiagEngine &diag) {
   std::vector<Match> accepted;
   std::map<const Op *, size_t> claimedBy; // non-constant op -> accepted index
   for (const auto &r : specs.rules)
-    if (r->pattern && !r->appliesTo(target))
+    if (r->pattern && !r->appliesTo(target, level))
       ex.skipped(fn, *r, target);
   for (size_t i = fn.ops.size(); i-- > 0;) {
     Op *root = fn.ops[i];
     for (unsigned ri = 0; ri < specs.rules.size(); ++ri) {
       const Rule &rule = *specs.rules[ri];
-      if (!rule.pattern || !rule.appliesTo(target) ||
+      if (!rule.pattern || !rule.appliesTo(target, level) ||
           rule.pattern->results[0]->def->kind != root->kind)
         continue;
       if (claimedBy.count(root)) {
@@ -285,7 +285,7 @@ std::vector<Match> findMatches(Function &fn, const SpecSet &specs,
 } // namespace
 
 unsigned applySpecs(Module &m, const SpecSet &specs, const std::string &targetName,
-                    DiagEngine &diag, RewriteReport *report) {
+                    DiagEngine &diag, RewriteReport *report, const std::string &level) {
   Explainer ex(diag.sources(), report != nullptr);
   ex.header(targetName);
   unsigned count = 0;
@@ -295,7 +295,7 @@ unsigned applySpecs(Module &m, const SpecSet &specs, const std::string &targetNa
     Function &fn = *fnPtr;
     if (fn.isPattern)
       continue;
-    std::vector<Match> matches = findMatches(fn, specs, targetName, ex, diag);
+    std::vector<Match> matches = findMatches(fn, specs, targetName, level, ex, diag);
     std::sort(matches.begin(), matches.end(), [&](const Match &a, const Match &b) {
       return positionOf(fn, a.outputs[0]->def) < positionOf(fn, b.outputs[0]->def);
     });
@@ -303,7 +303,7 @@ unsigned applySpecs(Module &m, const SpecSet &specs, const std::string &targetNa
     for (Match &match : matches) {
       std::shared_ptr<const KernelCall> &plan = plans[match.ruleIndex];
       if (!plan)
-        plan = planKernelCall(*match.rule, targetName, diag);
+        plan = planKernelCall(*match.rule, targetName, level, diag);
       rewrite(match, plan, replaced);
       ++count;
       if (report)

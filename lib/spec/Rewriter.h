@@ -26,9 +26,10 @@ struct RewriteReport {
 };
 
 // Rewrites every non-pattern function of |m| with the rules of |specs| that
-// have a kernel for |targetName|. Returns the number of matches applied.
+// have a kernel for |targetName| at feature level |level| ("" = its
+// baseline; Rule::kernelFor). Returns the number of matches applied.
 // |report| may be null; explain text is only produced when it is not.
 unsigned applySpecs(Module &m, const SpecSet &specs, const std::string &targetName,
-                    DiagEngine &diag, RewriteReport *report);
+                    DiagEngine &diag, RewriteReport *report, const std::string &level = "");
 
 } // namespace graft

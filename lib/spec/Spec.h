@@ -84,16 +84,22 @@ struct Rule {
   // inputs then the outputs, in pattern order).
   std::vector<SpecExpr> constants;
   SpecExpr grid[3];            // workgroup counts; default 1,1,1
-  std::map<std::string, KernelSource> kernels; // target name -> kernel
+  // Target name, or feature level name ("x86-64-v4": a kernel for CPUs of
+  // that level and up), -> kernel.
+  std::map<std::string, KernelSource> kernels;
   std::vector<std::string> outputNames;        // one per pattern result
 
-  bool hasKernelFor(const std::string &target) const {
-    return kernels.count(target) != 0;
+  // The kernel for |target| at feature level |level| ("" = the target's
+  // baseline): the entry of the highest level of the target at or below
+  // |level|, else the target's own entry; null when there is none.
+  const KernelSource *kernelFor(const std::string &target, const std::string &level = "") const;
+  bool hasKernelFor(const std::string &target, const std::string &level = "") const {
+    return kernelFor(target, level) != nullptr;
   }
   // Static kernels replace the match on the targets they have a kernel
   // for; an import is resolved at load time, so it applies everywhere.
-  bool appliesTo(const std::string &target) const {
-    return link != KernelLink::Static || kernels.count(target) != 0;
+  bool appliesTo(const std::string &target, const std::string &level = "") const {
+    return link != KernelLink::Static || hasKernelFor(target, level);
   }
 };
 

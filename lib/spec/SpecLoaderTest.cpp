@@ -278,9 +278,29 @@ TEST_F(SpecLoaderTest, UnknownTarget) {
   std::string replace = goodReplace() + "        sparc: {source: k.c}\n";
   std::string text = spec(replace);
   EXPECT_FALSE(load(text));
+  std::string levels;
+  for (const TargetInfo *t : allTargets())
+    for (const FeatureLevel &l : t->levels)
+      levels += std::string(levels.empty() ? "" : ", ") + l.name;
   EXPECT_EQ(firstError(), "spec.yaml:" + where(text, "sparc") +
                               ": error: unknown target 'sparc'; expected one of: " +
-                              targetNames());
+                              targetNames() + ", or a feature level: " + levels);
+}
+
+// A kernel may be given per feature level: it serves that level and the
+// ones above it up to the next named level; the target's entry serves the
+// levels below.
+TEST_F(SpecLoaderTest, KernelPerLevel) {
+  std::string replace = goodReplace() + "        x86-64-v3: {source: k.c, flags: [-DV3]}\n";
+  ASSERT_TRUE(load(spec(replace)));
+  const Rule &r = *specs.rules[0];
+  ASSERT_TRUE(r.kernelFor("x86_64"));
+  EXPECT_EQ(r.kernelFor("x86_64")->flags, std::vector<std::string>{"-O3"});
+  EXPECT_EQ(r.kernelFor("x86_64", "x86-64-v2"), r.kernelFor("x86_64"));
+  ASSERT_TRUE(r.kernelFor("x86_64", "x86-64-v3"));
+  EXPECT_EQ(r.kernelFor("x86_64", "x86-64-v3")->flags, std::vector<std::string>{"-DV3"});
+  EXPECT_EQ(r.kernelFor("x86_64", "x86-64-v4"), r.kernelFor("x86_64", "x86-64-v3"));
+  EXPECT_EQ(r.kernelFor("aarch64", "armv8.2-a+dotprod"), nullptr);
 }
 
 TEST_F(SpecLoaderTest, DuplicateRuleAcrossFiles) {

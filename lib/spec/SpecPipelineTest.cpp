@@ -65,7 +65,7 @@ TEST(SpecPipeline, MlpExample) {
     const TargetInfo *t = lookupTarget(name);
     ASSERT_TRUE(t) << name;
     CompiledKernel k;
-    EXPECT_TRUE(compileKernel(*planKernelCall(rule, name, diag), *t, work, diag, k))
+    EXPECT_TRUE(compileKernel(*planKernelCall(rule, name, "", diag), *t, work, diag, k))
         << name << "\n" << diag.text();
   }
   std::filesystem::remove_all(work);

@@ -73,7 +73,20 @@ class Case:
         self.gname = os.path.basename(graph)
 
 
-def run_round(opts, case, rnd, workdir):
+def variant_runner(opts, variant):
+    """graft-run's command prefix for one round: the target's runner, or for
+    a forced ISA variant (LEVEL or LEVEL@QEMU_CPU) the same under that qemu
+    CPU model, with --isa LEVEL."""
+    if variant is None:
+        return opts.runner
+    level, _, model = variant.partition("@")
+    runner = opts.runner
+    if model:
+        runner = [opts.qemu, "-cpu", model, opts.runner[-1]]
+    return runner + ["--isa", level]
+
+
+def run_round(opts, case, rnd, workdir, variant=None):
     """Runs one round; returns (ok, report lines, max abs err, max rel err)."""
     fn, header = case.fn, case.header
     rng = rng_for(opts.seed, case.gname, fn.name, rnd)
@@ -83,6 +96,8 @@ def run_round(opts, case, rnd, workdir):
     refs = [os.path.join(workdir, f"ref{i}.npy") for i in range(fn.num_results)]
     outs = [os.path.join(workdir, f"out{i}.npy") for i in range(fn.num_results)]
     what = f"{case.gname} @{fn.name} round {rnd} sizes {sizes}"
+    if variant:
+        what += f" isa {variant}"
 
     ref_cmd = [opts.graft, "eval", case.graph, "--function", fn.name] + in_args + \
         [x for r in refs for x in ("--output", "@" + r)]
@@ -90,7 +105,7 @@ def run_round(opts, case, rnd, workdir):
     if rc != 0:
         return False, [f"{what}: graft eval failed (exit {rc}):", out.rstrip(),
                        "  " + shlex.join(ref_cmd)], 0, 0
-    run_cmd = opts.runner + [case.bundle, "--function", fn.name, "--threads", str(threads)] + \
+    run_cmd = variant_runner(opts, variant) + [case.bundle, "--function", fn.name, "--threads", str(threads)] + \
         in_args + [x for o in outs for x in ("--output", "@" + o)]
     rc, out = run(run_cmd, opts.timeout)
     if rc != 0:
@@ -141,12 +156,17 @@ def test_graph(opts, graph, tmp):
         xfail = header["xfail"].get(fn.name, header["xfail"].get(""))
         failed, fn_lines = False, []
         case = Case(graph, fn, header, bundle)
-        rounds = [opts.round] if opts.round is not None else range(opts.rounds)
-        for rnd in rounds:
+        # The rounds at the variant the CPU picks, then one round per
+        # forced variant (--variant), on sizes of their own.
+        rounds = [(r, None) for r in range(opts.rounds)] + \
+            [(opts.rounds + i, v) for i, v in enumerate(opts.variant)]
+        if opts.round is not None:
+            rounds = [r for r in rounds if r[0] == opts.round]
+        for rnd, variant in rounds:
             workdir = os.path.join(gdir, f"{fn.name}.{rnd}")
             os.makedirs(workdir, exist_ok=True)
             try:
-                good, msgs, a, r = run_round(opts, case, rnd, workdir)
+                good, msgs, a, r = run_round(opts, case, rnd, workdir, variant)
             except (GraphError, subprocess.TimeoutExpired) as e:
                 good, msgs, a, r = False, [f"{gname} @{fn.name} round {rnd}: {e}"], 0, 0
             if good:
@@ -208,6 +228,10 @@ def main():
                     help="only this graph file name (repeatable)")
     ap.add_argument("--function", help="only this function")
     ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--variant", action="append", default=[],
+                    help="one more round with this ISA variant forced: LEVEL (graft-run "
+                    "--isa) or LEVEL@MODEL (under the target's qemu with -cpu MODEL); "
+                    "repeatable")
     ap.add_argument("--round", type=int, help="only this round")
     ap.add_argument("--seed", default=os.environ.get("GRAFT_DIFF_SEED", str(DEFAULT_SEED)),
                     help="seed of every size and value; 'random' picks one")
@@ -233,10 +257,12 @@ def main():
     except ValueError as e:
         print(f"difftest: error: {e}", file=sys.stderr)
         return 2
+    opts.qemu = next(t.qemu for t in targets(opts.graft) if t.name == opts.target)
     opts.build_targets = opts.build_targets or opts.target
     opts.repro_args = ["--graft", opts.graft, "--graft-run", opts.graft_run,
                        "--target", opts.target, "--cross-dir", os.path.abspath(opts.cross_dir),
-                       "--build-targets", opts.build_targets]
+                       "--build-targets", opts.build_targets] + \
+        [x for v in opts.variant for x in ("--variant", v)]
 
     graphs = sorted(os.path.join(opts.graphs, g) for g in os.listdir(opts.graphs)
                     if g.endswith(".graph") and (not opts.graph or g in opts.graph))
@@ -244,7 +270,8 @@ def main():
         print(f"difftest: error: no graphs matched in {opts.graphs}", file=sys.stderr)
         return 2
     print(f"difftest: seed {opts.seed}, {len(graphs)} graphs, "
-          f"{opts.rounds if opts.round is None else 1} rounds, runner {shlex.join(opts.runner)}",
+          f"{opts.rounds if opts.round is None else 1} rounds, runner {shlex.join(opts.runner)}"
+          + "".join(f", one round at isa {v}" for v in opts.variant),
           flush=True)
     failed = 0
     with tempfile.TemporaryDirectory(prefix="graft-diff.") as tmp, \

@@ -10,6 +10,9 @@
 # INFO-NEXT: graft ABI version {{[0-9]+}}, module 'affine', produced by graft {{.*}}
 # INFO-NEXT: affine(tensor<?xf32>, f32) -> (tensor<?xf32>, index)
 # INFO-NEXT: count.up(tensor<4xi32>) -> tensor<4xi32>
+# INFO-NEXT: isa variant x86-64-v2: 3 dispatch(es), needs sse3 {{.*}} sahf
+# INFO-NEXT: isa variant x86-64-v3: 3 dispatch(es), needs {{.*}} xsave
+# INFO-NEXT: isa variant x86-64-v4: 3 dispatch(es), needs {{.*}} avx512vl
 # INFO-NEXT: aarch64 machine 183, 64-bit, little-endian
 # INFO: affine(tensor<?xf32>, f32) -> (tensor<?xf32>, index)
 # INFO: riscv64 machine 243, 64-bit, little-endian

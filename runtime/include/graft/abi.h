@@ -253,6 +253,29 @@ typedef struct graft_function_v1_t {
  * NULL; the code must check before calling). */
 #define GRAFT_IMPORT_OPTIONAL_PREFIX '?'
 
+/* (ABI 2) One ISA variant of a slice: every dispatch and host program of the
+ * library compiled for one feature level of the slice's architecture
+ * (targets/<arch>.cpp). Variants differ in their dispatch code, tile sizes
+ * and with them workgroup counts and scratch sizes, so each carries its own
+ * dispatch table and host programs; the functions' names and signatures are
+ * the same in every variant. The loader runs one variant per open module:
+ * the last one whose |cpu_features| the CPU has all of, or the one a caller
+ * asks for by |level| (GRAFT_ISA, graft_runtime_options_t.isa). */
+typedef struct graft_variant_v1_t {
+  const char* level;                /* "x86-64-v4": the feature level's name */
+  uint32_t cpu_feature_count;
+  uint32_t dispatch_count;
+  /* Every CPU feature the level needs (its own and those of the levels it
+   * implies), by LLVM feature name ("avx512f"): the loader's vocabulary for
+   * the running CPU (runtime/src/loader/arch/<arch>.c). */
+  const char* const* cpu_features;
+  const graft_dispatch_fn_t* dispatches;
+  const graft_dispatch_attrs_v1_t* dispatch_attrs;
+  uint32_t function_count;
+  uint32_t reserved;                /* 0 */
+  const graft_function_v1_t* functions;
+} graft_variant_v1_t;
+
 typedef struct graft_library_v1_t {
   uint32_t magic;        /* GRAFT_LIBRARY_MAGIC */
   uint32_t abi_version;  /* GRAFT_ABI_VERSION the slice was built against */
@@ -266,6 +289,15 @@ typedef struct graft_library_v1_t {
   const graft_dispatch_attrs_v1_t* dispatch_attrs;
   const char* const* imports;
   const graft_function_v1_t* functions;
+  /* (ABI 2) The ISA variants, from the lowest feature level to the highest
+   * (the loader runs the last one the CPU supports), levels unique.
+   * |dispatches|, |dispatch_attrs| and |functions|
+   * above are those of variants[0], so a reader that ignores variants
+   * (graft-fatelf) still finds every signature. 0 variants: the tables
+   * above are the only code and need no CPU feature. */
+  uint32_t variant_count;
+  uint32_t reserved;                /* 0 */
+  const graft_variant_v1_t* variants;
 } graft_library_v1_t;
 
 /* The only exported symbol of a slice. Returns NULL when the slice cannot

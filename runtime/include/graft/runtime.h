@@ -160,6 +160,12 @@ typedef struct graft_runtime_options_t {
   /* Resolves the module's imports; NULL = no plugins. Borrowed: the module
    * takes its own reference. */
   graft_plugin_manager_t* plugins;
+  /* The ISA variant to run, by feature level name ("x86-64-v3"; `graft
+   * targets` lists them); NULL = the GRAFT_ISA environment variable if it
+   * is set and not empty, else the highest level the CPU supports. A level
+   * the slice does not have fails with the levels it has; one the CPU
+   * lacks features for fails naming them. Borrowed for the open call. */
+  const char* isa;
 } graft_runtime_options_t;
 
 /* Fills |out_options| with the defaults (all CPUs, no tracing). */
@@ -190,6 +196,9 @@ void graft_module_close(graft_module_t* module);
 
 /* Module name from the library header; owned by the module. */
 const char* graft_module_name(const graft_module_t* module);
+/* The feature level of the ISA variant the module runs ("x86-64-v4"), or ""
+ * for a library without variants; owned by the module. */
+const char* graft_module_isa(const graft_module_t* module);
 /* Worker threads of the module's pool (the invoking thread included). */
 uint32_t graft_module_thread_count(const graft_module_t* module);
 

@@ -1,6 +1,7 @@
 /* Opening a module from a bundle (graft/runtime.h): read the file, let the
- * loader select, map and validate the slice for this CPU, then wrap the
- * library header in a module that closes the loader handle with it. */
+ * loader select, map and validate the slice for this CPU and choose its ISA
+ * variant, then wrap the library header in a module that closes the loader
+ * handle with it. */
 #include <stdlib.h>
 
 #include "exec/module.h"
@@ -14,12 +15,21 @@ graft_status_t graft_module_open_memory(const void* data, size_t size,
                                         graft_module_t** out_module) {
   *out_module = NULL;
   graft_library_handle_t* handle = NULL;
-  graft_status_t st = graft_library_open(data, size, &handle);
+  /* The option wins over the environment: a program that asks for a level
+   * means it; GRAFT_ISA is for running a program under test as it is. */
+  int from_env = !(options && options->isa);
+  const char* isa = from_env ? getenv("GRAFT_ISA") : options->isa;
+  graft_status_t st = graft_library_open_isa(data, size, isa, &handle);
+  if (st && from_env && isa && isa[0]) st = graft_status_annotate(st, "GRAFT_ISA");
   if (st) return st;
   st = graft_module_create_from_library(graft_library_header(handle), options,
                                         close_library, handle, out_module);
-  if (st) graft_library_close(handle);
-  return st;
+  if (st) {
+    graft_library_close(handle);
+    return st;
+  }
+  graft_module_set_isa(*out_module, graft_library_level(handle));
+  return NULL;
 }
 
 graft_status_t graft_module_open_file(const char* path,

@@ -17,6 +17,7 @@
 
 struct graft_module_s {
   const graft_library_v1_t* library;
+  const char* isa; /* level of the ISA variant |library| is, or "" */
   graft_import_table_t* imports; /* resolved; holds the plugin manager */
   graft_thread_pool_t* pool;
   graft_arena_pool_t* arenas; /* kept across calls (exec/arena.h) */
@@ -77,6 +78,7 @@ graft_status_t graft_module_create_from_library(
     return st;
   }
   m->library = library;
+  m->isa = "";
   m->trace = options->trace;
   m->trace_user_data = options->trace_user_data;
   m->guard = options->guard;
@@ -104,6 +106,14 @@ void graft_module_close(graft_module_t* module) {
 
 const char* graft_module_name(const graft_module_t* module) {
   return module->library->name ? module->library->name : "";
+}
+
+const char* graft_module_isa(const graft_module_t* module) {
+  return module->isa;
+}
+
+void graft_module_set_isa(graft_module_t* module, const char* level) {
+  module->isa = level;
 }
 
 uint32_t graft_module_thread_count(const graft_module_t* module) {

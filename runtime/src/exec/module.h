@@ -20,6 +20,10 @@ graft_status_t graft_module_create_from_library(
     void (*release)(void* arg), void* release_arg,
     graft_module_t** out_module);
 
+/* Records the level of the ISA variant |module|'s library is (the loader
+ * chose it); |level| must live as long as the module. Default "". */
+void graft_module_set_isa(graft_module_t* module, const char* level);
+
 #ifdef __cplusplus
 }
 #endif

@@ -247,6 +247,7 @@ static const graft_function_v1_t tl_functions[] = {
 
 static const graft_library_v1_t tl_library = {
     GRAFT_LIBRARY_MAGIC, GRAFT_ABI_VERSION, "testlib", "hand-written",
-    5, 0, 7, 0, tl_dispatches, tl_dispatch_attrs, NULL, tl_functions};
+    5, 0, 7, 0, tl_dispatches, tl_dispatch_attrs, NULL, tl_functions,
+    0, 0, NULL /* no ISA variants: the tables above need no CPU feature */};
 
 #endif /* GRAFT_RUNTIME_TEST_LIBRARY_H_ */

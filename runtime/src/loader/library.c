@@ -2,7 +2,8 @@
  *
  * The steps form a chain that tears down whatever was built when a later
  * step fails: select the host slice, load it with graft's ELF loader, find
- * and call the single exported query symbol, validate what it returned.
+ * and call the single exported query symbol, validate what it returned,
+ * choose the ISA variant that runs (variant.c).
  * Imports are resolved when a module is opened (exec/import_table.c).
  * After this the executor trusts the header completely. */
 #include <stdlib.h>
@@ -12,10 +13,13 @@
 #include "elf_image.h"
 #include "library_validate.h"
 #include "loader.h"
+#include "variant.h"
 
 struct graft_library_handle_s {
   graft_elf_image_t image;
-  const graft_library_v1_t* header;
+  const graft_library_v1_t* header; /* as the slice returned it */
+  graft_library_v1_t view;          /* |header| with the chosen variant's tables */
+  const char* level;                /* the chosen variant's level, or "" */
   uint16_t machine;
 };
 
@@ -44,6 +48,12 @@ static graft_status_t query_library(const graft_elf_image_t* image,
 
 graft_status_t graft_library_open(const uint8_t* data, size_t size,
                                   graft_library_handle_t** out_handle) {
+  return graft_library_open_isa(data, size, NULL, out_handle);
+}
+
+graft_status_t graft_library_open_isa(const uint8_t* data, size_t size,
+                                      const char* isa,
+                                      graft_library_handle_t** out_handle) {
   *out_handle = NULL;
   graft_fatelf_slice_t slice;
   graft_status_t status = graft_fatelf_select_host(data, size, &slice);
@@ -59,6 +69,10 @@ graft_status_t graft_library_open(const uint8_t* data, size_t size,
                                 &handle->image);
   if (!status) status = query_library(&handle->image, &handle->header);
   if (!status) status = graft_library_validate(&handle->image, handle->header);
+  if (!status) {
+    status = graft_library_select_variant(handle->header, isa, &handle->view,
+                                          &handle->level);
+  }
   if (status) {
     graft_library_close(handle);
     return graft_status_annotate(status, "%s slice",
@@ -70,7 +84,11 @@ graft_status_t graft_library_open(const uint8_t* data, size_t size,
 
 const graft_library_v1_t* graft_library_header(
     const graft_library_handle_t* handle) {
-  return handle ? handle->header : NULL;
+  return handle ? &handle->view : NULL;
+}
+
+const char* graft_library_level(const graft_library_handle_t* handle) {
+  return handle ? handle->level : "";
 }
 
 uint16_t graft_library_machine(const graft_library_handle_t* handle) {

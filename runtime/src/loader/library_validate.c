@@ -16,6 +16,7 @@
 #include "elf_format.h"
 #include "graft/tensor.h"
 #include "library_validate.h"
+#include "variant.h"
 
 #define FAIL(...) return graft_status_make(GRAFT_DATA_LOSS, __VA_ARGS__)
 /* Names from the slice are printed with a bound: they are validated strings
@@ -502,6 +503,72 @@ static graft_status_t validate_imports(const graft_elf_image_t* image,
   return NULL;
 }
 
+/* The dispatch and function tables |lib| points at (the header's own, or
+ * a variant's in a copy of the header). */
+static graft_status_t validate_tables(const graft_elf_image_t* image,
+                                      const graft_library_v1_t* lib) {
+  graft_status_t status = validate_dispatches(image, lib);
+  if (status) return status;
+  if (!IS_ARRAY(image, lib->functions, lib->function_count)) {
+    FAIL("function table (%u entries) is not inside the slice image",
+         lib->function_count);
+  }
+  for (uint32_t i = 0; i < lib->function_count && !status; ++i) {
+    status = validate_function(image, lib, i);
+  }
+  return status;
+}
+
+/* Every ISA variant: its level name and CPU feature names, and its tables
+ * as completely as the header's own, whichever variant this CPU will run. */
+static graft_status_t validate_variants(const graft_elf_image_t* image,
+                                        const graft_library_v1_t* header) {
+  const uint32_t max = GRAFT_LIBRARY_MAX_COUNT;
+  if (header->variant_count > max ||
+      !IS_ARRAY(image, header->variants, header->variant_count)) {
+    FAIL("variant table (%u entries) is not inside the slice image",
+         header->variant_count);
+  }
+  graft_status_t status = NULL;
+  for (uint32_t i = 0; i < header->variant_count && !status; ++i) {
+    const graft_variant_v1_t* v = &header->variants[i];
+    if (!is_string(image, v->level) || v->level[0] == '\0') {
+      FAIL("variant %u level name is not a non-empty string inside the slice "
+           "image",
+           i);
+    }
+    if (v->dispatch_count > max || v->function_count > max ||
+        v->cpu_feature_count > max ||
+        !IS_ARRAY(image, v->cpu_features, v->cpu_feature_count)) {
+      FAIL("variant '" NAME "' has implausible counts or tables (dispatches "
+           "%u, functions %u, CPU features %u; at most %u each)",
+           v->level, v->dispatch_count, v->function_count,
+           v->cpu_feature_count, max);
+    }
+    for (uint32_t f = 0; f < v->cpu_feature_count; ++f) {
+      if (!is_string(image, v->cpu_features[f])) {
+        FAIL("variant '" NAME "' CPU feature %u is not a string inside the "
+             "slice image",
+             v->level, f);
+      }
+    }
+    for (uint32_t j = 0; j < i; ++j) {
+      if (strcmp(header->variants[j].level, v->level) == 0) {
+        FAIL("variant %u repeats level '" NAME "' of variant %u", i,
+             v->level, j);
+      }
+    }
+    graft_library_v1_t view;
+    graft_library_variant_view(header, v, &view);
+    status = validate_tables(image, &view);
+    if (status) {
+      status = graft_status_annotate(status, "ISA variant '" NAME "'",
+                                     v->level);
+    }
+  }
+  return status;
+}
+
 graft_status_t graft_library_validate(const graft_elf_image_t* image,
                                       const graft_library_v1_t* header) {
   /* magic and abi_version come first in every version of the header: read
@@ -535,16 +602,9 @@ graft_status_t graft_library_validate(const graft_elf_image_t* image,
          header->name, header->dispatch_count, header->import_count,
          header->function_count, max);
   }
-  graft_status_t status = validate_dispatches(image, header);
-  if (!status) status = validate_imports(image, header);
-  if (status) return status;
-  if (!IS_ARRAY(image, header->functions, header->function_count)) {
-    FAIL("function table (%u entries) is not inside the slice image",
-         header->function_count);
-  }
-  for (uint32_t i = 0; i < header->function_count && !status; ++i) {
-    status = validate_function(image, header, i);
-  }
+  graft_status_t status = validate_imports(image, header);
+  if (!status) status = validate_tables(image, header);
+  if (!status) status = validate_variants(image, header);
   return status;
 }
 

@@ -55,12 +55,23 @@ const graft_elf_arch_t* graft_cpu_data(
 typedef struct graft_library_handle_s graft_library_handle_t;
 
 /* Opens the library in |data| (FatELF or plain ELF): select, load, relocate,
- * protect, query, validate. |data| may be freed after this returns. */
+ * protect, query, validate, choose the ISA variant for this CPU. |data| may
+ * be freed after this returns. */
 graft_status_t graft_library_open(const uint8_t* data, size_t size,
                                   graft_library_handle_t** out_handle);
-/* The validated library header; valid until close. */
+/* Same, running the variant of level |isa| (NULL or "": the best this CPU
+ * supports); an unknown level or one the CPU lacks features for fails
+ * (variant.h). */
+graft_status_t graft_library_open_isa(const uint8_t* data, size_t size,
+                                      const char* isa,
+                                      graft_library_handle_t** out_handle);
+/* The validated library header as the executor runs it: its dispatch and
+ * function tables are the chosen variant's. Valid until close. */
 const graft_library_v1_t* graft_library_header(
     const graft_library_handle_t* handle);
+/* The level of the chosen ISA variant ("x86-64-v4"), or "" when the slice
+ * has no variants. Valid until close. */
+const char* graft_library_level(const graft_library_handle_t* handle);
 /* Machine of the loaded slice. */
 uint16_t graft_library_machine(const graft_library_handle_t* handle);
 void graft_library_close(graft_library_handle_t* handle);

@@ -188,6 +188,38 @@ static void test_open_and_run(void) {
   free(sym.data);
 }
 
+/* The fixture's ISA variants: the loader runs the one the CPU supports,
+ * runs a requested one, and refuses an unknown level or one whose CPU
+ * features are missing, naming the levels or the features. */
+static void test_variants(void) {
+  test_file_t fat = test_read_fixture("fixture.fatelf");
+  graft_library_handle_t* handle = NULL;
+  if (test_expect_ok(graft_library_open(fat.data, fat.size, &handle),
+                     "variants: open with the best level")) {
+    test_check(strcmp(graft_library_level(handle), "fixture-base") == 0,
+               "variants: the CPU's best is fixture-base",
+               graft_library_level(handle));
+    graft_library_close(handle);
+  }
+  if (test_expect_ok(
+          graft_library_open_isa(fat.data, fat.size, "fixture-base", &handle),
+          "variants: a requested level runs")) {
+    run_add_dispatch(graft_library_header(handle), "variants: forced runs");
+    graft_library_close(handle);
+  }
+  test_expect_error(
+      graft_library_open_isa(fat.data, fat.size, "fixture-future", &handle),
+      "ISA level 'fixture-future' cannot run on this CPU: it lacks "
+      "graft-fixture-never (unknown to this runtime)",
+      "variants: a level the CPU lacks features for");
+  test_expect_error(
+      graft_library_open_isa(fat.data, fat.size, "x86-64-v9", &handle),
+      "unknown ISA level 'x86-64-v9'; the slice has fixture-base, "
+      "fixture-future",
+      "variants: an unknown level lists the known ones");
+  free(fat.data);
+}
+
 static void test_refusals(void) {
   graft_library_handle_t* handle = NULL;
   test_file_t undef = test_read_fixture(test_fixture_name(0, "undefined"));
@@ -481,6 +513,7 @@ int main(int argc, char** argv) {
   }
   test_fatelf_list();
   test_open_and_run();
+  test_variants();
   test_refusals();
   test_wx_refused();
   test_corrupt_elf_header();

@@ -256,6 +256,34 @@ static void header_cases(fixture_t* f) {
   expect(f, "import 0 has an empty name", "validate: empty import name");
 }
 
+/* The ISA variant table: each variant's own fields, and its tables as
+ * strictly as the header's (the fixture's variants share the header's
+ * tables, so a variant's table pointer is redirected instead). */
+static void variant_cases(fixture_t* f) {
+  graft_library_v1_t* lib = f->lib;
+  graft_variant_v1_t* future = MUT(graft_variant_v1_t, &lib->variants[1]);
+  lib->variant_count = 1u << 21;
+  expect(f, "variant table (2097152 entries) is not inside the slice image",
+         "validate: huge variant count");
+  future->level = lib->variants[0].level;
+  expect(f, "variant 1 repeats level 'fixture-base' of variant 0",
+         "validate: repeated level");
+  future->level = (const char*)(uintptr_t)16;
+  expect(f, "variant 1 level name is not a non-empty string",
+         "validate: level name outside");
+  MUT(const char*, future->cpu_features)[0] = (const char*)(uintptr_t)16;
+  expect(f, "variant 'fixture-future' CPU feature 0 is not a string",
+         "validate: feature name outside");
+  future->function_count = 100000;
+  expect(f, "ISA variant 'fixture-future': function table (100000 entries) "
+            "is not inside the slice image",
+         "validate: variant function table too short");
+  future->dispatch_count = 100000;
+  expect(f, "ISA variant 'fixture-future': dispatch table or attributes "
+            "(100000 entries)",
+         "validate: variant dispatch table too short");
+}
+
 /* Required imports must be resolved before a module opens (the import
  * table calls this after the plugins resolved what they could): every
  * missing name is listed (optional ones are not). */
@@ -324,6 +352,7 @@ void test_validate_cases(void) {
   step_cases(&f);
   buffer_role_cases(&f);
   header_cases(&f);
+  variant_cases(&f);
   free(f.snapshot);
   graft_elf_image_unload(&f.image);
 }

@@ -59,6 +59,8 @@ run_on() {
   "${RUNNER[@]}" "$@"
 }
 
+source "$(dirname "${BASH_SOURCE[0]}")/levels.sh"
+
 # check <file-with-CHECK-lines> < input: FileCheck with the usual flags.
 check() { "$FILECHECK" --dump-input=fail "$@"; }
 

@@ -1,0 +1,71 @@
+// See Variants.h.
+#include "driver/Variants.h"
+
+#include <set>
+
+namespace graft {
+
+bool resolveLevels(const std::vector<std::string> &names,
+                   const std::vector<const TargetInfo *> &targets, DiagEngine &diag,
+                   std::map<const TargetInfo *, std::vector<const FeatureLevel *>> &out) {
+  std::set<std::string> wanted(names.begin(), names.end());
+  bool ok = true;
+  for (const std::string &n : names) {
+    bool known = n == "baseline";
+    for (const TargetInfo *t : targets)
+      known |= lookupLevel(*t, n) != nullptr;
+    if (known)
+      continue;
+    std::string list;
+    for (const TargetInfo *t : targets)
+      for (const FeatureLevel &l : t->levels)
+        list += std::string(list.empty() ? "" : ", ") + l.name;
+    diag.error("--levels", "unknown feature level '" + n + "'; the levels of the targets built are " +
+                               list + " (or 'baseline')");
+    ok = false;
+  }
+  for (const TargetInfo *t : targets) {
+    std::vector<const FeatureLevel *> &levels = out[t];
+    for (const FeatureLevel &l : t->levels)
+      if (wanted.count(l.name) || (wanted.count("baseline") && &l == &t->baseline()))
+        levels.push_back(&l);
+    if (levels.empty())
+      for (const FeatureLevel &l : t->levels)
+        levels.push_back(&l);
+  }
+  return ok;
+}
+
+// How a dispatch is tiled: the facts that change from level to level.
+static std::string describeDispatch(const Dispatch &d) {
+  if (d.isCall)
+    return "calls " + d.call.plan->symbol;
+  const LoopKernel &L = d.loop;
+  const PackedMatmul &p = L.packed;
+  if (p.mr)
+    return "packed matmul, register tile " + std::to_string(p.mr) + "x" +
+           std::to_string(p.nr()) + ", block " + std::to_string(p.mc) + "x" +
+           std::to_string(p.nc) + ", kc " + std::to_string(p.kc);
+  std::string s = "tile " + std::to_string(L.tileY) + "x" + std::to_string(L.tileX);
+  if (L.regRows > 1)
+    s += ", register tile " + std::to_string(L.regRows) + "x" + std::to_string(L.regCols);
+  return s;
+}
+
+std::string explainVariants(const TargetInfo &target, const std::vector<SliceVariant> &variants) {
+  std::string s = std::string("== ") + target.name + " variants ==\n";
+  for (const SliceVariant &v : variants) {
+    s += std::string(v.level->name) + " (" + std::to_string(v.level->vectorBits) + "-bit vectors";
+    if (!v.level->cpuFeatures.empty()) {
+      s += v.level == &target.baseline() ? "; needs " : "; adds ";
+      for (size_t i = 0; i < v.level->cpuFeatures.size(); ++i)
+        s += std::string(i ? " " : "") + v.level->cpuFeatures[i];
+    }
+    s += ")\n";
+    for (const Dispatch &d : v.programs->dispatches)
+      s += "  " + d.name + ": " + describeDispatch(d) + "\n";
+  }
+  return s;
+}
+
+} // namespace graft
