@@ -2,9 +2,13 @@
 //
 // The baseline is RV64GC (IMAFDC): what every Linux-capable RISC-V board
 // runs. It has no vector unit, so its level declares no vector width: loops
-// are scalar, over 32 floating-point registers. rv64gcv adds the vector
-// extension (VLEN >= 128, as Linux profiles require). Linker relaxation is
-// off: slices are loaded by graft's own loader, which never relaxes.
+// are scalar, over 32 floating-point registers. Linker relaxation is off:
+// slices are loaded by graft's own loader, which never relaxes.
+//
+// No vector level (rv64gcv) yet: every variant must run in the tests, and
+// Debian 12's qemu (7.2) aborts translating the RVV code LLVM emits for
+// float/int conversions (an assertion in its RISC-V translator, not a guest
+// fault). Declare it again with a qemu that runs it.
 #include "Target.h"
 
 namespace graft {
@@ -28,8 +32,6 @@ const TargetInfo riscv64Target = {
          /*llvmFeatures=*/"+m,+a,+f,+d,+c,+zicsr,+zifencei", /*clangFlags=*/{"-march=rv64gc"},
          /*implies=*/{}, /*cpuFeatures=*/{"m", "a", "f", "d", "c"},
          /*vectorBits=*/0, /*vectorRegisters=*/32},
-        {"rv64gcv", "generic-rv64", "+m,+a,+f,+d,+c,+zicsr,+zifencei,+v", {"-march=rv64gcv"},
-         {"rv64gc"}, {"v"}, 128, 32},
     },
     /*elfMachine=*/243, // EM_RISCV
     /*elfClass=*/2,
@@ -42,7 +44,7 @@ const TargetInfo riscv64Target = {
     /*sysroot=*/"/usr/riscv64-linux-gnu",
     /*crossCC=*/"riscv64-linux-gnu-gcc",
     /*cmakeProcessor=*/"riscv64",
-    /*qemuCpus=*/{{"rv64", "rv64gc"}, {"rv64,v=true,vlen=128", "rv64gcv"}},
+    /*qemuCpus=*/{{"rv64", "rv64gc"}},
     /*isHost=*/kIsHost,
 };
 
