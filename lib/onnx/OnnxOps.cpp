@@ -765,8 +765,11 @@ bool reduceOp(ImportContext &ctx, const char *kind, bool floatOnly, const Step &
       return true;
     }
   } else {
-    given = ctx.attrInts("axes", raw);
+    // An empty 'axes' list means what an absent one does: every axis.
+    given = ctx.attrInts("axes", raw) && !raw.empty();
   }
+  if (x.type.rank() == 0)
+    return ctx.fail("reducing a rank-0 tensor is not supported");
   std::vector<int64_t> axes;
   if (!given)
     for (size_t i = 0; i < x.type.rank(); ++i)
