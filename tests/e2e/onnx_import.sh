@@ -93,3 +93,13 @@ check "$TEST_DIR/onnx_import.sh" --check-prefix=NOTONNX < "$T/out"
 expect_fail "$GRAFT" import
 check "$TEST_DIR/onnx_import.sh" --check-prefix=NOMODEL < "$T/out"
 # NOMODEL: graft import: error: no ONNX model given
+
+# An empty 'axes' attribute reduces every axis (found by fuzz_onnx); a
+# reduction of a rank-0 tensor is refused.
+"$GRAFT" build "$M/reduce_empty_axes.onnx" -o re.graft
+"$GRAFT_RUN" re.graft --input "2x3xf32=[[1 7 3][4 5 6]]" > "$T/out"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=EMPTYAXES < "$T/out"
+# EMPTYAXES: f32=7
+expect_fail "$GRAFT" import "$M/reduce_scalar.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=RANK0 < "$T/out"
+# RANK0: {{.*}}reduce_scalar.onnx: error: node 0 'rmax' (ReduceMax): reducing a rank-0 tensor is not supported

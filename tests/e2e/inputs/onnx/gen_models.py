@@ -46,3 +46,11 @@ save("training_dropout",
      [helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="drop")],
      [vi("x", f32, [2])], [vi("y", f32, [2])],
      [helper.make_tensor("r", f32, [], [0.5]), helper.make_tensor("t", TensorProto.BOOL, [], [True])])
+# ReduceMax with an empty 'axes' attribute: every axis, as if absent.
+save("reduce_empty_axes",
+     [helper.make_node("ReduceMax", ["x"], ["y"], name="rmax", axes=[], keepdims=0)],
+     [vi("x", f32, [2, 3])], [vi("y", f32, [])])
+# A reduction of a rank-0 tensor: refused.
+save("reduce_scalar",
+     [helper.make_node("ReduceMax", ["x"], ["y"], name="rmax", keepdims=0)],
+     [vi("x", f32, [])], [vi("y", f32, [])])
