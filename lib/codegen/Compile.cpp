@@ -4,6 +4,8 @@
 #include "link/TargetMachine.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -70,24 +72,38 @@ bool compileSliceObject(const ProgramSet &programs, const TargetInfo &target,
       f.addFnAttr("target-features", features);
   }
 
-  for (const std::string &path : opts.bitcode) {
+  // Messages of the bitcode linker (a symbol two kernels define), for the
+  // error that names the kernel file.
+  std::string linkMessage;
+  ctx.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo *info, void *out) {
+        llvm::raw_string_ostream os(*static_cast<std::string *>(out));
+        llvm::DiagnosticPrinterRawOStream printer(os);
+        info->print(printer);
+        os << "\n";
+      },
+      &linkMessage);
+  for (const KernelBitcode &k : opts.bitcode) {
     llvm::SMDiagnostic smd;
-    std::unique_ptr<llvm::Module> bc = llvm::parseIRFile(path, smd, ctx);
+    std::unique_ptr<llvm::Module> bc = llvm::parseIRFile(k.path, smd, ctx);
     if (!bc) {
-      diag.error(path, "cannot read LLVM bitcode: " + smd.getMessage().str());
+      diag.error(k.name, "cannot read LLVM bitcode: " + smd.getMessage().str());
       return false;
     }
     llvm::Triple bt(bc->getTargetTriple());
     if (bt.getArch() != llvm::Triple(target.triple).getArch()) {
-      diag.error(path, "bitcode is for " + bt.getArchName().str() + ", but the target is " +
-                           target.name);
+      diag.error(k.name, "bitcode is for " + bt.getArchName().str() + ", but the target is " +
+                             target.name);
       return false;
     }
     bc->setDataLayout(m->getDataLayout());
     bc->setTargetTriple(target.triple);
+    linkMessage.clear();
     if (llvm::Linker::linkModules(*m, std::move(bc))) {
-      diag.error(path, "cannot link kernel bitcode into the " + std::string(target.name) +
-                           " slice (duplicate or conflicting symbol)");
+      while (!linkMessage.empty() && linkMessage.back() == '\n')
+        linkMessage.pop_back();
+      diag.error(k.name, "cannot link the kernel into the " + std::string(target.name) +
+                             " slice: " + linkMessage);
       return false;
     }
   }

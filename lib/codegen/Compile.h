@@ -12,9 +12,15 @@
 
 namespace graft {
 
+// A user kernel compiled (or given) as LLVM bitcode.
+struct KernelBitcode {
+  std::string path; // the file on disk
+  std::string name; // for messages: "k.c (rules 'a', 'b')"
+};
+
 struct CompileOptions {
   std::string moduleName;               // library name
-  std::vector<std::string> bitcode;     // user kernels as LLVM bitcode files
+  std::vector<KernelBitcode> bitcode;   // user kernels, each linked in once
   std::string objectPath;               // where to write the object
   std::string llvmIRPath, asmPath;      // --emit dumps; empty = skip
 };

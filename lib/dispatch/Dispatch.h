@@ -94,6 +94,18 @@ struct LoopKernel {
   PackedMatmul packed;
 };
 
+// One step of computing an integer kernel argument inside the dispatch.
+// Arguments that are the same for every workgroup are a single Param (the
+// host program computed them); per-workgroup ones (workgroup_id * 64) build
+// on workgroup values, with the host-computed parts as Params.
+struct ArgExprNode {
+  enum class Kind : uint8_t { Param, WorkgroupId, WorkgroupCount, ProcessorId, Binary };
+  Kind kind = Kind::Param;
+  unsigned index = 0;                  // Param: constant word; Workgroup*: axis
+  graft_expr_op_t op = GRAFT_EXPR_ADD; // Binary, over two earlier nodes
+  unsigned lhs = 0, rhs = 0;
+};
+
 // A call of a user kernel: a kernel_call op and its plan.
 struct CallKernel {
   const KernelCall *plan = nullptr; // owned by the op (shared by its rule's calls)
@@ -104,7 +116,10 @@ struct CallKernel {
   // Param index of each dim of each input/output (for memref/dim args).
   std::vector<std::vector<unsigned>> inputDimParams, outputDimParams;
   std::vector<int> inputScalarParam; // scalar pattern args: param index, or -1
-  std::vector<unsigned> exprParams;  // KernelCallArg::Size args, in arg order
+  // Size and PerWorkgroup args: the nodes computing them, and per such argument
+  // (in arg order) its node.
+  std::vector<ArgExprNode> argNodes;
+  std::vector<unsigned> exprRoots;
 };
 
 struct Dispatch {

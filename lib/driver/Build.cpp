@@ -118,7 +118,7 @@ struct TargetBuild {
   // The plans of the kernel calls left after rewriting, each once, in the
   // order first met (each names one kernel to compile).
   std::vector<const KernelCall *> calls;
-  std::vector<std::string> bitcode;
+  std::vector<KernelBitcode> bitcode;
   std::vector<LinkInput> objects;
 };
 
@@ -158,13 +158,34 @@ bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
   return true;
 }
 
+// Several rules may name one kernel file: it is compiled and linked once
+// per target (twice would define its symbols twice), and checked against
+// every rule that uses it.
 bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
   KernelBuildOptions options;
   options.flags = ctx.opts.kernelFlags;
   options.color = ctx.opts.color;
+  struct Shared {
+    KernelSource source;
+    CompiledKernel kernel;
+    std::string rules; // "'a'" / "'a', 'b'"
+    unsigned ruleCount = 0;
+  };
+  std::vector<Shared> kernels;
   for (size_t i = 0; i < tb.calls.size(); ++i) {
     const KernelCall &plan = *tb.calls[i];
     const KernelSource &src = plan.source;
+    auto same = std::find_if(kernels.begin(), kernels.end(), [&](const Shared &k) {
+      return k.source.kind == src.kind && k.source.path == src.path &&
+             k.source.flags == src.flags;
+    });
+    if (same != kernels.end()) {
+      if (!checkKernelForPlan(same->kernel, plan, *tb.target, ctx.diag))
+        return false;
+      same->rules += ", '" + plan.name + "'";
+      ++same->ruleCount;
+      continue;
+    }
     std::string dir = ctx.workDir + "/" + tb.target->name + "/kernels/" + std::to_string(i);
     fs::create_directories(dir);
     CompiledKernel k;
@@ -179,10 +200,15 @@ bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
     if (!ok)
       return false;
     ctx.kernelDependencies.insert(k.dependencies.begin(), k.dependencies.end());
-    if (k.kind == CompiledKernel::Bitcode)
-      tb.bitcode.push_back(k.path);
+    kernels.push_back({src, std::move(k), "'" + plan.name + "'", 1});
+  }
+  for (const Shared &k : kernels) {
+    std::string name = k.source.path + " (" + (k.ruleCount > 1 ? "rules " : "rule ") +
+                       k.rules + ")";
+    if (k.kernel.kind == CompiledKernel::Bitcode)
+      tb.bitcode.push_back({k.kernel.path, name});
     else
-      tb.objects.push_back({src.path, k.path});
+      tb.objects.push_back({name, k.kernel.path});
   }
   return true;
 }
