@@ -133,7 +133,7 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
   std::vector<Value *> nodes;
   for (const ArgExprNode &n : k.argNodes) {
     switch (n.kind) {
-    case ArgExprNode::Kind::Param: nodes.push_back(params[n.index]); break;
+    case ArgExprNode::Kind::Entry: nodes.push_back(params[n.index]); break;
     case ArgExprNode::Kind::WorkgroupId: nodes.push_back(a.wgId[n.index]); break;
     case ArgExprNode::Kind::WorkgroupCount: nodes.push_back(a.wgCount[n.index]); break;
     case ArgExprNode::Kind::ProcessorId: nodes.push_back(a.workerId); break;

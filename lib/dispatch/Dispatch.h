@@ -94,17 +94,11 @@ struct LoopKernel {
   PackedMatmul packed;
 };
 
-// One step of computing an integer kernel argument inside the dispatch.
-// Arguments that are the same for every workgroup are a single Param (the
-// host program computed them); per-workgroup ones (workgroup_id * 64) build
-// on workgroup values, with the host-computed parts as Params.
-struct ArgExprNode {
-  enum class Kind : uint8_t { Param, WorkgroupId, WorkgroupCount, ProcessorId, Binary };
-  Kind kind = Kind::Param;
-  unsigned index = 0;                  // Param: constant word; Workgroup*: axis
-  graft_expr_op_t op = GRAFT_EXPR_ADD; // Binary, over two earlier nodes
-  unsigned lhs = 0, rhs = 0;
-};
+// One step of computing an integer kernel argument inside the dispatch: the
+// plan's node form (ir/KernelCall.h), where an Entry's |index| is the
+// dispatch constant word holding it. Arguments that are the same for every
+// workgroup are one Entry.
+using ArgExprNode = KernelCallArgNode;
 
 // A call of a user kernel: a kernel_call op and its plan.
 struct CallKernel {
