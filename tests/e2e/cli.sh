@@ -14,10 +14,12 @@ check "$TEST_DIR/cli.sh" --check-prefix=USAGE <stderr.txt
 # USAGE: usage: graft <command> [options]
 # USAGE: commands:
 # USAGE-NEXT: build compile a graph
+# USAGE-NEXT: import print an ONNX model as a graph
 # USAGE-NEXT: check parse and verify a graph
 # USAGE-NEXT: eval run a graph with the reference evaluator
 # USAGE-NEXT: inspect list the slices of a bundle
 # USAGE-NEXT: plugin build a bare-metal plugin
+# USAGE-NEXT: spec print the C prototypes
 # USAGE-NEXT: targets list the known targets and their feature levels
 # USAGE: --color auto|always|never
 # USAGE: -q
