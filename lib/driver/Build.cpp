@@ -209,9 +209,10 @@ bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
   return true;
 }
 
-// Several rules may name one kernel file: it is compiled and linked once
-// per target (twice would define its symbols twice), and checked against
-// every rule that uses it.
+// Each level's kernels, compiled for that level. Several rules may name one
+// kernel file: it is compiled and linked once per variant (twice would
+// define its symbols twice), and checked against every rule that uses it;
+// an object file is linked once per slice.
 bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
   KernelBuildOptions options;
   options.flags = ctx.opts.kernelFlags;
