@@ -16,7 +16,7 @@ print(f"  return {prev}\n}}")
 PY
 "$GRAFT" build chain.graph -o chain.graft -v 2> build.txt
 check "$TEST_DIR/long_chain.sh" --check-prefix=BUILD < build.txt
-# BUILD: graft: x86_64: 391 dispatch(es)
+# BUILD: graft: x86_64 x86-64-v2: 391 dispatch(es)
 
 "$GRAFT_RUN" chain.graft --input 64xf32=0 --threads 2 > run.txt
 "$GRAFT" eval chain.graph --input 64xf32=0 > eval.txt
