@@ -21,9 +21,13 @@ const std::vector<const TargetInfo *> &allTargets() {
 }
 
 const TargetInfo *lookupTarget(const std::string &name) {
-  for (const TargetInfo *t : allTargets())
+  for (const TargetInfo *t : allTargets()) {
     if (name == t->name)
       return t;
+    for (const char *alias : t->aliases)
+      if (name == alias)
+        return t;
+  }
   return nullptr;
 }
 

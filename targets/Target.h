@@ -90,6 +90,10 @@ struct TargetInfo {
   // file tests its own predefined macros).
   bool isHost;
 
+  // Other names users may write for it in --target and spec kernels
+  // ("arm64", as Apple and LLVM spell aarch64); graft prints |name|.
+  std::vector<const char *> aliases = {};
+
   const FeatureLevel &baseline() const { return levels.front(); }
   unsigned pointerBits() const { return elfClass == 1 ? 32 : 64; }
 };
@@ -97,7 +101,7 @@ struct TargetInfo {
 // All registered targets, in the order of Targets.def (the order of slices
 // in a bundle).
 const std::vector<const TargetInfo *> &allTargets();
-// The target named |name|, or null.
+// The target named |name| or one of its aliases, or null.
 const TargetInfo *lookupTarget(const std::string &name);
 // The target whose slices have ELF machine |machine|, or null.
 const TargetInfo *lookupTargetByMachine(uint16_t machine);

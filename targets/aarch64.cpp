@@ -44,6 +44,7 @@ const TargetInfo aarch64Target = {
     /*cmakeProcessor=*/"aarch64",
     /*qemuCpus=*/{{"cortex-a53", "armv8-a"}, {"max", "armv8.2-a+dotprod"}},
     /*isHost=*/kIsHost,
+    /*aliases=*/{"arm64"},
 };
 
 } // namespace graft

@@ -75,6 +75,7 @@ DispatchArgs beginDispatchFunction(Module &m, IRBuilder<> &b, const std::string 
         b.CreateLoad(i32, b.CreateConstInBoundsGEP2_32(ArrayType::get(i32, 3), idArr, 0, i)),
         i64, "wg_id");
   }
+  a.workerId = b.CreateZExt(b.CreateLoad(i32, field(wst, ws, WS::worker_id)), i64, "worker_id");
   a.constants = b.CreateLoad(ptr, field(dst, ds, DS::constants), "constants");
   a.bindings = b.CreateLoad(ptr, field(dst, ds, DS::bindings), "bindings");
   a.imports = b.CreateLoad(ptr, field(dst, ds, DS::imports), "imports");

@@ -31,6 +31,7 @@ struct DispatchArgs {
   llvm::Value *importCtx;   // void* const*
   llvm::Value *wgId[3];     // i64
   llvm::Value *wgCount[3];  // i64
+  llvm::Value *workerId;    // i64: the worker (processor) running the workgroup
   llvm::Value *scratch;     // void*
 };
 

@@ -15,6 +15,9 @@
 // and |reserved| the workgroup state (docs/plugins.md).
 #include "codegen/AbiTypes.h"
 #include "codegen/Codegen.h"
+#include "support/InternalError.h"
+
+#include <llvm/IR/Intrinsics.h>
 
 namespace graft::codegen {
 
@@ -22,8 +25,16 @@ using namespace llvm;
 
 namespace {
 
-Type *argType(LLVMContext &c, DType t) {
-  return t == DType::I32 ? Type::getInt32Ty(c) : Type::getInt64Ty(c);
+// The C type of an integer argument: `index` is the target's intptr_t.
+Type *argType(LLVMContext &c, DType t, Type *sizeTy) {
+  switch (t) {
+  case DType::I1: return Type::getInt1Ty(c);
+  case DType::I8: return Type::getInt8Ty(c);
+  case DType::I16: return Type::getInt16Ty(c);
+  case DType::I32: return Type::getInt32Ty(c);
+  case DType::I64: return Type::getInt64Ty(c);
+  default: return sizeTy;
+  }
 }
 
 // Calls import |index| of the dispatch state: fn(params, context, reserved).
@@ -36,6 +47,64 @@ Value *callImport(IRBuilder<> &b, const DispatchArgs &a, unsigned index, Value *
   FunctionType *ty = FunctionType::get(b.getInt32Ty(), {ptr, ptr, ptr}, false);
   return b.CreateCall(ty, fn, {params, ctx, reserved});
 }
+
+// Integer arguments of one call, computed at the top of the dispatch with
+// graft/expr.h's checked floor arithmetic. Anything undefined, or a value
+// that does not fit its parameter, sets |bad|: the dispatch then returns
+// GRAFT_DISPATCH_STATUS_BAD_KERNEL_ARGUMENT instead of calling the kernel.
+struct ArgExprEmitter {
+  IRBuilder<> &b;
+  Value *bad;
+
+  Value *flag(Value *cond) {
+    bad = b.CreateOr(bad, cond);
+    return cond;
+  }
+  Value *overflowing(Intrinsic::ID id, Value *x, Value *y) {
+    Value *r = b.CreateBinaryIntrinsic(id, x, y);
+    flag(b.CreateExtractValue(r, 1));
+    return b.CreateExtractValue(r, 0);
+  }
+  Value *binary(graft_expr_op_t op, Value *x, Value *y) {
+    switch (op) {
+    case GRAFT_EXPR_ADD: return overflowing(Intrinsic::sadd_with_overflow, x, y);
+    case GRAFT_EXPR_SUB: return overflowing(Intrinsic::ssub_with_overflow, x, y);
+    case GRAFT_EXPR_MUL: return overflowing(Intrinsic::smul_with_overflow, x, y);
+    case GRAFT_EXPR_MIN: return b.CreateBinaryIntrinsic(Intrinsic::smin, x, y);
+    case GRAFT_EXPR_MAX: return b.CreateBinaryIntrinsic(Intrinsic::smax, x, y);
+    default: break;
+    }
+    GRAFT_CHECK(op == GRAFT_EXPR_DIV || op == GRAFT_EXPR_CEILDIV || op == GRAFT_EXPR_REM,
+                "unexpected operator in a kernel argument");
+    Value *zero = b.getInt64(0);
+    Value *undefined = b.CreateICmpEQ(y, zero);
+    if (op != GRAFT_EXPR_REM) // INT64_MIN / -1 overflows; its remainder is 0
+      undefined = b.CreateOr(undefined, b.CreateAnd(b.CreateICmpEQ(x, b.getInt64(INT64_MIN)),
+                                                    b.CreateICmpEQ(y, b.getInt64(-1))));
+    flag(undefined);
+    Value *d = b.CreateSelect(undefined, b.getInt64(1), y);
+    Value *q = b.CreateSDiv(x, d), *r = b.CreateSRem(x, d);
+    // Floor: a nonzero remainder whose sign differs from the divisor's.
+    Value *adjust = b.CreateAnd(b.CreateICmpNE(r, zero),
+                                b.CreateICmpSLT(b.CreateXor(r, d), zero));
+    if (op == GRAFT_EXPR_REM)
+      return b.CreateSelect(adjust, b.CreateAdd(r, d), r);
+    Value *floorQ = b.CreateSelect(adjust, b.CreateSub(q, b.getInt64(1)), q);
+    if (op == GRAFT_EXPR_DIV)
+      return floorQ;
+    Value *floorR = b.CreateSelect(adjust, b.CreateAdd(r, d), r);
+    return b.CreateAdd(floorQ, b.CreateZExt(b.CreateICmpNE(floorR, zero), b.getInt64Ty()));
+  }
+  // |v| as |t|, flagging a value outside its range (i1: 0 or 1).
+  Value *narrow(Value *v, Type *t) {
+    if (t->getIntegerBitWidth() == 64)
+      return v;
+    Value *n = b.CreateTrunc(v, t);
+    Value *back = t->isIntegerTy(1) ? b.CreateZExt(n, v->getType()) : b.CreateSExt(n, v->getType());
+    flag(b.CreateICmpNE(back, v));
+    return n;
+  }
+};
 
 } // namespace
 
@@ -83,6 +152,19 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
     return arg.operand >= 0 ? k.inputDimParams[arg.operand] : k.outputDimParams[arg.result];
   };
 
+  ArgExprEmitter exprs{b, b.getFalse()};
+  std::vector<Value *> nodes;
+  for (const ArgExprNode &n : k.argNodes) {
+    switch (n.kind) {
+    case ArgExprNode::Kind::Entry: nodes.push_back(params[n.index]); break;
+    case ArgExprNode::Kind::WorkgroupId: nodes.push_back(a.wgId[n.index]); break;
+    case ArgExprNode::Kind::WorkgroupCount: nodes.push_back(a.wgCount[n.index]); break;
+    case ArgExprNode::Kind::ProcessorId: nodes.push_back(a.workerId); break;
+    case ArgExprNode::Kind::Binary:
+      nodes.push_back(exprs.binary(n.op, nodes[n.lhs], nodes[n.rhs]));
+      break;
+    }
+  }
   std::vector<Type *> types;
   std::vector<Value *> args;
   unsigned exprIdx = 0;
@@ -119,31 +201,30 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
     case KernelCallArg::Kind::Scalar: {
       DType t = k.inputTypes[arg.operand];
       Value *v = wordToScalar(b, params[k.inputScalarParam[arg.operand]], t);
-      if (t == DType::I1)
-        v = b.CreateZExt(v, b.getInt8Ty());
+      if (t == DType::Index) // intptr_t
+        v = b.CreateTrunc(v, sizeTy);
       types.push_back(v->getType());
       args.push_back(v);
       break;
     }
-    case KernelCallArg::Kind::Size: {
-      Value *v = params[k.exprParams[exprIdx++]];
-      Type *t = argType(c, arg.type);
+    case KernelCallArg::Kind::Size:
+    case KernelCallArg::Kind::PerWorkgroup: {
+      Type *t = argType(c, arg.type, sizeTy);
       types.push_back(t);
-      args.push_back(b.CreateTrunc(v, t));
-      break;
-    }
-    case KernelCallArg::Kind::WorkgroupId:
-    case KernelCallArg::Kind::WorkgroupCount: {
-      Value *v = arg.kind == KernelCallArg::Kind::WorkgroupId ? a.wgId[arg.axis] : a.wgCount[arg.axis];
-      Type *t = argType(c, arg.type);
-      types.push_back(t);
-      args.push_back(b.CreateTrunc(v, t));
+      args.push_back(exprs.narrow(nodes[k.exprRoots[exprIdx++]], t));
       break;
     }
     }
   }
+  BasicBlock *callBlock = BasicBlock::Create(c, "call", a.fn);
+  BasicBlock *badBlock = BasicBlock::Create(c, "bad_argument", a.fn);
+  b.CreateCondBr(exprs.bad, badBlock, callBlock);
+  b.SetInsertPoint(badBlock);
+  b.CreateRet(b.getInt32(GRAFT_DISPATCH_STATUS_BAD_KERNEL_ARGUMENT));
+  b.SetInsertPoint(callBlock);
   if (imported) {
-    // The parameters as the fields of one struct, in C layout.
+    // The parameters, per-workgroup ones included, as the fields of one
+    // struct, in C layout.
     StructType *st = StructType::get(c, types);
     Value *params = b.CreateAlloca(st, nullptr, "params");
     for (unsigned i = 0; i < args.size(); ++i)
@@ -153,8 +234,14 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
   }
   Type *ret = plan.returnsStatus ? i32 : b.getVoidTy();
   FunctionCallee fn = m.getOrInsertFunction(plan.symbol, FunctionType::get(ret, types, false));
-  Value *r = b.CreateCall(fn, args);
-  b.CreateRet(plan.returnsStatus ? r : b.getInt32(0));
+  CallInst *call = b.CreateCall(fn, args);
+  // Integers narrower than a register are extended by the caller, as clang
+  // declares C's bool (zero) and int8_t..int32_t (sign; riscv64 needs it for
+  // int32_t too): an object-file kernel relies on it.
+  for (unsigned i = 0; i < types.size(); ++i)
+    if (types[i]->isIntegerTy() && types[i]->getIntegerBitWidth() < 64 && types[i] != sizeTy)
+      call->addParamAttr(i, types[i]->isIntegerTy(1) ? Attribute::ZExt : Attribute::SExt);
+  b.CreateRet(plan.returnsStatus ? static_cast<Value *>(call) : b.getInt32(0));
 }
 
 } // namespace graft::codegen

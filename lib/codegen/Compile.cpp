@@ -4,6 +4,8 @@
 #include "link/TargetMachine.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -55,28 +57,33 @@ static bool writeText(const std::string &path, const std::string &text, DiagEngi
   return true;
 }
 
-// Links the user kernel bitcode files into |m|, checking each one's
-// architecture.
-static bool linkKernelBitcode(llvm::Module &m, const std::vector<std::string> &bitcode,
-                              const TargetInfo &target, DiagEngine &diag) {
-  for (const std::string &path : bitcode) {
+// Links the user kernel bitcode files into |m|, each once, checking each
+// one's architecture. |linkMessage| collects what the bitcode linker says (a
+// symbol two kernels define), for the error that names the kernel file.
+static bool linkKernelBitcode(llvm::Module &m, const std::vector<KernelBitcode> &bitcode,
+                              const TargetInfo &target, std::string &linkMessage,
+                              DiagEngine &diag) {
+  for (const KernelBitcode &k : bitcode) {
     llvm::SMDiagnostic smd;
-    std::unique_ptr<llvm::Module> bc = llvm::parseIRFile(path, smd, m.getContext());
+    std::unique_ptr<llvm::Module> bc = llvm::parseIRFile(k.path, smd, m.getContext());
     if (!bc) {
-      diag.error(path, "cannot read LLVM bitcode: " + smd.getMessage().str());
+      diag.error(k.name, "cannot read LLVM bitcode: " + smd.getMessage().str());
       return false;
     }
     llvm::Triple bt(bc->getTargetTriple());
     if (bt.getArch() != llvm::Triple(target.triple).getArch()) {
-      diag.error(path, "bitcode is for " + bt.getArchName().str() + ", but the target is " +
-                           target.name);
+      diag.error(k.name, "bitcode is for " + bt.getArchName().str() + ", but the target is " +
+                             target.name);
       return false;
     }
     bc->setDataLayout(m.getDataLayout());
     bc->setTargetTriple(target.triple);
+    linkMessage.clear();
     if (llvm::Linker::linkModules(m, std::move(bc))) {
-      diag.error(path, "cannot link kernel bitcode into the " + std::string(target.name) +
-                           " slice (duplicate or conflicting symbol)");
+      while (!linkMessage.empty() && linkMessage.back() == '\n')
+        linkMessage.pop_back();
+      diag.error(k.name, "cannot link the kernel into the " + std::string(target.name) +
+                             " slice: " + linkMessage);
       return false;
     }
   }
@@ -112,6 +119,16 @@ bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetI
     return false;
   }
   LLVMContext ctx;
+  // Messages of the bitcode linker, for errors that name the kernel file.
+  std::string linkMessage;
+  ctx.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo *info, void *out) {
+        llvm::raw_string_ostream os(*static_cast<std::string *>(out));
+        llvm::DiagnosticPrinterRawOStream printer(os);
+        info->print(printer);
+        os << "\n";
+      },
+      &linkMessage);
   auto m = std::make_unique<llvm::Module>(opts.moduleName, ctx);
   m->setSourceFileName(opts.moduleName);
   m->setTargetTriple(target.triple);
@@ -125,7 +142,7 @@ bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetI
     const SliceVariant &v = variants[i];
     std::unique_ptr<llvm::Module> vm =
         emitVariantModule(ctx, *v.programs, target, *v.level, *tm);
-    if (!linkKernelBitcode(*vm, v.bitcode, target, diag))
+    if (!linkKernelBitcode(*vm, v.bitcode, target, linkMessage, diag))
       return false;
     std::string suffix = i == 0 ? "" : std::string(".") + v.level->name;
     prepareVariant(*vm, suffix);
@@ -133,10 +150,11 @@ bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetI
     for (const Dispatch &d : v.programs->dispatches)
       vs.dispatchSymbols.push_back(d.name + suffix);
     symbols.push_back(std::move(vs));
+    linkMessage.clear();
     if (llvm::Linker::linkModules(*m, std::move(vm))) {
       diag.error(std::string(target.name) + " slice",
                  std::string("internal error: cannot link the ") + v.level->name +
-                     " variant into the slice module");
+                     " variant into the slice module: " + linkMessage);
       return false;
     }
   }

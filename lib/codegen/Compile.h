@@ -17,6 +17,12 @@
 
 namespace graft {
 
+// A user kernel compiled (or given) as LLVM bitcode.
+struct KernelBitcode {
+  std::string path; // the file on disk
+  std::string name; // for messages: "k.c (rules 'a', 'b')"
+};
+
 struct CompileOptions {
   std::string moduleName;               // library name
   std::string objectPath;               // where to write the object
@@ -28,7 +34,7 @@ struct CompileOptions {
 struct SliceVariant {
   const FeatureLevel *level = nullptr;
   const ProgramSet *programs = nullptr;
-  std::vector<std::string> bitcode; // user kernels as LLVM bitcode files
+  std::vector<KernelBitcode> bitcode; // user kernels for |level|, each linked in once
 };
 
 // |variants| go from the lowest level to the highest; variants[0]'s tables

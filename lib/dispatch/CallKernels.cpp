@@ -28,6 +28,58 @@ uint32_t Former::guardOf(const Op *root) {
   return 0;
 }
 
+// The buffer of output |out| of |call|, which starts as |in|: |in|'s own
+// storage when the call is its only use and the storage is graft's (a
+// temporary), else a new buffer with a copy of |in| made before the call.
+uint32_t Former::inPlaceOutput(const Value *out, const Value *in, const Op *call) {
+  std::vector<uint32_t> outDims = shapes.dimsOf(out), inDims = shapes.dimsOf(in);
+  for (size_t i = 0; i < outDims.size(); ++i)
+    if (outDims[i] != inDims[i])
+      shapes.checks.push_back({outDims[i], inDims[i],
+                               sm.formatShort(call->loc) + ": kernel_call @" + call->call->name +
+                                   ": dim " + std::to_string(i) + " of output %" + out->name +
+                                   " differs from its initial value %" + in->name});
+  uint32_t inBuffer = buffer(in);
+  const std::vector<Op *> &users = uses.users(in);
+  bool dead = users.size() == 1 && users[0] == call && !returned.count(in) &&
+              !bufferOf.count(out) && prog.buffers[inBuffer].kind == GRAFT_BUFFER_TEMP;
+  if (dead) {
+    bufferOf[out] = inBuffer;
+    return inBuffer;
+  }
+  uint32_t b = outputBuffer(out);
+  StepDesc copy;
+  copy.kind = GRAFT_STEP_COPY;
+  copy.bindings = {inBuffer, b};
+  copy.guard = stepGuard; // an optional import's copy runs only with its call
+  prog.steps.push_back(copy);
+  return b;
+}
+
+unsigned Former::argNode(KB &kb, CallKernel &c, const KernelCall &plan, unsigned node,
+                         const std::vector<uint32_t> &sizes) {
+  const KernelCallArgNode &n = plan.argNodes.at(node);
+  ArgExprNode out;
+  switch (n.kind) {
+  case KernelCallArgNode::Kind::Entry: out.index = param(kb, sizes.at(n.index)); break;
+  case KernelCallArgNode::Kind::WorkgroupId:
+    out.kind = ArgExprNode::Kind::WorkgroupId, out.index = n.index;
+    break;
+  case KernelCallArgNode::Kind::WorkgroupCount:
+    out.kind = ArgExprNode::Kind::WorkgroupCount, out.index = n.index;
+    break;
+  case KernelCallArgNode::Kind::ProcessorId: out.kind = ArgExprNode::Kind::ProcessorId; break;
+  case KernelCallArgNode::Kind::Binary:
+    out.kind = ArgExprNode::Kind::Binary;
+    out.op = n.op;
+    out.lhs = argNode(kb, c, plan, n.lhs, sizes);
+    out.rhs = argNode(kb, c, plan, n.rhs, sizes);
+    break;
+  }
+  c.argNodes.push_back(out);
+  return static_cast<unsigned>(c.argNodes.size() - 1);
+}
+
 void Former::callGroup(int g) {
   const Op *op = groups[g].front();
   const KernelCall &plan = *op->call;
@@ -99,10 +151,13 @@ void Former::callGroup(int g) {
                               "to write; use link: import");
     bufferOf[op->results.at(k)] = b;
   }
-  for (const Value *v : op->results) {
+  for (size_t o = 0; o < op->results.size(); ++o) {
+    const Value *v = op->results[o];
+    int init = o < plan.resultInit.size() ? plan.resultInit[o] : -1;
     c.outputTypes.push_back(v->type.elem);
     c.outputRanks.push_back(v->type.rank());
-    c.outputBuffers.push_back(outputBuffer(v));
+    c.outputBuffers.push_back(init >= 0 ? inPlaceOutput(v, op->operands.at(init), op)
+                                        : outputBuffer(v));
     d.bindings.push_back(c.outputBuffers.back());
     std::vector<unsigned> dp;
     for (uint32_t e : shapes.dimsOf(v))
@@ -110,9 +165,16 @@ void Former::callGroup(int g) {
     c.outputDimParams.push_back(dp);
   }
   if (plan.form == KernelForm::Call) {
-    for (const KernelCallArg &a : plan.args)
-      if (a.kind == KernelCallArg::Kind::Size)
-        c.exprParams.push_back(param(kb, sizes.at(a.expr)));
+    for (const KernelCallArg &a : plan.args) {
+      if (a.kind == KernelCallArg::Kind::Size) {
+        ArgExprNode n;
+        n.index = param(kb, sizes.at(a.expr));
+        c.argNodes.push_back(n);
+        c.exprRoots.push_back(static_cast<unsigned>(c.argNodes.size() - 1));
+      } else if (a.kind == KernelCallArg::Kind::PerWorkgroup) {
+        c.exprRoots.push_back(argNode(kb, c, plan, a.expr, sizes));
+      }
+    }
   } else {
     // Whole-dispatch kernels see exactly the constants the rule lists.
     d.params.clear();

@@ -100,6 +100,12 @@ struct LoopKernel {
   PackedMatmul packed;
 };
 
+// One step of computing an integer kernel argument inside the dispatch: the
+// plan's node form (ir/KernelCall.h), where an Entry's |index| is the
+// dispatch constant word holding it. Arguments that are the same for every
+// workgroup are one Entry.
+using ArgExprNode = KernelCallArgNode;
+
 // A call of a user kernel: a kernel_call op and its plan.
 struct CallKernel {
   const KernelCall *plan = nullptr; // owned by the op (shared by its rule's calls)
@@ -110,7 +116,10 @@ struct CallKernel {
   // Param index of each dim of each input/output (for memref/dim args).
   std::vector<std::vector<unsigned>> inputDimParams, outputDimParams;
   std::vector<int> inputScalarParam; // scalar pattern args: param index, or -1
-  std::vector<unsigned> exprParams;  // KernelCallArg::Size args, in arg order
+  // Size and PerWorkgroup args: the nodes computing them, and per such argument
+  // (in arg order) its node.
+  std::vector<ArgExprNode> argNodes;
+  std::vector<unsigned> exprRoots;
   // KernelLink::Import: the entry of ProgramSet::imports the dispatch calls.
   unsigned importIndex = 0;
 };

@@ -122,6 +122,11 @@ struct Former {
   void planArena();
 
   // ---- Kernel calls (CallKernels.cpp) ----
+  // Appends the nodes computing Size or PerWorkgroup argument |a| of
+  // |plan| to |c| and returns its root; program entries become Params.
+  unsigned argNode(KB &kb, CallKernel &c, const KernelCall &plan, unsigned node,
+                   const std::vector<uint32_t> &sizes);
+  uint32_t inPlaceOutput(const Value *out, const Value *in, const Op *call);
   void callGroup(int g);
   // The entry of |plan|'s import in the library's import table.
   unsigned importIndex(const KernelCall &plan);

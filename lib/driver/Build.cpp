@@ -128,7 +128,7 @@ struct LevelBuild {
   // The plans of the kernel calls left after rewriting, each once, in the
   // order first met (each names one kernel to compile).
   std::vector<const KernelCall *> calls;
-  std::vector<std::string> bitcode;
+  std::vector<KernelBitcode> bitcode; // this level's kernels, each file once
 };
 
 struct TargetBuild {
@@ -209,18 +209,44 @@ bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
   return true;
 }
 
+// Each level's kernels, compiled for that level. Several rules may name one
+// kernel file: it is compiled and linked once per variant (twice would
+// define its symbols twice), and checked against every rule that uses it;
+// an object file is linked once per slice.
 bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
   KernelBuildOptions options;
   options.flags = ctx.opts.kernelFlags;
   options.color = ctx.opts.color;
   const TargetInfo &t = *tb.target;
+  struct Shared {
+    KernelSource source;
+    CompiledKernel kernel;
+    std::vector<std::string> symbols; // of its rules, each once
+    std::string rules;                // "'a'" / "'a', 'b'"
+    unsigned ruleCount = 0;
+  };
   for (LevelBuild &lb : tb.levels) {
     options.level = lb.level;
+    std::vector<Shared> kernels;
     for (size_t i = 0; i < lb.calls.size(); ++i) {
       const KernelCall &plan = *lb.calls[i];
       if (plan.link != KernelLink::Static)
         continue; // resolved from plugins when the bundle is loaded
       const KernelSource &src = plan.source;
+      auto same = std::find_if(kernels.begin(), kernels.end(), [&](const Shared &k) {
+        return k.source.kind == src.kind && k.source.path == src.path &&
+               k.source.flags == src.flags;
+      });
+      if (same != kernels.end()) {
+        if (!checkKernelForPlan(same->kernel, plan, t, ctx.diag))
+          return false;
+        same->rules += ", '" + plan.name + "'";
+        ++same->ruleCount;
+        if (std::find(same->symbols.begin(), same->symbols.end(), plan.symbol) ==
+            same->symbols.end())
+          same->symbols.push_back(plan.symbol);
+        continue;
+      }
       std::string dir = ctx.workDir + "/" + t.name + "/" + lb.level->name + "/kernels/" +
                         std::to_string(i);
       fs::create_directories(dir);
@@ -236,21 +262,31 @@ bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
       if (!ok)
         return false;
       ctx.kernelDependencies.insert(k.dependencies.begin(), k.dependencies.end());
-      if (k.kind == CompiledKernel::Bitcode) {
-        lb.bitcode.push_back(k.path);
+      kernels.push_back({src, std::move(k), {plan.symbol}, "'" + plan.name + "'", 1});
+    }
+    for (const Shared &k : kernels) {
+      std::string name = k.source.path + " (" + (k.ruleCount > 1 ? "rules " : "rule ") +
+                         k.rules + ")";
+      if (k.kernel.kind == CompiledKernel::Bitcode) {
+        lb.bitcode.push_back({k.kernel.path, name});
         continue;
       }
-      // An object is linked once for all variants, so its symbol must come
+      // An object is linked once for all variants, so each symbol must come
       // from one file: two objects would define it twice in the slice.
-      auto [it, fresh] = tb.objectOf.emplace(plan.symbol, k.path);
-      if (fresh)
-        tb.objects.push_back({src.path, k.path});
-      else if (it->second != k.path) {
-        ctx.diag.error(src.loc, "kernel '" + plan.symbol + "' for " + t.name + " comes from two "
-                                "object files (" + it->second + " and " + k.path +
-                                "); kernels per feature level must be 'source' or 'bitcode'");
-        return false;
+      for (const std::string &symbol : k.symbols) {
+        auto [it, inserted] = tb.objectOf.emplace(symbol, k.kernel.path);
+        if (!inserted && it->second != k.kernel.path) {
+          ctx.diag.error(k.source.loc, "kernel '" + symbol + "' for " + t.name +
+                                           " comes from two object files (" + it->second +
+                                           " and " + k.kernel.path +
+                                           "); kernels per feature level must be 'source' or "
+                                           "'bitcode'");
+          return false;
+        }
       }
+      if (std::none_of(tb.objects.begin(), tb.objects.end(),
+                       [&](const LinkInput &o) { return o.path == k.kernel.path; }))
+        tb.objects.push_back({name, k.kernel.path});
     }
   }
   return true;

@@ -5,6 +5,7 @@
 #include "bundle/FatElf.h"
 #include "driver/CheckEval.h"
 #include "driver/EmbedC.h"
+#include "driver/SpecHeader.h"
 #include "support/Diagnostics.h"
 #include "targets/Describe.h"
 #include "targets/Target.h"
@@ -102,6 +103,11 @@ const OptionDesc kPluginOptions[] = {
     {"-v", nullptr, "print the clang commands and what each step did"},
 };
 
+const OptionDesc kSpecOptions[] = {
+    {"--header", nullptr, "print the C prototype each rule expects of its kernel"},
+    {"--target", "LIST", "only rules with kernels for these targets (default: all)"},
+};
+
 const OptionDesc kTargetsOptions[] = {
     {"--format=F", nullptr, "human (default), tsv or cmake"},
 };
@@ -153,6 +159,10 @@ const CommandDesc kCommands[] = {
      "  GRAFT_INCLUDE_DIR  directory holding graft/plugin.h\n"
      "  TMPDIR             where work files go while graft runs (default: "
      "/tmp)\n"},
+    {"spec", "graft spec --header SPEC.yaml... [--target LIST]",
+     "print the C prototypes the rules of spec files expect of their kernels",
+     GRAFT_OPTIONS(kSpecOptions),
+     "  graft spec --header mlp.yaml > mlp_kernels.h\n", ""},
     {"targets", "graft targets [--format=F]",
      "list the known targets and their feature levels",
      GRAFT_OPTIONS(kTargetsOptions),
@@ -514,6 +524,8 @@ int driverMain(int argc, char **argv) {
     return runInspect(argc - 2, argv + 2);
   if (cmd == "plugin")
     return parsePlugin(argc - 2, argv + 2);
+  if (cmd == "spec")
+    return runSpec(argc - 2, argv + 2);
   if (cmd == "targets")
     return runTargets(argc - 2, argv + 2);
   std::fprintf(stderr,

@@ -12,8 +12,6 @@
 // instantiates the program once per call in the function's host program.
 //
 // Growing it (keep the plan the only thing codegen reads):
-//  - in-place outputs: a per-result operand index the output aliases.
-//  - workgroup sizes: a field next to |grid|, passed to the dispatch attrs.
 //  - run-time guards (kernel or graft's code per invocation): a condition
 //    expression in |exprs| and a fallback, as optional imports have one.
 #pragma once
@@ -50,23 +48,35 @@ enum class KernelLink : uint8_t {
             // operands, and the call writes the same buffers
 };
 
+// One step of an integer argument the dispatch computes per workgroup
+// (`workgroup_id(0) * 64`): workgroup values, and entries of the size
+// program for the parts that are the same for every workgroup.
+struct KernelCallArgNode {
+  enum class Kind : uint8_t { Entry, WorkgroupId, WorkgroupCount, ProcessorId, Binary };
+  Kind kind = Kind::Entry;
+  uint32_t index = 0;                  // Entry: program entry; Workgroup*: axis
+  graft_expr_op_t op = GRAFT_EXPR_ADD; // Binary, over two earlier nodes
+  unsigned lhs = 0, rhs = 0;
+};
+
 // One argument of a Call-form kernel, in parameter order.
 struct KernelCallArg {
   enum class Kind : uint8_t {
-    Buffer,         // base pointer of an operand (const T*) or result (T*)
-    Memref,         // base, aligned base, offset, sizes[rank], strides[rank]
-    Scalar,         // a scalar operand, by value
-    Size,           // entry |expr| of the program, as |type|
-    WorkgroupId,    // this workgroup's id along |axis|, as |type|
-    WorkgroupCount, // the grid size along |axis|, as |type|
+    Buffer,       // base pointer of an operand (const T*) or result (T*)
+    Memref,       // base, aligned base, offset, sizes[rank], strides[rank]
+    Scalar,       // a scalar operand, by value
+    Size,         // entry |expr| of the program, as |type|
+    PerWorkgroup, // node |expr| of |argNodes|, as |type|
   };
   Kind kind = Kind::Buffer;
   int operand = -1;          // Buffer/Memref/Scalar: operand index, or
   int result = -1;           //   Buffer/Memref: result index
   unsigned rank = 0;         // Memref: rank of the tensor
-  unsigned axis = 0;         // WorkgroupId/WorkgroupCount
-  uint32_t expr = 0;         // Size
-  DType type = DType::Index; // Size/Workgroup*: I32, I64 or Index
+  uint32_t expr = 0;         // Size, PerWorkgroup
+  // Size/PerWorkgroup: I1, I8, I16, I32, I64 or Index (the target's size_t);
+  // Buffer/Memref/Scalar: the element type.
+  DType type = DType::Index;
+  std::string name;          // Buffer/Memref/Scalar: the pattern's name
   std::string text;          // as written in the spec, for messages
   SourceLoc loc;
 
@@ -94,6 +104,11 @@ struct KernelCall {
   std::vector<std::vector<uint32_t>> resultDims; // per result: entries
   std::vector<KernelCallCheck> checks;           // what the pattern requires
   std::vector<KernelCallArg> args;               // Call form
+  std::vector<KernelCallArgNode> argNodes;       // of PerWorkgroup args
+  // Per result: the operand whose value it starts as (an in-place output:
+  // formation gives it the operand's storage when nothing else uses the
+  // operand, else a copy), or -1.
+  std::vector<int> resultInit;
   std::vector<uint32_t> constants;               // Dispatch form: entries
   uint32_t grid[3] = {0, 0, 0};                  // workgroup counts: entries
   unsigned inputCount = 0; // operands that are the pattern's inputs (an

@@ -31,6 +31,7 @@ public:
     plan->source = source;
     for (const Value *r : pat.results)
       plan->resultDims.push_back(info_.dimsOf(r));
+    plan->resultInit = rule_.outputInit;
     for (const ShapeCheck &c : info_.checks)
       plan->checks.push_back({c.lhs, c.rhs, c.message});
     for (const KernelArg &a : rule_.args)
@@ -57,9 +58,16 @@ private:
       id = info_.dimsOf(v).at(e.axis);
       break;
     }
+    case SpecExpr::Kind::Scalar:
+      id = info_.scalars.at(rule_.pattern->args[e.input]);
+      break;
     case SpecExpr::Kind::Binary:
       id = ex.binary(e.op, expr(e.operands[0]), expr(e.operands[1]));
       break;
+    case SpecExpr::Kind::WorkgroupId:
+    case SpecExpr::Kind::WorkgroupCount:
+    case SpecExpr::Kind::ProcessorId:
+      GRAFT_CHECK(false, "a per-workgroup spec expression in the size program");
     }
     for (const FoldError &f : ex.takeFoldErrors())
       diag_.error(e.loc, "in rule '" + rule_.name + "': " + f.message());
@@ -72,8 +80,12 @@ private:
     out.loc = a.loc;
     out.operand = a.input;
     out.result = a.output;
-    out.axis = static_cast<unsigned>(a.axis);
     out.type = a.type;
+    if (a.input >= 0 || a.output >= 0) {
+      const Value *v = a.input >= 0 ? rule_.pattern->args[a.input] : rule_.pattern->results[a.output];
+      out.type = v->type.elem;
+      out.name = a.input >= 0 ? v->name : rule_.outputNames.at(a.output);
+    }
     switch (a.kind) {
     case KernelArg::Kind::Tensor:
       out.kind = KernelCallArg::Kind::Buffer;
@@ -88,19 +100,39 @@ private:
       out.kind = KernelCallArg::Kind::Scalar;
       break;
     case KernelArg::Kind::Expr:
+      if (a.expr.perWorkgroup()) {
+        out.kind = KernelCallArg::Kind::PerWorkgroup;
+        out.expr = node(a.expr, plan);
+        break;
+      }
       out.kind = KernelCallArg::Kind::Size;
       out.expr = expr(a.expr);
       if (a.type == DType::I32)
         requireI32(out, plan);
       break;
-    case KernelArg::Kind::WorkgroupId:
-      out.kind = KernelCallArg::Kind::WorkgroupId;
-      break;
-    case KernelArg::Kind::WorkgroupCount:
-      out.kind = KernelCallArg::Kind::WorkgroupCount;
-      break;
     }
     return out;
+  }
+
+  // The nodes computing per-workgroup expression |e|; its parts that are
+  // the same for every workgroup are one program entry each.
+  unsigned node(const SpecExpr &e, KernelCall &plan) {
+    KernelCallArgNode n;
+    if (!e.perWorkgroup()) {
+      n.index = expr(e);
+    } else if (e.kind == SpecExpr::Kind::Binary) {
+      n.kind = KernelCallArgNode::Kind::Binary;
+      n.op = e.op;
+      n.lhs = node(e.operands[0], plan);
+      n.rhs = node(e.operands[1], plan);
+    } else {
+      n.kind = e.kind == SpecExpr::Kind::WorkgroupId      ? KernelCallArgNode::Kind::WorkgroupId
+               : e.kind == SpecExpr::Kind::WorkgroupCount ? KernelCallArgNode::Kind::WorkgroupCount
+                                                          : KernelCallArgNode::Kind::ProcessorId;
+      n.index = static_cast<uint32_t>(e.axis);
+    }
+    plan.argNodes.push_back(n);
+    return static_cast<unsigned>(plan.argNodes.size() - 1);
   }
 
   // An `: i32` size must fit, not be truncated: clamping it to the i32
@@ -135,6 +167,9 @@ private:
     for (const KernelCallArg &a : plan.args)
       if (a.kind == KernelCallArg::Kind::Size)
         root(a.expr);
+    for (const KernelCallArgNode &n : plan.argNodes)
+      if (n.kind == KernelCallArgNode::Kind::Entry)
+        root(n.index);
     for (uint32_t e : plan.constants)
       root(e);
     for (uint32_t e : plan.grid)
@@ -169,6 +204,9 @@ private:
     for (KernelCallArg &a : plan.args)
       if (a.kind == KernelCallArg::Kind::Size)
         remap(a.expr);
+    for (KernelCallArgNode &n : plan.argNodes)
+      if (n.kind == KernelCallArgNode::Kind::Entry)
+        remap(n.index);
     for (uint32_t &e : plan.constants)
       remap(e);
     for (uint32_t &e : plan.grid)

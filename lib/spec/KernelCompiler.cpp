@@ -3,6 +3,7 @@
 // bitcode reader and object file library.
 #include "spec/KernelCompiler.h"
 
+#include "spec/Prototype.h"
 #include "support/Depfile.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -51,6 +52,62 @@ bool readFile(const std::string &path, std::vector<char> &out, std::string &err)
   return true;
 }
 
+// What the LLVM type |t| is in C terms, in the words of describeParam.
+KernelParam paramOf(const llvm::Type *t) {
+  KernelParam p;
+  if (t->isPointerTy())
+    p.kind = KernelParam::Kind::Pointer;
+  else if (t->isFloatingPointTy())
+    p.kind = KernelParam::Kind::Float, p.bits = t->getPrimitiveSizeInBits();
+  else
+    p.bits = t->isIntegerTy() ? t->getIntegerBitWidth() : 0;
+  return p;
+}
+
+// The kernel's definition against the prototype the rule implies: every
+// parameter's kind and width (a C kernel's bitcode keeps them; the calling
+// convention depends on them) and the return type.
+bool checkSignature(const llvm::Function &fn, const KernelPrototype &want, const KernelCall &plan,
+                    const std::string &display, DiagEngine &diag) {
+  bool ok = true;
+  const std::string &symbol = want.symbol;
+  if (fn.arg_size() != want.params.size()) {
+    diag.error(display, "kernel '" + symbol + "' takes " + std::to_string(fn.arg_size()) +
+                            " parameter(s), but rule '" + plan.name + "' passes " +
+                            std::to_string(want.params.size()) +
+                            (plan.form == KernelForm::Call
+                                 ? " (memref arguments expand to 3 + 2*rank)"
+                                 : " (dispatch state, workgroup state)") +
+                            "; expected " + formatPrototype(want));
+    ok = false;
+  } else {
+    for (unsigned i = 0; i < fn.arg_size(); ++i) {
+      KernelParam have = paramOf(fn.getArg(i)->getType());
+      const KernelParam &w = want.params[i];
+      if (have.kind == w.kind && (w.kind == KernelParam::Kind::Pointer || have.bits == w.bits))
+        continue;
+      diag.error(display, "kernel '" + symbol + "' parameter " + std::to_string(i + 1) +
+                              " is " + describeParam(have) + ", but rule '" + plan.name +
+                              "' passes " + describeParam(w) + " ('" + w.ctype + " " +
+                              w.name + "'" +
+                              (w.source.empty() || w.source == w.name
+                                   ? std::string()
+                                   : " from '" + w.source + "'") +
+                              ")");
+      ok = false;
+    }
+  }
+  llvm::Type *ret = fn.getReturnType();
+  if (want.returnsInt ? !ret->isIntegerTy(32) : !ret->isVoidTy()) {
+    diag.error(display, "kernel '" + symbol + "' must return " +
+                            std::string(want.returnsInt ? "int" : "void") + " (rule '" +
+                            plan.name + "' says returns: " +
+                            (plan.returnsStatus ? "status" : "void") + ")");
+    ok = false;
+  }
+  return ok;
+}
+
 bool checkBitcode(const CompiledKernel &k, const std::string &symbol,
                   const TargetInfo &target, const std::string &display,
                   DiagEngine &diag, const KernelCall *plan) {
@@ -87,28 +144,7 @@ bool checkBitcode(const CompiledKernel &k, const std::string &symbol,
   }
   if (!plan)
     return ok;
-  // The C signature is all scalars and pointers, so parameters map 1:1 to
-  // what graft passes; a wrong count is a spec/kernel disagreement.
-  unsigned want_params = plan->paramCount();
-  if (fn->arg_size() != want_params) {
-    diag.error(display, "kernel '" + symbol + "' takes " + std::to_string(fn->arg_size()) +
-                            " parameter(s), but rule '" + plan->name + "' passes " +
-                            std::to_string(want_params) +
-                            (plan->form == KernelForm::Call
-                                 ? " (memref arguments expand to 3 + 2*rank)"
-                                 : " (dispatch state, workgroup state)"));
-    ok = false;
-  }
-  bool wantsInt = plan->form == KernelForm::Dispatch || plan->returnsStatus;
-  llvm::Type *ret = fn->getReturnType();
-  if (wantsInt ? !ret->isIntegerTy(32) : !ret->isVoidTy()) {
-    diag.error(display, "kernel '" + symbol + "' must return " +
-                            std::string(wantsInt ? "int" : "void") + " (rule '" +
-                            plan->name + "' says returns: " +
-                            (plan->returnsStatus ? "status" : "void") + ")");
-    ok = false;
-  }
-  return ok;
+  return checkSignature(*fn, kernelPrototype(*plan, target), *plan, display, diag) && ok;
 }
 
 bool checkObject(const CompiledKernel &k, const std::string &symbol,
@@ -293,11 +329,18 @@ bool compileKernel(const KernelCall &plan, const TargetInfo &target, const std::
     context();
     return false;
   }
-  bool ok = out.kind == CompiledKernel::Bitcode
-                ? checkBitcode(out, plan.symbol, target, src.path, diag, &plan)
-                : checkObject(out, plan.symbol, target, src.path, diag);
+  return checkKernelForPlan(out, plan, target, diag);
+}
+
+bool checkKernelForPlan(const CompiledKernel &kernel, const KernelCall &plan,
+                        const TargetInfo &target, DiagEngine &diag) {
+  const KernelSource &src = plan.source;
+  bool ok = kernel.kind == CompiledKernel::Bitcode
+                ? checkBitcode(kernel, plan.symbol, target, src.path, diag, &plan)
+                : checkObject(kernel, plan.symbol, target, src.path, diag);
   if (!ok)
-    context();
+    diag.note(src.loc, std::string("kernel ") + describeKind(src.kind) + " for target " +
+                           target.name + " of rule '" + plan.name + "'");
   return ok;
 }
 

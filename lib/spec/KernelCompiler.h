@@ -71,6 +71,12 @@ bool runCompileCommand(const std::vector<std::string> &cmd, const std::string &s
 bool compileKernel(const KernelCall &plan, const TargetInfo &target, const std::string &workDir,
                    DiagEngine &diag, CompiledKernel &out, const KernelBuildOptions &options = {});
 
+// The checks of compileKernel for a kernel already compiled for another
+// call plan with the same file: architecture, |plan|'s symbol, its
+// parameters and return type.
+bool checkKernelForPlan(const CompiledKernel &kernel, const KernelCall &plan,
+                        const TargetInfo &target, DiagEngine &diag);
+
 // Checks that the object file |obj| is for |target| and has no thread-local
 // symbols, and sets |defines| when it defines |symbol|. For inputs where the
 // symbol may be in any one of several files (bare-metal plugins).

@@ -49,7 +49,7 @@ protected:
     EXPECT_TRUE(rule.patternModule && !diag.hasErrors()) << diag.text();
     rule.pattern = rule.patternModule->functions[0].get();
     rule.outputNames = {"result"};
-    SpecScope scope{rule.pattern, rule.outputNames};
+    SpecScope scope{rule.pattern, rule.outputNames, {}};
     for (const char *a : {"x", "result", "dim(x, 0) : i32"}) {
       KernelArg arg;
       EXPECT_TRUE(parseKernelArg(a, SourceLoc(), scope, diag, arg)) << diag.text();

@@ -454,7 +454,7 @@ func @f(%a: tensor<8xf32>, %b: tensor<6xf32>, %c: tensor<?xf32>) -> (tensor<8xf3
 )";
   Function &fn = *parse(graph)->functions[0];
   Rule &rule = addRule("neg", pattern);
-  SpecScope scope{rule.pattern, rule.outputNames};
+  SpecScope scope{rule.pattern, rule.outputNames, {}};
   Constraint c;
   c.kind = Constraint::Kind::DivisibleBy;
   ASSERT_TRUE(parseSpecExpr("dim(x, 0)", SourceLoc(), scope, diag, c.value)) << diag.text();

@@ -6,12 +6,67 @@
 #include "targets/Target.h"
 
 #include <cctype>
+#include <climits>
+#include <cstdint>
 #include <filesystem>
 #include <set>
 
 namespace graft {
 
 namespace {
+
+bool loadWorkgroupSize(const YamlSource &ys, const YAML::Node &n, Rule &rule) {
+  if (!n)
+    return true;
+  if (!ys.expectSequence(n, "'workgroup_size'"))
+    return false;
+  if (n.size() < 1 || n.size() > 3)
+    return ys.error(n, "expected 1 to 3 sizes in 'workgroup_size', found " +
+                           std::to_string(n.size()));
+  for (const YAML::Node &e : n) {
+    int64_t v = 0;
+    if (!ys.expectScalar(e, "a workgroup size"))
+      return false;
+    const std::string &text = e.Scalar();
+    size_t used = 0;
+    try {
+      v = std::stoll(text, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used != text.size() || used == 0 || v < 1 || v > UINT32_MAX)
+      return ys.error(e, "expected a workgroup size between 1 and " +
+                             std::to_string(UINT32_MAX) + ", found '" + text + "'");
+    rule.workgroupSize.push_back(v);
+  }
+  return true;
+}
+
+// Without 'grid', a rule with a workgroup size covers its first output:
+// grid axis i is ceildiv(that output's dim (rank - 1 - i), workgroup_size[i])
+// (axis x runs along the innermost dim, as graft's own dispatches do).
+bool defaultGrid(const YamlSource &ys, const YAML::Node &sizeNode, Rule &rule) {
+  const Type &out = rule.pattern->resultTypes.at(0);
+  if (rule.workgroupSize.size() > out.rank())
+    return ys.error(sizeNode, "'workgroup_size' has " +
+                                  std::to_string(rule.workgroupSize.size()) +
+                                  " entries but output '" + rule.outputNames[0] +
+                                  "' has rank " + std::to_string(out.rank()) +
+                                  "; give 'grid' explicitly");
+  for (size_t i = 0; i < rule.workgroupSize.size(); ++i) {
+    SpecExpr dim, size;
+    dim.kind = SpecExpr::Kind::Dim;
+    dim.output = 0;
+    dim.axis = static_cast<int>(out.rank() - 1 - i);
+    size.value = rule.workgroupSize[i];
+    SpecExpr &g = rule.grid[i];
+    g.kind = SpecExpr::Kind::Binary;
+    g.op = GRAFT_EXPR_CEILDIV;
+    g.operands = {dim, size};
+    g.loc = dim.loc = size.loc = ys.loc(sizeNode);
+  }
+  return true;
+}
 
 bool loadGrid(const YamlSource &ys, const YAML::Node &n, const SpecScope &scope,
               Rule &rule) {
@@ -90,15 +145,17 @@ bool loadKernelSource(const YamlSource &ys, const YAML::Node &key, const YAML::N
                       const std::string &baseDir, Rule &rule) {
   if (!ys.expectScalar(key, "a target name"))
     return false;
-  const std::string target = key.Scalar();
-  if (!lookupTarget(target) && !targetOfLevel(target)) {
+  const TargetInfo *info = lookupTarget(key.Scalar());
+  if (!info && !targetOfLevel(key.Scalar())) {
     std::string levels;
     for (const TargetInfo *t : allTargets())
       for (const FeatureLevel &l : t->levels)
         levels += std::string(levels.empty() ? "" : ", ") + l.name;
-    return ys.error(key, "unknown target '" + target + "'; expected one of: " + targetNames() +
-                             ", or a feature level: " + levels);
+    return ys.error(key, "unknown target '" + key.Scalar() + "'; expected one of: " +
+                             targetNames() + ", or a feature level: " + levels);
   }
+  // A target's own name, never an alias ("arm64" is "aarch64"), or a level's.
+  const std::string target = info ? std::string(info->name) : key.Scalar();
   if (!ys.checkKeys(n, {"source", "object", "bitcode", "flags"}, "kernel for " + target))
     return false;
   KernelSource src;
@@ -202,12 +259,38 @@ bool isSymbol(const std::string &s) {
   return true;
 }
 
+// An in-place output (`{name: result, init: rhs}`) starts as a copy of a
+// tensor argument of the same element type and rank.
+bool loadOutputInit(const YamlSource &ys, const YAML::Node &init, const std::string &output,
+                    const Type &outType, const SpecScope &scope, int &input) {
+  if (!ys.expectScalar(init, "a pattern argument name"))
+    return false;
+  std::string name = init.Scalar();
+  if (!name.empty() && name[0] == '%')
+    name.erase(0, 1);
+  input = scope.inputIndex(name);
+  if (input < 0)
+    return ys.error(init, "unknown pattern argument '" + name + "' in 'init' of output '" +
+                              output + "'");
+  const Type &inType = scope.typeOf(input, -1);
+  bool compatible = inType.tensor && inType.elem == outType.elem && inType.rank() == outType.rank();
+  for (size_t d = 0; compatible && d < inType.rank(); ++d)
+    compatible = inType.dims[d] == kDynamic || outType.dims[d] == kDynamic ||
+                 inType.dims[d] == outType.dims[d];
+  if (!compatible)
+    return ys.error(init, "output '" + output + "' (" + outType.str() +
+                              ") cannot start as '" + name + "' (" + inType.str() +
+                              "); 'init' needs a tensor of the same element type and shape");
+  return true;
+}
+
 } // namespace
 
 bool loadOutputNames(const YamlSource &ys, const YAML::Node &replace, Rule &rule,
                      SpecScope &scope) {
   size_t count = rule.pattern->results.size();
   rule.outputNames.clear();
+  rule.outputInit.assign(count, -1);
   const YAML::Node outputs = replace.IsMap() ? replace["outputs"] : YAML::Node();
   if (!outputs) {
     for (size_t i = 0; i < count; ++i)
@@ -220,7 +303,16 @@ bool loadOutputNames(const YamlSource &ys, const YAML::Node &replace, Rule &rule
                                    " output name(s), one per pattern result, found " +
                                    std::to_string(outputs.size()));
     std::set<std::string> seen;
-    for (const YAML::Node &o : outputs) {
+    for (size_t i = 0; i < count; ++i) {
+      const YAML::Node entry = outputs[i];
+      bool isMap = entry.IsMap(); // {name: result, init: rhs}
+      if (isMap && !ys.checkKeys(entry, {"name", "init"}, "output"))
+        return false;
+      if (isMap && !entry["name"])
+        return ys.error(entry, "output needs 'name'");
+      const YAML::Node o = isMap ? entry["name"] : entry;
+      bool hasInit = isMap && entry["init"];
+      const YAML::Node init = hasInit ? entry["init"] : YAML::Node();
       if (!ys.expectScalar(o, "an output name"))
         return false;
       std::string name = o.Scalar();
@@ -234,22 +326,58 @@ bool loadOutputNames(const YamlSource &ys, const YAML::Node &replace, Rule &rule
       if (!seen.insert(name).second)
         return ys.error(o, "duplicate output name '" + name + "'");
       rule.outputNames.push_back(name);
+      if (hasInit && !loadOutputInit(ys, init, name, rule.pattern->resultTypes[i], scope,
+                                  rule.outputInit[i]))
+        return false;
     }
+    for (size_t i = 0; i < count; ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (rule.outputInit[i] >= 0 && rule.outputInit[i] == rule.outputInit[j])
+          return ys.error(outputs[i], "outputs '" + rule.outputNames[j] + "' and '" +
+                                          rule.outputNames[i] + "' both start as '" +
+                                          scope.nameOf(rule.outputInit[i], -1) +
+                                          "'; each input can be updated in place once");
   }
   scope.outputNames = rule.outputNames;
   return true;
 }
 
+namespace {
+
+// A `call` kernel writes its outputs through the pointers it is given: an
+// output it is never given would be returned unwritten.
+bool checkOutputsPassed(const YamlSource &ys, const YAML::Node &replace, const Rule &rule) {
+  bool ok = true;
+  for (size_t o = 0; o < rule.outputNames.size(); ++o) {
+    bool passed = false;
+    for (const KernelArg &a : rule.args)
+      passed |= a.output == static_cast<int>(o) &&
+                (a.kind == KernelArg::Kind::Tensor || a.kind == KernelArg::Kind::Memref);
+    if (!passed)
+      ok = ys.error(replace["args"], "output '" + rule.outputNames[o] +
+                                         "' is never passed to kernel '" + rule.symbol +
+                                         "'; add '" + rule.outputNames[o] + "' or 'memref(" +
+                                         rule.outputNames[o] + ")' to 'args'");
+  }
+  return ok;
+}
+
+} // namespace
+
 bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
-                 const std::string &baseDir, const SpecScope &scope, Rule &rule) {
+                 const std::string &baseDir, const SpecScope &patternScope, Rule &rule) {
   // Unknown keys are reported, then the known ones are still checked so one
   // run shows every problem.
   bool ok = ys.checkKeys(replace,
                          {"call", "dispatch", "link", "returns", "outputs", "args",
-                          "constants", "grid", "kernels"},
+                          "constants", "grid", "workgroup_size", "kernels"},
                          "replace");
   if (!replace.IsMap())
     return false;
+  if (!loadWorkgroupSize(ys, replace["workgroup_size"], rule))
+    return false;
+  SpecScope scope = patternScope;
+  scope.workgroupSize = rule.workgroupSize;
   if (replace["call"] && replace["dispatch"])
     return ys.error(replace["dispatch"], "'replace' has both 'call' and 'dispatch'; "
                                          "expected one");
@@ -299,8 +427,10 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
     if (!replace["args"])
       ok = ys.error(replace, "'call' needs 'args' (the kernel's parameters, in "
                              "order)");
+    else if (loadArgs(ys, replace["args"], scope, rule))
+      ok &= checkOutputsPassed(ys, replace, rule);
     else
-      ok &= loadArgs(ys, replace["args"], scope, rule);
+      ok = false;
   } else {
     if (replace["args"])
       ok = ys.error(replace["args"], "'args' is for 'call' kernels; a 'dispatch' "
@@ -309,6 +439,8 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
       ok &= loadConstants(ys, replace["constants"], scope, rule);
   }
   ok &= loadGrid(ys, replace["grid"], scope, rule);
+  if (!replace["grid"] && !rule.workgroupSize.empty())
+    ok &= defaultGrid(ys, replace["workgroup_size"], rule);
 
   const YAML::Node &kernels = replace["kernels"];
   if (rule.link != KernelLink::Static) {
@@ -326,8 +458,12 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
     return ys.error(kernels, "'kernels' is empty; expected at least one target");
   std::set<std::string> seen;
   for (auto it = kernels.begin(); it != kernels.end(); ++it) {
-    if (it->first.IsScalar() && !seen.insert(it->first.Scalar()).second) {
-      ok = ys.error(it->first, "duplicate kernel for target '" + it->first.Scalar() + "'");
+    const TargetInfo *t = it->first.IsScalar() ? lookupTarget(it->first.Scalar()) : nullptr;
+    if (t && !seen.insert(t->name).second) { // "arm64" is "aarch64"
+      ok = ys.error(it->first, "duplicate kernel for target '" + std::string(t->name) + "'" +
+                                   (it->first.Scalar() != t->name
+                                        ? " ('" + it->first.Scalar() + "' is an alias)"
+                                        : ""));
       continue;
     }
     ok &= loadKernelSource(ys, it->first, it->second, baseDir, rule);

@@ -16,11 +16,22 @@
 namespace graft {
 
 // An integer expression over the matched values, used for kernel arguments
-// and workgroup counts: 42, dim(lhs, 0), a + b, a - b, a * b, a / b, a % b,
-// ceildiv(a, b), min(a, b), max(a, b). The operators are the host program's
-// (graft_expr_op_t), with its checked floor arithmetic (graft/expr.h).
+// and workgroup counts: 42, dim(lhs, 0), n (an integer scalar argument),
+// a + b, a - b, a * b, a / b, a % b, ceildiv(a, b), min(a, b), max(a, b), and
+// in kernel arguments only the per-workgroup values workgroup_id(i),
+// workgroup_count(i) and processor_id(). The operators are the host
+// program's (graft_expr_op_t), with its checked floor arithmetic
+// (graft/expr.h).
 struct SpecExpr {
-  enum class Kind : uint8_t { Const, Dim, Binary };
+  enum class Kind : uint8_t {
+    Const,          // |value|
+    Dim,            // dim |axis| of |input| or |output|
+    Scalar,         // the integer scalar pattern argument |input|
+    WorkgroupId,    // per workgroup: its id along |axis|
+    WorkgroupCount, // per workgroup: the grid size along |axis|
+    ProcessorId,    // per workgroup: the worker running it
+    Binary,         // |op| of |operands|
+  };
   Kind kind = Kind::Const;
   graft_expr_op_t op = GRAFT_EXPR_ADD; // Binary
   int64_t value = 0;   // Const
@@ -31,6 +42,19 @@ struct SpecExpr {
   int axis = 0;
   std::vector<SpecExpr> operands; // binary ops: 2
   SourceLoc loc;
+
+  // True when the value differs between the workgroups of one dispatch
+  // (the expression uses workgroup_id, workgroup_count or processor_id):
+  // the dispatch computes it, not the host program.
+  bool perWorkgroup() const {
+    if (kind == Kind::WorkgroupId || kind == Kind::WorkgroupCount ||
+        kind == Kind::ProcessorId)
+      return true;
+    for (const SpecExpr &o : operands)
+      if (o.perWorkgroup())
+        return true;
+    return false;
+  }
 };
 
 // One argument passed to a kernel function, in order.
@@ -40,16 +64,15 @@ struct KernelArg {
     Memref,         // base, aligned base, offset, sizes[rank], strides[rank]
                     // (pointers, then size_t values) as MLIR memrefs expand
     Scalar,         // a scalar pattern argument, passed by value
-    Expr,           // an integer expression (dims etc.), of type |type|
-    WorkgroupId,    // workgroup id along |axis|, of type |type|
-    WorkgroupCount, // workgroup count along |axis|, of type |type|
+    Expr,           // an integer expression, of type |type|
   };
   Kind kind = Kind::Tensor;
   int input = -1;  // Tensor/Memref/Scalar: pattern argument index, or
   int output = -1; //   pattern result index
-  int axis = 0;    // WorkgroupId/WorkgroupCount
   SpecExpr expr;   // Expr
-  DType type = DType::Index; // Expr/WorkgroupId/WorkgroupCount: i32, i64 or index
+  // Expr: I1, I8, I16, I32, I64 or Index (the target's intptr_t). A value
+  // that does not fit fails the invocation; it is never truncated.
+  DType type = DType::Index;
   std::string text;          // as written, for messages
   SourceLoc loc;
 };
@@ -84,10 +107,18 @@ struct Rule {
   // inputs then the outputs, in pattern order).
   std::vector<SpecExpr> constants;
   SpecExpr grid[3];            // workgroup counts; default 1,1,1
+  // `workgroup_size`: elements per workgroup along grid axes x, y, z (empty:
+  // not given). Axis x covers the innermost dim of the first output.
+  std::vector<int64_t> workgroupSize;
   // Target name, or feature level name ("x86-64-v4": a kernel for CPUs of
   // that level and up), -> kernel.
   std::map<std::string, KernelSource> kernels;
   std::vector<std::string> outputNames;        // one per pattern result
+  // Per pattern result: the pattern argument whose value the output starts
+  // with (`outputs: [{name: result, init: rhs}]`: the kernel reads and
+  // writes it in place), or -1. Dispatch formation gives the output the
+  // input's storage when nothing else uses the input, else a copy of it.
+  std::vector<int> outputInit;
 
   // The kernel for |target| at feature level |level| ("" = the target's
   // baseline): the entry of the highest level of the target at or below

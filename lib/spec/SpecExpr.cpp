@@ -1,14 +1,14 @@
 // Recursive-descent parser for spec expressions and kernel arguments, plus
 // their printer and static evaluator. Grammar (docs/spec-format.md):
 //
-//   arg   := 'memref' '(' name ')' | name
-//          | ('workgroup_id' | 'workgroup_count') '(' int ')' [':' type]
-//          | expr [':' type]
+//   arg   := 'memref' '(' name ')' | name | expr [':' type]
 //   expr  := term (('+' | '-') term)*
 //   term  := atom (('*' | '/' | '%') atom)*
-//   atom  := int | '-' int | '(' expr ')' | 'dim' '(' name ',' int ')'
+//   atom  := int | '-' int | '(' expr ')' | 'dim' '(' name ',' int ')' | name
 //          | ('ceildiv' | 'min' | 'max') '(' expr ',' expr ')'
-//   type  := 'i32' | 'i64' | 'index'
+//          | ('workgroup_id' | 'workgroup_count' | 'workgroup_size'
+//             | 'workgroup_offset') '(' int ')' | 'processor_id' '(' ')'
+//   type  := 'i1' | 'i8' | 'i16' | 'i32' | 'i64' | 'index'
 #include "spec/SpecExpr.h"
 
 #include "ir/ExprText.h"
@@ -62,8 +62,8 @@ struct Token {
 class ExprParser {
 public:
   ExprParser(std::string_view text, SourceLoc loc, const SpecScope &scope,
-             DiagEngine &diag)
-      : text_(text), loc_(loc), scope_(scope), diag_(diag) {
+             DiagEngine &diag, bool perWorkgroup)
+      : text_(text), loc_(loc), scope_(scope), diag_(diag), perWorkgroup_(perWorkgroup) {
     advance();
   }
 
@@ -137,6 +137,8 @@ private:
   bool parseBinary(SpecExpr &out, std::initializer_list<BinaryOperator> ops,
                    bool (ExprParser::*operand)(SpecExpr &));
   bool parseAtom(SpecExpr &out);
+  bool parseWorkgroupAtom(const Token &fn, SpecExpr &out);
+  bool parseAxis(int &axis);
   bool parseTypeSuffix(DType &type);
   bool parseTensorName(int &input, int &output, Token &nameTok);
   // Counts one operator, call or parenthesised group at |t|. The parser and
@@ -156,6 +158,7 @@ private:
   SourceLoc loc_;
   const SpecScope &scope_;
   DiagEngine &diag_;
+  bool perWorkgroup_; // workgroup_id & co. allowed (kernel arguments)
   size_t pos_ = 0;
   Token tok_;
   bool failed_ = false;
@@ -263,6 +266,19 @@ bool ExprParser::parseAtom(SpecExpr &out) {
     out.axis = static_cast<int>(axis);
     return expectPunct(')');
   }
+  if (fn.text.compare(0, 10, "workgroup_") == 0 || fn.text == "processor_id")
+    return parseWorkgroupAtom(fn, out);
+  if (int input = scope_.inputIndex(fn.text); input >= 0 && !nextIsParen() &&
+                                              !scope_.typeOf(input, -1).tensor) {
+    DType t = scope_.typeOf(input, -1).elem;
+    if (!isInteger(t))
+      return fail(fn, "'" + fn.text + "' is a " + dtypeName(t) +
+                          " scalar; expressions take integer scalars only");
+    out.kind = SpecExpr::Kind::Scalar;
+    out.input = input;
+    advance();
+    return true;
+  }
   graft_expr_op_t k;
   if (fn.text == "ceildiv")
     k = GRAFT_EXPR_CEILDIV;
@@ -275,7 +291,8 @@ bool ExprParser::parseAtom(SpecExpr &out) {
                         ", axis) for its sizes");
   else if (nextIsParen())
     return fail(fn, "unknown function '" + fn.text +
-                        "'; expected dim, ceildiv, min or max");
+                        "'; expected dim, ceildiv, min, max, workgroup_id, workgroup_count, "
+                        "workgroup_size, workgroup_offset or processor_id");
   else
     return fail(fn, "unknown name '" + fn.text +
                         "'; expected a pattern argument or output name");
@@ -289,6 +306,68 @@ bool ExprParser::parseAtom(SpecExpr &out) {
       !parseExpr(out.operands[1]))
     return false;
   return expectPunct(')');
+}
+
+bool ExprParser::parseAxis(int &axis) {
+  Token axisTok = tok_;
+  int64_t v;
+  if (!expectPunct('(') || !parseInt(v))
+    return false;
+  if (v < 0 || v > 2)
+    return fail(axisTok, "workgroup axis must be 0, 1 or 2, found " + std::to_string(v));
+  axis = static_cast<int>(v);
+  return expectPunct(')');
+}
+
+// workgroup_id(i), workgroup_count(i), workgroup_size(i), workgroup_offset(i)
+// (= workgroup_id(i) * workgroup_size(i)) and processor_id().
+bool ExprParser::parseWorkgroupAtom(const Token &fn, SpecExpr &out) {
+  const std::string &name = fn.text;
+  bool isSize = name == "workgroup_size", isOffset = name == "workgroup_offset";
+  if (!isSize && !isOffset && name != "workgroup_id" && name != "workgroup_count" &&
+      name != "processor_id")
+    return fail(fn, "unknown function '" + name +
+                        "'; expected workgroup_id, workgroup_count, workgroup_size, "
+                        "workgroup_offset or processor_id");
+  if (!isSize && !perWorkgroup_)
+    return fail(fn, name + "() differs per workgroup; it may only be used in kernel "
+                           "arguments ('args'), not in grids, constants or constraints");
+  advance();
+  if (name == "processor_id") {
+    out.kind = SpecExpr::Kind::ProcessorId;
+    return expectPunct('(') && expectPunct(')');
+  }
+  int axis;
+  if (!parseAxis(axis))
+    return false;
+  if (isSize || isOffset) {
+    if (axis >= static_cast<int>(scope_.workgroupSize.size()))
+      return fail(fn, name + "(" + std::to_string(axis) + ") needs 'workgroup_size' " +
+                          (scope_.workgroupSize.empty()
+                               ? std::string("in the rule's 'replace'")
+                               : "with " + std::to_string(axis + 1) + " entries, found " +
+                                     std::to_string(scope_.workgroupSize.size())));
+    SpecExpr size;
+    size.kind = SpecExpr::Kind::Const;
+    size.value = scope_.workgroupSize[axis];
+    size.loc = out.loc;
+    if (isSize) {
+      out = size;
+      return true;
+    }
+    SpecExpr id;
+    id.kind = SpecExpr::Kind::WorkgroupId;
+    id.axis = axis;
+    id.loc = out.loc;
+    out.kind = SpecExpr::Kind::Binary;
+    out.op = GRAFT_EXPR_MUL;
+    out.operands = {id, size};
+    return true;
+  }
+  out.kind = name == "workgroup_id" ? SpecExpr::Kind::WorkgroupId
+                                    : SpecExpr::Kind::WorkgroupCount;
+  out.axis = axis;
+  return true;
 }
 
 bool ExprParser::parseBinary(SpecExpr &out, std::initializer_list<BinaryOperator> ops,
@@ -332,37 +411,23 @@ bool ExprParser::parseTypeSuffix(DType &type) {
     return true;
   if (!expectPunct(':'))
     return false;
-  if (tok_.text == "i32" && tok_.kind == Token::Ident)
-    type = DType::I32;
-  else if (tok_.text == "i64" && tok_.kind == Token::Ident)
-    type = DType::I64;
-  else if (tok_.text == "index" && tok_.kind == Token::Ident)
-    type = DType::Index;
-  else
-    return fail(tok_, "expected an integer type (i32, i64 or index), found " +
-                          describe(tok_));
-  advance();
-  return expectEnd();
+  static const std::pair<const char *, DType> kTypes[] = {
+      {"i1", DType::I1},   {"i8", DType::I8},   {"i16", DType::I16},
+      {"i32", DType::I32}, {"i64", DType::I64}, {"index", DType::Index}};
+  for (const auto &[name, t] : kTypes) {
+    if (tok_.kind == Token::Ident && tok_.text == name) {
+      type = t;
+      advance();
+      return expectEnd();
+    }
+  }
+  return fail(tok_, "expected an integer type (i1, i8, i16, i32, i64 or index), found " +
+                        describe(tok_));
 }
 
 bool ExprParser::parseArg(KernelArg &out) {
   out.loc = at(tok_.pos);
   out.text = std::string(text_);
-  if (tok_.kind == Token::Ident &&
-      (tok_.text == "workgroup_id" || tok_.text == "workgroup_count")) {
-    out.kind = tok_.text == "workgroup_id" ? KernelArg::Kind::WorkgroupId
-                                           : KernelArg::Kind::WorkgroupCount;
-    advance();
-    Token axisTok = tok_;
-    int64_t axis;
-    if (!expectPunct('(') || !parseInt(axis))
-      return false;
-    if (axis < 0 || axis > 2)
-      return fail(axisTok, "workgroup axis must be 0, 1 or 2, found " +
-                               std::to_string(axis));
-    out.axis = static_cast<int>(axis);
-    return expectPunct(')') && parseTypeSuffix(out.type);
-  }
   if (tok_.kind == Token::Ident && tok_.text == "memref") {
     out.kind = KernelArg::Kind::Memref;
     advance();
@@ -374,16 +439,21 @@ bool ExprParser::parseArg(KernelArg &out) {
     int input = scope_.inputIndex(tok_.text);
     int output = input < 0 ? scope_.outputIndex(tok_.text) : -1;
     if (input >= 0 || output >= 0) {
+      const Type &t = scope_.typeOf(input, output);
       Token nameTok = tok_;
       advance();
-      if (tok_.kind != Token::End)
+      if (tok_.kind == Token::End) {
+        out.kind = t.tensor ? KernelArg::Kind::Tensor : KernelArg::Kind::Scalar;
+        out.input = input;
+        out.output = output;
+        return true;
+      }
+      // An integer scalar may start an expression ("n - 1 : i32").
+      if (t.tensor)
         return fail(tok_, "expected end of argument after '" + nameTok.text +
                               "', found " + describe(tok_));
-      const Type &t = scope_.typeOf(input, output);
-      out.kind = t.tensor ? KernelArg::Kind::Tensor : KernelArg::Kind::Scalar;
-      out.input = input;
-      out.output = output;
-      return true;
+      pos_ = nameTok.pos;
+      advance();
     }
   }
   out.kind = KernelArg::Kind::Expr;
@@ -397,14 +467,14 @@ bool ExprParser::parseArg(KernelArg &out) {
 bool parseSpecExpr(std::string_view text, SourceLoc loc, const SpecScope &scope,
                    DiagEngine &diag, SpecExpr &out) {
   out = SpecExpr();
-  ExprParser p(text, loc, scope, diag);
+  ExprParser p(text, loc, scope, diag, /*perWorkgroup=*/false);
   return p.parseExprOnly(out);
 }
 
 bool parseKernelArg(std::string_view text, SourceLoc loc, const SpecScope &scope,
                     DiagEngine &diag, KernelArg &out) {
   out = KernelArg();
-  ExprParser p(text, loc, scope, diag);
+  ExprParser p(text, loc, scope, diag, /*perWorkgroup=*/true);
   return p.parseArg(out);
 }
 
@@ -413,6 +483,11 @@ std::string formatSpecExpr(const SpecExpr &e, const SpecScope &scope) {
   case SpecExpr::Kind::Const: return std::to_string(e.value);
   case SpecExpr::Kind::Dim:
     return "dim(" + scope.nameOf(e.input, e.output) + ", " + std::to_string(e.axis) + ")";
+  case SpecExpr::Kind::Scalar: return scope.nameOf(e.input, -1);
+  case SpecExpr::Kind::WorkgroupId: return "workgroup_id(" + std::to_string(e.axis) + ")";
+  case SpecExpr::Kind::WorkgroupCount:
+    return "workgroup_count(" + std::to_string(e.axis) + ")";
+  case SpecExpr::Kind::ProcessorId: return "processor_id()";
   case SpecExpr::Kind::Binary: break;
   }
   std::string sym = graft_expr_op_symbol(e.op);
@@ -430,6 +505,13 @@ std::optional<int64_t> evalSpecExprStatic(const SpecExpr &e,
                                           SpecEvalFailure &why) {
   if (e.kind == SpecExpr::Kind::Const)
     return e.value;
+  if (e.kind == SpecExpr::Kind::Scalar) {
+    why.message = scope.nameOf(e.input, -1) + " is a run-time value";
+    return std::nullopt;
+  }
+  GRAFT_CHECK(e.kind != SpecExpr::Kind::WorkgroupId && e.kind != SpecExpr::Kind::WorkgroupCount &&
+                  e.kind != SpecExpr::Kind::ProcessorId,
+              "a per-workgroup spec expression was evaluated at compile time");
   if (e.kind == SpecExpr::Kind::Dim) {
     const std::vector<Type> &types = e.input >= 0 ? inputs : outputs;
     int index = e.input >= 0 ? e.input : e.output;

@@ -21,6 +21,9 @@ namespace graft {
 struct SpecScope {
   const Function *pattern = nullptr;
   std::vector<std::string> outputNames; // one per pattern result
+  // The rule's `workgroup_size` (empty: not given), for workgroup_size(i)
+  // and workgroup_offset(i).
+  std::vector<int64_t> workgroupSize;
 
   // Argument index of |name| or -1.
   int inputIndex(std::string_view name) const;
@@ -32,13 +35,16 @@ struct SpecScope {
 };
 
 // Parses an integer expression starting at |loc| (|text| must lie on one
-// line of the source; errors point at the offending character).
+// line of the source; errors point at the offending character). Per-workgroup
+// values (workgroup_id, workgroup_count, workgroup_offset, processor_id) are
+// only allowed in kernel arguments: anything else is computed by the host
+// program before the dispatch runs.
 bool parseSpecExpr(std::string_view text, SourceLoc loc, const SpecScope &scope,
                    DiagEngine &diag, SpecExpr &out);
 
 // Parses one kernel argument: a tensor name ("lhs", "result"), "memref(x)",
-// a scalar pattern argument, "workgroup_id(i)", "workgroup_count(i)" or an
-// integer expression; the last three take an optional ": i32|i64|index".
+// a scalar pattern argument, or an integer expression with an optional
+// ": i1|i8|i16|i32|i64|index" (default index).
 bool parseKernelArg(std::string_view text, SourceLoc loc, const SpecScope &scope,
                     DiagEngine &diag, KernelArg &out);
 

@@ -107,7 +107,7 @@ TEST_F(SpecLoaderTest, LoadsTheMlpRule) {
   EXPECT_EQ(r.args[3].expr.kind, SpecExpr::Kind::Dim);
   EXPECT_EQ(r.args[4].expr.input, 1);
   EXPECT_EQ(r.args[4].expr.axis, 1);
-  SpecScope scope{r.pattern, r.outputNames};
+  SpecScope scope{r.pattern, r.outputNames, {}};
   EXPECT_EQ(formatSpecExpr(r.grid[0], scope), "1");
   EXPECT_EQ(formatSpecExpr(r.grid[1], scope), "ceildiv(dim(result, 0), 64)");
   EXPECT_EQ(formatSpecExpr(r.grid[2], scope), "1");
@@ -124,19 +124,22 @@ TEST_F(SpecLoaderTest, LoadsTheMlpRule) {
 TEST_F(SpecLoaderTest, MemrefAndWorkgroupArgs) {
   std::string replace = "      call: mlp_kernel\n"
                         "      args: [\"memref(lhs)\", \"workgroup_id(0) : i32\", "
-                        "\"workgroup_count(1)\", \"max(dim(lhs, 0) - 1, 0) : i64\"]\n"
+                        "\"workgroup_count(1)\", \"max(dim(lhs, 0) - 1, 0) : i64\", result]\n"
                         "      kernels:\n        x86_64: {source: k.c}\n";
   ASSERT_TRUE(load(spec(replace))) << diag.text();
   const Rule &r = *specs.rules[0];
-  ASSERT_EQ(r.args.size(), 4u);
+  ASSERT_EQ(r.args.size(), 5u);
   EXPECT_EQ(r.args[0].kind, KernelArg::Kind::Memref);
-  EXPECT_EQ(r.args[1].kind, KernelArg::Kind::WorkgroupId);
+  EXPECT_EQ(r.args[1].kind, KernelArg::Kind::Expr);
+  EXPECT_EQ(r.args[1].expr.kind, SpecExpr::Kind::WorkgroupId);
   EXPECT_EQ(r.args[1].type, DType::I32);
-  EXPECT_EQ(r.args[2].kind, KernelArg::Kind::WorkgroupCount);
-  EXPECT_EQ(r.args[2].axis, 1);
+  EXPECT_EQ(r.args[2].expr.kind, SpecExpr::Kind::WorkgroupCount);
+  EXPECT_EQ(r.args[2].expr.axis, 1);
   EXPECT_EQ(r.args[2].type, DType::Index);
+  EXPECT_TRUE(r.args[2].expr.perWorkgroup());
+  EXPECT_FALSE(r.args[3].expr.perWorkgroup());
   EXPECT_EQ(r.args[3].type, DType::I64);
-  EXPECT_EQ(formatSpecExpr(r.args[3].expr, SpecScope{r.pattern, r.outputNames}),
+  EXPECT_EQ(formatSpecExpr(r.args[3].expr, SpecScope{r.pattern, r.outputNames, {}}),
             "max((dim(lhs, 0) - 1), 0)");
   EXPECT_EQ(r.outputNames, std::vector<std::string>{"result"}); // the default
 }
@@ -152,7 +155,7 @@ TEST_F(SpecLoaderTest, UnknownKey) {
   EXPECT_FALSE(load(text));
   EXPECT_EQ(firstError(), "spec.yaml:" + where(text, "grd") +
                               ": error: unknown key 'grd' in replace; expected one of: call, "
-                              "dispatch, link, returns, outputs, args, constants, grid, kernels");
+                              "dispatch, link, returns, outputs, args, constants, grid, workgroup_size, kernels");
 }
 
 TEST_F(SpecLoaderTest, UnknownArgumentName) {

@@ -19,6 +19,7 @@ check "$TEST_DIR/cli.sh" --check-prefix=USAGE <stderr.txt
 # USAGE-NEXT: eval run a graph with the reference evaluator
 # USAGE-NEXT: inspect list the slices of a bundle
 # USAGE-NEXT: plugin build a bare-metal plugin
+# USAGE-NEXT: spec print the C prototypes
 # USAGE-NEXT: targets list the known targets and their feature levels
 # USAGE: --color auto|always|never
 # USAGE: -q

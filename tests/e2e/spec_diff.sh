@@ -41,6 +41,10 @@ CASES = [
      S + "whole_dispatch/scaled_add.yaml", "scaled_add", ["scaled_add"], ew_shapes(2, 150)),
     ("bitcode_inline", S + "bitcode_inline/fma.graph", S + "bitcode_inline/fma.yaml",
      "fma", ["fma_tiles"], vec_shapes(3, 700)),
+    # workgroup_size and an in-place output that takes over a dead input.
+    ("workgroup_kernel", S + "workgroup_kernel/simple_mul.graph",
+     S + "workgroup_kernel/simple_mul.yaml", "simple_mul",
+     ["simple_mul", "simple_mul_inplace"], vec_shapes(2, 1500)),
 ]
 
 def run(cmd):

@@ -79,7 +79,7 @@ check --check-prefix=BAD "$TEST_DIR/spec_mlp.sh" < "$T/out"
 # BAD: bad.yaml:6:18: error: {{.*}}%y
 # BAD-NEXT: {{^}}          %r = map %y : tensor<?xf32> {
 # BAD-NEXT: {{^}}                   ^
-# BAD: bad.yaml:28:7: error: unknown key 'grd' in replace; expected one of: call, dispatch, link, returns, outputs, args, constants, grid, kernels
+# BAD: bad.yaml:28:7: error: unknown key 'grd' in replace; expected one of: call, dispatch, link, returns, outputs, args, constants, grid, workgroup_size, kernels
 # BAD: bad.yaml:27:25: error: axis 1 out of range for 'x' of rank 1
 # BAD: bad.yaml:27:36: error: unknown name 'nope'; expected a pattern argument or output name
 # BAD: bad.yaml:29:34: error: kernel source 'missing.c' not found

@@ -64,6 +64,12 @@ typedef enum graft_dtype_e {
  * reported to the user).
  *===----------------------------------------------------------------------===*/
 
+/* (ABI 2) What a dispatch graft generates around a `call:` kernel returns
+ * when an integer argument it computes per workgroup is undefined (overflow,
+ * division by zero) or does not fit the parameter's type (`: i32`): the
+ * kernel is not called. Reserved: a kernel's own status must not use it. */
+#define GRAFT_DISPATCH_STATUS_BAD_KERNEL_ARGUMENT (-0x4741)
+
 /* An import: a function resolved at load time (plugins, runtime helpers).
  * |params| points to a packed struct of the call's arguments; |context| is
  * whatever the provider registered alongside the function. */

@@ -477,6 +477,17 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
                              f->symbol, f->plugin_name, f->plugin_origin,
                              f->code);
   }
+  if (failure.code == GRAFT_DISPATCH_STATUS_BAD_KERNEL_ARGUMENT) {
+    uint32_t id[3];
+    workgroup_id(&state, failure.index, id);
+    const char* source = attrs->source;
+    return graft_status_make(GRAFT_FAILED_PRECONDITION,
+                             "dispatch '%s'%s%s%s: in workgroup (%u,%u,%u) a "
+                             "kernel argument overflowed, divided by zero or "
+                             "does not fit its type; the kernel was not called",
+                             attrs->name, source[0] ? " (" : "", source,
+                             source[0] ? ")" : "", id[0], id[1], id[2]);
+  }
   if (failure.code != 0) {
     uint32_t id[3];
     workgroup_id(&state, failure.index, id);
