@@ -16,6 +16,10 @@
 # a typed entry point <name>_<function> per graph function: the application
 # links <name> and ships no bundle file (EMBED needs the C language enabled). The bundle's path is the target property
 # GRAFT_BUNDLE_FILE (default ${CMAKE_CURRENT_BINARY_DIR}/<name>.graft).
+# TARGETS are graft's target names (or aliases: `graft targets`); unknown
+# names fail at configure time. Without TARGETS the bundle is built for the
+# architecture of CMAKE_SYSTEM_PROCESSOR (the toolchain's when
+# cross-compiling), and a processor graft has no target for is an error.
 # Input paths (INCLUDE_DIRECTORIES too) are relative to
 # CMAKE_CURRENT_SOURCE_DIR, OUTPUT and EMIT_DIR to CMAKE_CURRENT_BINARY_DIR.
 # INCLUDE_DIRECTORIES, DEFINES and FLAGS apply to every C kernel. graft
@@ -38,6 +42,72 @@ function(_graft_generator_has_depfile out)
     set(ok TRUE)
   endif()
   set(${out} ${ok} PARENT_SCOPE)
+endfunction()
+
+# The targets of the graft that builds the bundles (its registry,
+# targets/Describe.cpp's cmake format): GRAFT_TARGETS and
+# GRAFT_TARGET_<t>_{ALIASES,PROCESSORS,...} in the caller's scope. In graft's
+# own build the table is already generated (GRAFT_TARGET_TABLE_FILE); else
+# `graft targets --format=cmake` runs once per configure.
+macro(_graft_load_target_table)
+  get_property(_graft_table GLOBAL PROPERTY GRAFT_TARGET_TABLE_FILE)
+  if(NOT _graft_table)
+    get_target_property(_graft_exe graft::graft IMPORTED_LOCATION)
+    if(NOT _graft_exe)
+      get_target_property(_graft_configs graft::graft IMPORTED_CONFIGURATIONS)
+      list(GET _graft_configs 0 _graft_config)
+      get_target_property(_graft_exe graft::graft IMPORTED_LOCATION_${_graft_config})
+    endif()
+    set(_graft_table "${CMAKE_BINARY_DIR}/CMakeFiles/graft-targets.cmake")
+    execute_process(COMMAND "${_graft_exe}" targets --format=cmake
+      RESULT_VARIABLE _graft_rc OUTPUT_FILE "${_graft_table}" ERROR_VARIABLE _graft_err)
+    if(NOT _graft_rc EQUAL 0)
+      message(FATAL_ERROR "graft_add_bundle(${_graft_name}): '${_graft_exe} targets "
+        "--format=cmake' failed (${_graft_rc}): ${_graft_err}")
+    endif()
+    set_property(GLOBAL PROPERTY GRAFT_TARGET_TABLE_FILE "${_graft_table}")
+  endif()
+  include("${_graft_table}")
+endmacro()
+
+# The bundle's targets: TARGETS as graft's names (aliases resolved), or the
+# architecture of CMAKE_SYSTEM_PROCESSOR.
+function(_graft_bundle_targets out)
+  _graft_load_target_table()
+  string(REPLACE ";" ", " known "${GRAFT_TARGETS}")
+  set(targets "")
+  if(ARGN)
+    foreach(want IN LISTS ARGN)
+      set(found "")
+      foreach(t IN LISTS GRAFT_TARGETS)
+        if(want STREQUAL t OR want IN_LIST GRAFT_TARGET_${t}_ALIASES)
+          set(found ${t})
+        endif()
+      endforeach()
+      if(NOT found)
+        message(FATAL_ERROR "graft_add_bundle(${_graft_name}): unknown target "
+          "'${want}' in TARGETS; graft's targets are ${known}")
+      endif()
+      list(APPEND targets ${found})
+    endforeach()
+  else()
+    string(TOLOWER "${CMAKE_SYSTEM_PROCESSOR}" processor)
+    foreach(t IN LISTS GRAFT_TARGETS)
+      foreach(p IN LISTS GRAFT_TARGET_${t}_PROCESSORS)
+        string(TOLOWER "${p}" p)
+        if(p STREQUAL processor AND NOT targets)
+          set(targets ${t})
+        endif()
+      endforeach()
+    endforeach()
+    if(NOT targets)
+      message(FATAL_ERROR "graft_add_bundle(${_graft_name}): no TARGETS, and "
+        "CMAKE_SYSTEM_PROCESSOR '${CMAKE_SYSTEM_PROCESSOR}' is not an architecture "
+        "graft targets (${known}); name them with TARGETS <arch>...")
+    endif()
+  endif()
+  list(REMOVE_DUPLICATES targets)
+  set(${out} ${targets} PARENT_SCOPE)
 endfunction()
 
 # Absolute path of an input file; fails at configure time when it does not
@@ -115,10 +185,9 @@ function(graft_add_bundle name)
   foreach(spec IN LISTS specs)
     list(APPEND args --spec "${spec}")
   endforeach()
-  if(ARG_TARGETS)
-    string(REPLACE ";" "," targets "${ARG_TARGETS}")
-    list(APPEND args --target "${targets}")
-  endif()
+  _graft_bundle_targets(ARG_TARGETS ${ARG_TARGETS})
+  string(REPLACE ";" "," targets "${ARG_TARGETS}")
+  list(APPEND args --target "${targets}")
   foreach(dir IN LISTS ARG_INCLUDE_DIRECTORIES)
     get_filename_component(path "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND args -I "${path}")
@@ -139,7 +208,7 @@ function(graft_add_bundle name)
     endif()
     list(APPEND args --emit "${emit}" --emit-dir "${emit_dir}")
     # Declared to the build (so `clean` removes them and other rules may
-    # depend on them) when the targets are known here.
+    # depend on them).
     get_filename_component(module "${graph}" NAME_WLE)
     foreach(target IN LISTS ARG_TARGETS)
       foreach(kind IN LISTS ARG_EMIT)

@@ -5,6 +5,9 @@
 # (cmake/GraftToolchain.cmake.in, cmake/GraftTargets.cmake). Results:
 #   ${PROJECT_BINARY_DIR}/cross/<arch>/graft-run   (what e2e tests run in qemu)
 #   ${PROJECT_BINARY_DIR}/cross/<arch>/build/      (the cross build itself)
+#   ${PROJECT_BINARY_DIR}/cross/<arch>/install/    (its runtime-only package,
+#       installed with graft's as <prefix>/lib/graft/<arch>/; the global
+#       property GRAFT_CROSS_RUNTIME_ARCHS lists the architectures)
 # and CTest tests unit/<arch>/<name> running the cross unit tests under qemu.
 include(ExternalProject)
 
@@ -27,6 +30,7 @@ foreach(arch ${GRAFT_TARGETS})
   endforeach()
   configure_file(${PROJECT_SOURCE_DIR}/cmake/GraftToolchain.cmake.in
                  ${dir}/toolchain.cmake @ONLY)
+  string(REPLACE ";" "|" processors "${GRAFT_TARGET_${arch}_PROCESSORS}")
   ExternalProject_Add(graft-run-${arch}
     SOURCE_DIR ${PROJECT_SOURCE_DIR}
     PREFIX ${dir}/ep
@@ -38,10 +42,16 @@ foreach(arch ${GRAFT_TARGETS})
       -DGRAFT_CROSS_RUNTIMES=OFF
       -DGRAFT_BUILD_TESTS=${GRAFT_BUILD_TESTS}
       -DGRAFT_WERROR=${GRAFT_WERROR}
+      -DGRAFT_RUNTIME_ARCH=${arch}
+      -DGRAFT_RUNTIME_PROCESSORS=${processors}
+    LIST_SEPARATOR |
     # The sources are this tree: let the inner build decide what changed.
     BUILD_ALWAYS ON
     INSTALL_COMMAND ${CMAKE_COMMAND} -E copy_if_different
-      ${dir}/build/cmd/graft-run/graft-run ${dir}/graft-run)
+      ${dir}/build/cmd/graft-run/graft-run ${dir}/graft-run
+    COMMAND ${CMAKE_COMMAND} --install ${dir}/build --prefix ${dir}/install)
+  set_property(GLOBAL APPEND PROPERTY GRAFT_CROSS_RUNTIME_ARCHS ${arch})
+  install(DIRECTORY ${dir}/install/ DESTINATION lib/graft/${arch} USE_SOURCE_PERMISSIONS)
 
   if(GRAFT_BUILD_TESTS)
     set(GRAFT_CROSS_BUILD_DIR ${dir}/build)

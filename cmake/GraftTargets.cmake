@@ -8,7 +8,9 @@
 # with the host C++ compiler into a small program, runs it and includes what
 # it prints (targets/Describe.h, CMake format): GRAFT_TARGETS,
 # GRAFT_HOST_TARGET and GRAFT_TARGET_<arch>_{QEMU,SYSROOT,CROSS_CC,
-# PROCESSOR,CLANG_TRIPLE}. Reruns whenever a target file changes.
+# PROCESSOR,PROCESSORS,ALIASES,CLANG_TRIPLE}. Reruns whenever a target file
+# changes. The file it includes is also the global property
+# GRAFT_TARGET_TABLE_FILE, which graft_add_bundle() reads in this build.
 
 set(GRAFT_TARGETS_DIR ${CMAKE_CURRENT_LIST_DIR}/../targets)
 get_filename_component(GRAFT_TARGETS_DIR ${GRAFT_TARGETS_DIR} ABSOLUTE)
@@ -51,11 +53,12 @@ function(graft_load_target_info)
                    ${GRAFT_TARGETS_DIR}/Targets.def)
   set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${inputs})
   include(${dir}/targets.cmake)
+  set_property(GLOBAL PROPERTY GRAFT_TARGET_TABLE_FILE ${dir}/targets.cmake)
   foreach(var GRAFT_TARGETS GRAFT_HOST_TARGET)
     set(${var} "${${var}}" PARENT_SCOPE)
   endforeach()
   foreach(t ${GRAFT_TARGETS})
-    foreach(key QEMU SYSROOT CROSS_CC PROCESSOR CLANG_TRIPLE)
+    foreach(key QEMU SYSROOT CROSS_CC PROCESSOR PROCESSORS ALIASES CLANG_TRIPLE)
       set(GRAFT_TARGET_${t}_${key} "${GRAFT_TARGET_${t}_${key}}" PARENT_SCOPE)
     endforeach()
   endforeach()

@@ -19,10 +19,10 @@ bool parseTargetFormat(const std::string &text, TargetFormat &out) {
 
 namespace {
 
-std::string join(const std::vector<std::string> &items, const char *sep) {
+template <typename Item> std::string join(const std::vector<Item> &items, const char *sep) {
   std::string s;
-  for (const std::string &i : items)
-    s += (s.empty() ? "" : sep) + i;
+  for (const Item &i : items)
+    s += (s.empty() ? "" : sep) + std::string(i);
   return s;
 }
 
@@ -72,7 +72,9 @@ void printCMake(std::FILE *out) {
     field("QEMU", t->qemu);
     field("SYSROOT", t->sysroot);
     field("CROSS_CC", t->crossCC);
-    field("PROCESSOR", t->cmakeProcessor);
+    field("PROCESSOR", t->cmakeProcessors.front());
+    field("PROCESSORS", join(t->cmakeProcessors, ";").c_str());
+    field("ALIASES", join(t->aliases, ";").c_str());
     field("CLANG_TRIPLE", t->clangTriple);
   }
 }

@@ -80,7 +80,11 @@ struct TargetInfo {
   const char *qemu;           // qemu-user binary that runs this target's code
   const char *sysroot;        // target libc (Debian's cross packages)
   const char *crossCC;        // gcc cross compiler for the runtime
-  const char *cmakeProcessor; // CMAKE_SYSTEM_PROCESSOR of the cross build
+  // CMAKE_SYSTEM_PROCESSOR spellings of this architecture: the first is
+  // what graft's own cross toolchain files set; the others are what
+  // `uname -m` and other toolchain files report. graft_add_bundle() maps a
+  // project's CMAKE_SYSTEM_PROCESSOR to its default target with these.
+  std::vector<const char *> cmakeProcessors;
   // qemu CPU models the tests run the runtime's feature detection under,
   // each with the last of |levels| whose CPU features that model has (what
   // a load-time choice of level must pick there).

@@ -163,7 +163,7 @@ const TargetInfo armTarget = {
     /*qemu=*/"qemu-arm",
     /*sysroot=*/"/usr/arm-linux-gnueabihf",
     /*crossCC=*/"arm-linux-gnueabihf-gcc",
-    /*cmakeProcessor=*/"arm",
+    /*cmakeProcessors=*/{"arm", "armv7l", "armv7-a", "armv7", "armhf"},
     /*qemuCpus=*/{{"cortex-a9", "armv7-a+neon"}, {"cortex-a15", "armv7ve"}},
     /*isHost=*/kIsHost,
 };

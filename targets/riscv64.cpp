@@ -43,7 +43,7 @@ const TargetInfo riscv64Target = {
     /*qemu=*/"qemu-riscv64",
     /*sysroot=*/"/usr/riscv64-linux-gnu",
     /*crossCC=*/"riscv64-linux-gnu-gcc",
-    /*cmakeProcessor=*/"riscv64",
+    /*cmakeProcessors=*/{"riscv64"},
     /*qemuCpus=*/{{"rv64", "rv64gc"}},
     /*isHost=*/kIsHost,
 };

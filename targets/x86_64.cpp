@@ -48,7 +48,7 @@ const TargetInfo x86_64Target = {
     /*qemu=*/"qemu-x86_64",
     /*sysroot=*/"/usr/x86_64-linux-gnu",
     /*crossCC=*/"x86_64-linux-gnu-gcc",
-    /*cmakeProcessor=*/"x86_64",
+    /*cmakeProcessors=*/{"x86_64", "amd64"},
     // Detection is tested natively, against /proc/cpuinfo; these models run
     // the lower variants on a host that has more (qemu's TCG has no AVX-512).
     /*qemuCpus=*/{{"Nehalem", "x86-64-v2"}, {"max", "x86-64-v3"}},

@@ -11,7 +11,7 @@ P=$T/prefix
 for f in bin/graft bin/graft-run bin/graft-fatelf lib/pkgconfig/graft-runtime.pc share/doc/graft/LICENSE lib/libgraft_runtime.a lib/libgraft_runtime_io.a \
          include/graft/runtime.h include/graft/kernel.h \
          lib/cmake/graft/graftConfig.cmake lib/cmake/graft/graftConfigVersion.cmake \
-         lib/cmake/graft/graftTargets.cmake lib/cmake/graft/GraftBundle.cmake; do
+         lib/cmake/graft/graftToolTargets.cmake lib/cmake/graft/graftRuntimeTargets.cmake lib/cmake/graft/GraftBundle.cmake; do
   [[ -e $P/$f ]] || { echo "error: '$f' not installed under $P" >&2; exit 1; }
 done
 
