@@ -36,7 +36,7 @@ expect trace 0 "[trace] add: add_dispatch_0_map (fixture.graph:3:8) grid 1x1x1" 
 expect benchmark 0 "benchmark: add, 5 runs, mean" -- "$bundle" --function add "${A[@]}" --benchmark 5 --threads 2
 expect threads_1 0 "4xf32=11 12 13 14" -- "$bundle" --function add "${A[@]}" --threads 1
 expect expected_ok 0 "[SUCCESS]" -- "$bundle" --function add "${A[@]}" --expected_output "4xf32=11 12 13 14.00001"
-expect expected_mismatch 1 "graft-run: result 1 of 'add': element [2] differs: got 13, expected 13.5 (tolerance 1e-05)" -- \
+expect expected_mismatch 1 "graft-run: error: result 1 of 'add': element [2] differs: got 13, expected 13.5 (tolerance 1e-05)" -- \
   "$bundle" --function add "${A[@]}" --expected_output "4xf32=11 12 13.5 14"
 expect expected_tolerance 0 "[SUCCESS]" -- "$bundle" --function add "${A[@]}" --expected_output "4xf32=11 12 13.5 14" --tolerance 0.1
 expect expected_shape 1 "got 4xf32, expected 2x2xf32" -- "$bundle" --function add "${A[@]}" --expected_output "2x2xf32=0"
@@ -47,21 +47,26 @@ expect npy_input 0 "4xf32=22 24 26 28" -- "$bundle" --function add --input "@$tm
 expect output_and_expected 0 "[SUCCESS]" -- "$bundle" --function add "${A[@]}" --output "@$tmp/checked.npy" --expected_output "4xf32=11 12 13 14"
 expect output_and_expected_file 0 "4xf32=22 24 26 28" -- "$bundle" --function add --input "@$tmp/checked.npy" --input "@$tmp/checked.npy"
 expect output_stdout 0 "4xf32=11 12 13 14" -- "$bundle" --function add "${A[@]}" --output -
-expect missing_bundle 1 "graft-run: cannot open '$tmp/x.graft': No such file or directory" -- "$tmp/x.graft" --function add
+expect missing_bundle 1 "graft-run: error: cannot open '$tmp/x.graft': No such file or directory" -- "$tmp/x.graft" --function add
 expect not_a_bundle 1 "not a graft bundle" -- "$0" --list
-expect bad_input 1 "graft-run: --input '2xf32=1 2 3': expected 2 elements, found 3" -- "$bundle" --function add --input "2xf32=1 2 3" --input 2xf32=1
+expect bad_input 1 "graft-run: error: --input '2xf32=1 2 3': expected 2 elements, found 3" -- "$bundle" --function add --input "2xf32=1 2 3" --input 2xf32=1
 expect bad_dtype 1 "unknown element type 'f33'" -- "$bundle" --function add --input "2xf33=1" --input 2xf32=1
 expect wrong_type 1 "argument 1 (%a): expected tensor<?xf32>, got 2x2xf32" -- "$bundle" --function add --input "2x2xf32=1" --input 2xf32=1
 expect shape_check 1 "fixture.graph:3:8: add size mismatch: 3 != 4" -- "$bundle" --function add --input 3xf32=1 --input 4xf32=1
 expect arg_count 1 "function 'add' takes 2 arguments, got 1" -- "$bundle" --function add --input 3xf32=1
 expect no_function 1 "no function 'mlp' in module 'fixture' (available: add)" -- "$bundle" --function mlp
-expect unknown_flag 2 "graft-run: unknown option '--bogus'" -- "$bundle" --bogus
+expect unknown_flag 2 "graft-run: error: unknown option '--bogus'" -- "$bundle" --bogus
 expect no_value 2 "option '--input' needs a value (VALUE)" -- "$bundle" --function add --input
-expect no_bundle 2 "graft-run: no bundle given" -- --function add
+expect no_bundle 2 "graft-run: error: no bundle given" -- --function add
 expect only_function 1 "function 'add' takes 2 arguments, got 0" -- "$bundle"
 expect bad_threads 2 "--threads 'x': expected a whole number" -- "$bundle" --function add --threads x
 expect bad_output 2 "--output 'out.npy': expected '-', '@FILE.npy' or '@FILE.pb'" -- "$bundle" --function add --output out.npy
 expect too_many_outputs 1 "2 --output flags for 1 result of 'add'" -- "$bundle" --function add "${A[@]}" --output - --output -
+expect usage_hint 2 "(see graft-run --help)" -- "$bundle" --bogus
+expect bad_color 2 "graft-run: error: --color 'x': expected 'auto', 'always' or 'never'" -- "$bundle" --color x
+# Colours as graft's (clang's): on request, and never into a pipe by default.
+expect color_always 1 $'\033[1mgraft-run:\033[0m \033[1;31merror:\033[0m \033[1m' -- --color=always "$tmp/x.graft"
+expect color_auto 1 "graft-run: error: cannot open" -- "$tmp/x.graft"
 expect help 0 "usage: graft-run BUNDLE [--function NAME]" -- --help
 expect help_function 0 "function to run (default: the bundle's only function)" -- --help
 expect version 0 "graft-run 0.1.0 (bundle ABI 2)" -- --version

@@ -9,11 +9,12 @@
 #include <string.h>
 
 #include "graft/runtime.h"
+#include "report.h"
 
 typedef enum {
   OPT_FUNCTION, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE, OPT_ATOL, OPT_RTOL,
   OPT_THREADS, OPT_BENCHMARK, OPT_GUARD, OPT_TIMEOUT, OPT_PLUGIN,
-  OPT_PLUGIN_PARAM, OPT_ISA, OPT_LIST, OPT_TRACE, OPT_HELP, OPT_VERSION,
+  OPT_PLUGIN_PARAM, OPT_ISA, OPT_LIST, OPT_TRACE, OPT_COLOR, OPT_HELP, OPT_VERSION,
 } option_id_t;
 
 static const struct {
@@ -66,6 +67,8 @@ static const struct {
     {"list", OPT_LIST, NULL, "list the functions of the bundle and exit", NULL},
     {"trace", OPT_TRACE, NULL,
      "print each dispatch (name, source, grid, time) to stderr", NULL},
+    {"color", OPT_COLOR, "auto|always|never",
+     "coloured errors (auto: when stderr is a terminal)", NULL},
     {"help", OPT_HELP, NULL, "show this help", NULL},
     {"version", OPT_VERSION, NULL, "show the version", NULL},
 };
@@ -84,15 +87,17 @@ void graft_run_print_help(void) {
   }
 }
 
-/* Prints "graft-run: <message>" and a hint; returns the usage exit code. */
+/* Prints "graft-run: error: <message>" and a hint, as graft does; returns
+ * the usage exit code. */
 static int usage_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char* fmt, ...) {
+  char message[1024];
   va_list args;
   va_start(args, fmt);
-  fprintf(stderr, "graft-run: ");
-  vfprintf(stderr, fmt, args);
-  fprintf(stderr, "\nrun 'graft-run --help' for usage\n");
+  vsnprintf(message, sizeof(message), fmt, args);
   va_end(args);
+  graft_run_error("%s", message);
+  fprintf(stderr, "(see graft-run --help)\n");
   return 2;
 }
 
@@ -240,6 +245,17 @@ static int apply(graft_run_options_t* o, option_id_t id, const char* name,
     case OPT_PLUGIN_PARAM: return add_plugin_param_flag(o, name, value);
     case OPT_LIST: o->list = 1; break;
     case OPT_TRACE: o->trace = 1; break;
+    case OPT_COLOR:
+      if (strcmp(value, "auto") == 0) {
+        graft_run_set_color(GRAFT_RUN_COLOR_AUTO);
+      } else if (strcmp(value, "always") == 0) {
+        graft_run_set_color(GRAFT_RUN_COLOR_ALWAYS);
+      } else if (strcmp(value, "never") == 0) {
+        graft_run_set_color(GRAFT_RUN_COLOR_NEVER);
+      } else {
+        return usage_error("--color '%s': expected 'auto', 'always' or 'never'", value);
+      }
+      break;
     case OPT_HELP: o->help = 1; break;
     case OPT_VERSION: o->version = 1; break;
   }

@@ -40,8 +40,8 @@ typedef struct graft_run_options_t {
   int version;
 } graft_run_options_t;
 
-/* Parses argv. On a usage error prints "graft-run: <why>" and a hint to
- * stderr and returns nonzero. The arrays point into argv; free them with
+/* Parses argv (--color takes effect at once: report.h). On a usage error
+ * prints "graft-run: error: <why>" and a hint to stderr and returns nonzero. The arrays point into argv; free them with
  * graft_run_options_free. */
 int graft_run_options_parse(int argc, char** argv, graft_run_options_t* out);
 void graft_run_options_free(graft_run_options_t* options);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "report.h"
 #include "graft/runtime.h"
 
 typedef struct run_ctx_t {
@@ -40,8 +41,7 @@ static graft_status_t load_plugins(const graft_run_options_t* o,
  * graft-run reports it and ends the process from the watchdog's thread. */
 static void end_on_timeout(const graft_timeout_event_t* event, void* unused) {
   (void)unused;
-  fflush(stdout);
-  fprintf(stderr, "graft-run: %s\n", event->message);
+  graft_run_error("%s", event->message);
   fflush(stderr);
   _exit(1);
 }
@@ -215,8 +215,7 @@ int graft_run(const graft_run_options_t* options) {
   }
   int exit_code = 0;
   if (st) {
-    fflush(stdout);
-    fprintf(stderr, "graft-run: %s\n", graft_status_message(st));
+    graft_run_error("%s", graft_status_message(st));
     graft_status_free(st);
     exit_code = 1;
   }

@@ -115,17 +115,17 @@ cat *.verify | check "$TEST_DIR/fatelf_tool.sh" --check-prefix=VERIFY
 # VERIFY: unaligned.graft: error: FatELF record 0 (x86_64) starts at offset 4352, which is not a multiple of 4096
 # VERIFY: version.graft: error: FatELF version 2 is not supported, expected 1
 cat *.run | check "$TEST_DIR/fatelf_tool.sh" --check-prefix=RUNTIME
-# RUNTIME: graft-run: abiver.graft: FatELF slice 1's record (aarch64, OS ABI 0 version 1, class 2, data 1) does not match its ELF header (aarch64, OS ABI 0 version 0, class 2, data 1)
-# RUNTIME: graft-run: beyond.graft: FatELF slice 0 (x86_64) [4096, +16777216) extends past the end of the file ({{[0-9]+}} bytes)
-# RUNTIME: graft-run: class.graft: FatELF slice 0's record (x86_64, OS ABI 0 version 0, class 1, data 1) does not match its ELF header (x86_64, OS ABI 0 version 0, class 2, data 1)
-# RUNTIME: graft-run: empty.graft: FatELF bundle has no slices
-# RUNTIME: graft-run: machine.graft: FatELF slice 0's record (aarch64, OS ABI 0 version 0, class 2, data 1) does not match its ELF header (x86_64, OS ABI 0 version 0, class 2, data 1)
-# RUNTIME: graft-run: magic.graft: not a graft bundle: expected FatELF magic 0x1f0e70fa or an ELF header, found 0x1f0e7012
-# RUNTIME: graft-run: notelf.graft: FatELF slice 0 (x86_64): not an ELF file (no \x7fELF magic, {{[0-9]+}} bytes)
-# RUNTIME: graft-run: order.graft: FatELF slice 0's record (x86_64, OS ABI 0 version 0, class 2, data 2) does not match its ELF header (x86_64, OS ABI 0 version 0, class 2, data 1)
-# RUNTIME: graft-run: osabi.graft: FatELF slice 1's record (aarch64, OS ABI 3 version 0, class 2, data 1) does not match its ELF header (aarch64, OS ABI 0 version 0, class 2, data 1)
-# RUNTIME: graft-run: overlap.graft: FatELF slices 0 and 1 overlap
-# RUNTIME: graft-run: recres.graft: FatELF slice 0 (x86_64) has reserved bytes 5, 0, expected 0
-# RUNTIME: graft-run: reserved.graft: FatELF header's reserved byte is 1, expected 0
-# RUNTIME: graft-run: unaligned.graft: FatELF slice 0 (x86_64) offset 0x1100 is not aligned to 4096
-# RUNTIME: graft-run: version.graft: FatELF version 2 is not supported (expected 1)
+# RUNTIME: graft-run: error: abiver.graft: FatELF slice 1's record (aarch64, OS ABI 0 version 1, class 2, data 1) does not match its ELF header (aarch64, OS ABI 0 version 0, class 2, data 1)
+# RUNTIME: graft-run: error: beyond.graft: FatELF slice 0 (x86_64) [4096, +16777216) extends past the end of the file ({{[0-9]+}} bytes)
+# RUNTIME: graft-run: error: class.graft: FatELF slice 0's record (x86_64, OS ABI 0 version 0, class 1, data 1) does not match its ELF header (x86_64, OS ABI 0 version 0, class 2, data 1)
+# RUNTIME: graft-run: error: empty.graft: FatELF bundle has no slices
+# RUNTIME: graft-run: error: machine.graft: FatELF slice 0's record (aarch64, OS ABI 0 version 0, class 2, data 1) does not match its ELF header (x86_64, OS ABI 0 version 0, class 2, data 1)
+# RUNTIME: graft-run: error: magic.graft: not a graft bundle: expected FatELF magic 0x1f0e70fa or an ELF header, found 0x1f0e7012
+# RUNTIME: graft-run: error: notelf.graft: FatELF slice 0 (x86_64): not an ELF file (no \x7fELF magic, {{[0-9]+}} bytes)
+# RUNTIME: graft-run: error: order.graft: FatELF slice 0's record (x86_64, OS ABI 0 version 0, class 2, data 2) does not match its ELF header (x86_64, OS ABI 0 version 0, class 2, data 1)
+# RUNTIME: graft-run: error: osabi.graft: FatELF slice 1's record (aarch64, OS ABI 3 version 0, class 2, data 1) does not match its ELF header (aarch64, OS ABI 0 version 0, class 2, data 1)
+# RUNTIME: graft-run: error: overlap.graft: FatELF slices 0 and 1 overlap
+# RUNTIME: graft-run: error: recres.graft: FatELF slice 0 (x86_64) has reserved bytes 5, 0, expected 0
+# RUNTIME: graft-run: error: reserved.graft: FatELF header's reserved byte is 1, expected 0
+# RUNTIME: graft-run: error: unaligned.graft: FatELF slice 0 (x86_64) offset 0x1100 is not aligned to 4096
+# RUNTIME: graft-run: error: version.graft: FatELF version 2 is not supported (expected 1)

@@ -29,4 +29,4 @@ check "$TEST_DIR/plugin_mlp.sh" --check-prefix=BIG < got.txt
 # Without the plugin the module is refused, naming what is missing.
 expect_fail "$GRAFT_RUN" mlp.graft --input "2x2xf32=1" --input "2x2xf32=1"
 check "$TEST_DIR/plugin_mlp.sh" --check-prefix=MISSING < "$T/out"
-# MISSING: graft-run: mlp.graft: library 'mlp' requires 1 import that nothing provides: 'mlp_external' (no plugins registered)
+# MISSING: graft-run: error: mlp.graft: library 'mlp' requires 1 import that nothing provides: 'mlp_external' (no plugins registered)

@@ -33,10 +33,10 @@ check --check-prefix=READONLY "$C" <out
 # canary there catches the overrun after the dispatch, without a workgroup.
 expect_fail "$GRAFT_RUN" past_end.graft --input 3xf32=1 --guard
 check --check-prefix=PAD-END "$C" <out
-# PAD-END: graft-run: guard: dispatch 'f_dispatch_0_past_end' (f.graph:2:8) of function 'f' wrote byte 12 of buffer 1 (result 0, 12 bytes), past its end (found in the padding after the dispatch, so the workgroup is unknown; 4 bytes changed)
+# PAD-END: graft-run: error: guard: dispatch 'f_dispatch_0_past_end' (f.graph:2:8) of function 'f' wrote byte 12 of buffer 1 (result 0, 12 bytes), past its end (found in the padding after the dispatch, so the workgroup is unknown; 4 bytes changed)
 expect_fail "$GRAFT_RUN" before_start.graft --input 16xf32=1 --guard=overflow
 check --check-prefix=PAD-START "$C" <out
-# PAD-START: graft-run: guard: dispatch 'f_dispatch_0_before_start' (f.graph:2:8) of function 'f' wrote byte -4 of buffer 1 (result 0, 64 bytes), before its start (found in the padding after the dispatch, so the workgroup is unknown; 4 bytes changed)
+# PAD-START: graft-run: error: guard: dispatch 'f_dispatch_0_before_start' (f.graph:2:8) of function 'f' wrote byte -4 of buffer 1 (result 0, 64 bytes), before its start (found in the padding after the dispatch, so the workgroup is unknown; 4 bytes changed)
 
 # Without --guard nothing notices (the reason for the mode).
 "$GRAFT_RUN" past_end.graft --input 3xf32=1 > /dev/null
@@ -53,4 +53,4 @@ done
 
 expect_fail "$GRAFT_RUN" good.graft --input 3xf32=1 --guard=sideways
 check --check-prefix=USAGE "$C" <out
-# USAGE: graft-run: --guard 'sideways': expected 'overflow' or 'underflow'
+# USAGE: graft-run: error: --guard 'sideways': expected 'overflow' or 'underflow'

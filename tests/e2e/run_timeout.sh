@@ -14,7 +14,7 @@ rc=$?
 set -e
 [[ $rc == 1 ]] || { echo "expected exit code 1, got $rc"; cat out; exit 1; }
 check --check-prefix=SPIN "$C" <out
-# SPIN: graft-run: function 'f' ran past its deadline of 200 ms in dispatch 'f_dispatch_0_spin' (f.graph:2:8)
+# SPIN: graft-run: error: function 'f' ran past its deadline of 200 ms in dispatch 'f_dispatch_0_spin' (f.graph:2:8)
 
 require_targets aarch64 riscv64
 for RUN in "run_on aarch64" "run_on riscv64"; do
@@ -25,11 +25,11 @@ for RUN in "run_on aarch64" "run_on riscv64"; do
   [[ $rc == 1 ]] || { echo "$RUN: expected exit code 1, got $rc"; cat out; exit 1; }
   check --check-prefix=SPIN-QEMU "$C" <out
 done
-# SPIN-QEMU: graft-run: function 'f' ran past its deadline of 500 ms in dispatch 'f_dispatch_0_spin' (f.graph:2:8)
+# SPIN-QEMU: graft-run: error: function 'f' ran past its deadline of 500 ms in dispatch 'f_dispatch_0_spin' (f.graph:2:8)
 
 "$GRAFT_RUN" good.graft --input "2xf32=[1 -2]" --timeout 60 > good.out
 echo "2xf32=-1 2" | diff -u - good.out
 
 expect_fail "$GRAFT_RUN" good.graft --input 2xf32=1 --timeout 0
 check --check-prefix=USAGE "$C" <out
-# USAGE: graft-run: --timeout '0': expected seconds between 0.001 and 4294967
+# USAGE: graft-run: error: --timeout '0': expected seconds between 0.001 and 4294967

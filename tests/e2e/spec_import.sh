@@ -161,7 +161,7 @@ CSRC
 "$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" picky.c -o picky.so
 expect_fail "$GRAFT_RUN" mlp.graft --plugin ./picky.so --input 3x2xf32=1 --input 2x2xf32=1
 check --check-prefix=FAIL "$C" < "$T/out"
-# FAIL: graft-run: dispatch 'mlp_dispatch_0_r' ({{.*}}mlp.graph:11:11) failed in workgroup (0,0,0): import 'mlp_external' of plugin 'picky' (./picky.so) returned 7
+# FAIL: graft-run: error: dispatch 'mlp_dispatch_0_r' ({{.*}}mlp.graph:11:11) failed in workgroup (0,0,0): import 'mlp_external' of plugin 'picky' (./picky.so) returned 7
 "$GRAFT_RUN" mlp.graft --plugin ./picky.so --input "2x2xf32=[[2 2][-2 -2]]" \
   --input "2x2xf32=[[3 -3][3 -3]]" | check --check-prefix=PICKY "$C"
 # PICKY: 2x2xf32=[-12 0][0 -12]
@@ -250,7 +250,7 @@ CSRC
 # Nothing registered: both imports are named.
 expect_fail "$GRAFT_RUN" two.graft --input 3xf32=1
 check --check-prefix=MISSING "$C" < "$T/out"
-# MISSING: graft-run: two.graft: library 'two' requires 2 imports that nothing provides: 'tag_a', 'tag_b' (no plugins registered)
+# MISSING: graft-run: error: two.graft: library 'two' requires 2 imports that nothing provides: 'tag_a', 'tag_b' (no plugins registered)
 
 for target in "${TARGETS[@]}"; do
   # Reference then specialised: tag_a from the specialised one (the later
