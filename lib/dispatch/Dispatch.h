@@ -172,6 +172,11 @@ struct ProgramSet {
 // appends them to |out|. |level| (the target's feature level: vector width
 // and registers) sizes the tiles. Sizes that overflow int64 where they are
 // known (products of static dims) are reported to |diag|.
+// Rewrites every splat tensor constant of more than one element into a
+// scalar constant filled into an empty tensor (Splats.cpp), so the slice
+// holds one element, not the whole tensor; run before shape analysis.
+void expandSplatConstants(Function &fn);
+
 void formDispatches(const Function &fn, ShapeInfo shapes, DiagEngine &diag, const FeatureLevel &level, ProgramSet &out);
 
 } // namespace graft

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <map>
 
 namespace graft {
@@ -172,7 +173,12 @@ bool Evaluator::allocate(const Op &op, const std::vector<int64_t> &dims, Buffer 
     return fail(op, "result of shape " + shapeStr(dims) + " is too large");
   out.elem = type.elem;
   out.dims = dims;
-  out.data.assign(count * dtypeSize(type.elem), 0);
+  try {
+    out.data.assign(count * dtypeSize(type.elem), 0);
+  } catch (const std::bad_alloc &) {
+    return fail(op, "cannot allocate " + std::to_string(count * dtypeSize(type.elem)) +
+                        " bytes for the result of shape " + shapeStr(dims));
+  }
   return true;
 }
 
@@ -277,8 +283,10 @@ bool Evaluator::evalOp(const Op &op) {
 
 bool Evaluator::evalConstant(const Op &op, Buffer &out) {
   const Type &t = op.result()->type;
-  if (!t.hasStaticShape() || !allocate(op, t.dims, out))
+  if (!t.hasStaticShape())
     return fail(op, "constant needs a static shape, found " + t.str());
+  if (!allocate(op, t.dims, out))
+    return false; // allocate() said why
   size_t size = dtypeSize(t.elem);
   const ConstantData &c = op.constant;
   if (c.splat ? c.bytes.size() != size : c.bytes.size() != out.data.size())
