@@ -6,7 +6,8 @@
 # it (graft-run's main thread), at 1 and 3 pool threads. Then the errors:
 # nobody provides the symbol, the plugin returns non-zero (plugin, symbol,
 # value), a bare-metal plugin provides it, and the
-# spec mistakes. specs/host_blas is the worked example with OpenBLAS.
+# spec mistakes. A whole dispatch (dispatch:) works as a host command too.
+# specs/host_blas is the worked example with OpenBLAS.
 C=$TEST_DIR/spec_host.sh
 G=$TEST_DIR/inputs/mlp.graph
 
@@ -32,6 +33,7 @@ cat > host.c <<'CSRC'
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "graft/abi.h"
 #include "iree/hal/local/executable_plugin.h"
 typedef struct {
   const float *lhs, *rhs;
@@ -60,6 +62,19 @@ static int host_matmul(void *p, void *context, void *reserved) {
   pthread_join(worker, NULL);
   return 0;
 }
+/* A whole-dispatch host command (dispatch: host_neg): graft's dispatch and
+ * workgroup state, one workgroup on worker 0. */
+static int host_neg(void *params, void *context, void *reserved) {
+  const graft_dispatch_state_v1_t *d = (const graft_dispatch_state_v1_t *)params;
+  const graft_workgroup_state_v1_t *w = (const graft_workgroup_state_v1_t *)reserved;
+  if (w->worker_id != 0 || d->workgroup_count[0] * d->workgroup_count[1] * d->workgroup_count[2] != 1 ||
+      !pthread_equal(pthread_self(), loader))
+    return 9;
+  const float *x = (const float *)d->bindings[0];
+  float *out = (float *)d->bindings[1];
+  for (uint64_t i = 0; i < d->constants[0]; ++i) out[i] = -x[i];
+  return 0;
+}
 static iree_hal_executable_plugin_status_t load(const iree_hal_executable_plugin_environment_v0_t *e,
     size_t n, const iree_hal_executable_plugin_string_pair_t *p, void **self) {
   loader = pthread_self();
@@ -75,6 +90,9 @@ static iree_hal_executable_plugin_status_t resolve(void *self,
     if (!params->out_fn_ptrs[i] &&
         iree_hal_executable_plugin_strcmp(params->symbol_names[i], "host_matmul") == 0)
       params->out_fn_ptrs[i] = (void *)host_matmul;
+    else if (!params->out_fn_ptrs[i] &&
+             iree_hal_executable_plugin_strcmp(params->symbol_names[i], "host_neg") == 0)
+      params->out_fn_ptrs[i] = (void *)host_neg;
   return iree_hal_executable_plugin_ok_status();
 }
 IREE_HAL_EXECUTABLE_PLUGIN_EXPORT const iree_hal_executable_plugin_header_t **
@@ -116,6 +134,43 @@ mapfile -t IN < big.in
 "$GRAFT_RUN" host.graft --threads 3 --plugin ./host.so --input "${IN[0]}" --input "${IN[1]}" \
   | grep -v '^\[host\]' > got.big
 diff -u want.big got.big
+
+# A whole dispatch as a host command: the plugin gets graft's dispatch and
+# workgroup state (bindings, constants), on the invoking thread, once.
+cat > neg.graph <<'GRAPH'
+func @neg(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %r = map %x : tensor<?xf32> {
+  ^bb0(%v: f32):
+    %0 = neg %v : f32
+    yield %0
+  }
+  return %r
+}
+GRAPH
+cat > neg.yaml <<'YAML'
+graft-spec: 1
+rules:
+  - name: neg
+    match: |
+      pattern @p(%x: tensor<?xf32>) -> tensor<?xf32> {
+        %r = map %x : tensor<?xf32> {
+        ^bb0(%v: f32):
+          %0 = neg %v : f32
+          yield %0
+        }
+        return %r
+      }
+    replace:
+      dispatch: host_neg
+      link: host
+      constants: ["dim(x, 0)"]
+YAML
+"$GRAFT" build neg.graph --spec neg.yaml --target x86_64 -o neg.graft
+for threads in 1 3; do
+  "$GRAFT_RUN" neg.graft --threads $threads --plugin ./host.so --input "5xf32=[1 -2 3 -4 5]" \
+    | check --check-prefix=NEG "$C"
+done
+# NEG: 5xf32=-1 2 -3 4 -5
 
 # Nobody provides the host command: the open fails naming the symbol and
 # the plugins searched.
