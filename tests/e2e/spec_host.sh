@@ -239,3 +239,16 @@ check --check-prefix=TYPO "$C" < "$T/out"
 # TYPO: typo.yaml:14:13: error: expected 'link' to be static, import, optional or host, found 'hots'
 # TYPO-NEXT: {{^}}      link: hots
 # TYPO-NEXT: {{^}}            ^
+
+# graft spec --header shows the struct graft packs and says it is a host
+# command.
+"$GRAFT" spec --header host.yaml --target x86_64 | check --check-prefix=HEADER "$C"
+# HEADER: struct host_matmul_params {
+# HEADER-NEXT:   const float *lhs;
+# HEADER-NEXT:   const float *rhs;
+# HEADER-NEXT:   float *result;
+# HEADER-NEXT:   int32_t arg3; /* dim(lhs, 0) : i32 */
+# HEADER-NEXT:   int32_t arg4; /* dim(rhs, 1) : i32 */
+# HEADER-NEXT:   int32_t arg5; /* dim(lhs, 1) : i32 */
+# HEADER-NEXT: };
+# HEADER-NEXT: int host_matmul(void *params, void *context, void *reserved); /* host command */
