@@ -176,17 +176,17 @@ done
 # the plugins searched.
 expect_fail "$GRAFT_RUN" host.graft "${mlp_in[@]}"
 check --check-prefix=NONE "$C" < "$T/out"
-# NONE: graft-run: host.graft: library 'mlp' requires 1 import that nothing provides: 'host_matmul' (no plugins registered)
+# NONE: graft-run: error: host.graft: library 'mlp' requires 1 import that nothing provides: 'host_matmul' (no plugins registered)
 "$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" "$SRC/runtime/examples/plugins/mlp_plugin.c" -o other.so
 expect_fail "$GRAFT_RUN" host.graft --plugin ./other.so "${mlp_in[@]}"
 check --check-prefix=OTHER "$C" < "$T/out"
-# OTHER: graft-run: host.graft: library 'mlp' requires 1 import that nothing provides: 'host_matmul' (plugins searched: {{.*}}other.so{{.*}})
+# OTHER: graft-run: error: host.graft: library 'mlp' requires 1 import that nothing provides: 'host_matmul' (plugins searched: {{.*}}other.so{{.*}})
 
 # The plugin returns 7 (for three rows): the host command, the symbol, the
 # plugin (name and file) and the value.
 expect_fail "$GRAFT_RUN" host.graft --plugin ./host.so --input 3x2xf32=1 --input 2x2xf32=1
 check --check-prefix=FAIL "$C" < "$T/out"
-# FAIL: graft-run: host command 'mlp_dispatch_0_mm' ({{.*}}mlp.graph:{{[0-9]+}}:{{[0-9]+}}): 'host_matmul' of plugin 'host_test' (./host.so) returned 7
+# FAIL: graft-run: error: host command 'mlp_dispatch_0_mm' ({{.*}}mlp.graph:{{[0-9]+}}:{{[0-9]+}}): 'host_matmul' of plugin 'host_test' (./host.so) returned 7
 
 # A bare-metal plugin may not serve a host command.
 cat > bare.c <<'CSRC'
