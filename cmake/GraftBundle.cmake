@@ -1,5 +1,6 @@
 # graft_add_bundle(): build a graft bundle from a graph (and specs with their
-# kernels) as one step of a CMake project. Loaded by find_package(graft)
+# kernels) as one step of a CMake project; graft_add_plugin() (at the end)
+# builds a plugin. Loaded by find_package(graft)
 # (graftConfig.cmake) and by graft's own build; docs/cmake.md shows its use.
 #
 #   graft_add_bundle(<name> GRAPH <file>
@@ -116,13 +117,14 @@ function(_graft_input_path out what file)
   get_filename_component(path "${file}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   get_source_file_property(generated "${path}" GENERATED)
   if(NOT EXISTS "${path}" AND NOT generated)
-    message(FATAL_ERROR "graft_add_bundle(${_graft_name}): ${what} '${file}' "
+    message(FATAL_ERROR "${_graft_fn}(${_graft_name}): ${what} '${file}' "
       "not found (looked for ${path})")
   endif()
   set(${out} "${path}" PARENT_SCOPE)
 endfunction()
 
 function(graft_add_bundle name)
+  set(_graft_fn graft_add_bundle)
   set(_graft_name ${name})
   cmake_parse_arguments(PARSE_ARGV 1 ARG "EMBED"
     "GRAPH;OUTPUT;EMIT_DIR"
@@ -267,4 +269,132 @@ function(graft_add_bundle name)
     add_custom_target(${name} ALL DEPENDS "${output}")
   endif()
   set_target_properties(${name} PROPERTIES GRAFT_BUNDLE_FILE "${output}")
+endfunction()
+
+# graft_add_plugin(): build a plugin (docs/plugins.md) as one step of a CMake
+# project, from the same C sources either way:
+#
+#   graft_add_plugin(<name> SOURCES <file.c>...
+#                    [BARE_METAL] [TARGETS <arch>...] [OUTPUT <path>]
+#                    [INCLUDE_DIRECTORIES <dir>...] [DEFINES <name[=value]>...]
+#                    [DEPENDS <file>...])
+#
+# Without BARE_METAL, a system plugin: a MODULE library <name> built by the
+# project's own C compiler for the host, against graft's plugin headers
+# (graft/plugin.h, iree/hal/local/executable_plugin.h), written to
+# <name>.so (or OUTPUT). With BARE_METAL, `graft plugin` compiles the sources
+# freestanding for every TARGETS architecture (default: the host) into one
+# FatELF <name>.sos (or OUTPUT), and <name> is a target in ALL that builds
+# it; headers the sources include rebuild it only when listed in DEPENDS.
+# Either way the plugin's path is the target property GRAFT_PLUGIN_FILE, for
+# graft-run --plugin or graft_plugin_manager_load_file.
+function(graft_add_plugin name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "BARE_METAL" "OUTPUT"
+    "SOURCES;TARGETS;INCLUDE_DIRECTORIES;DEFINES;DEPENDS")
+  set(usage "expected graft_add_plugin(<name> SOURCES <file.c>... [BARE_METAL] "
+            "[TARGETS <arch>...] [OUTPUT <path>] [INCLUDE_DIRECTORIES <dir>...] "
+            "[DEFINES <name[=value]>...] [DEPENDS <file>...])")
+  string(CONCAT usage ${usage})
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "graft_add_plugin(${name}): unknown argument(s) "
+      "'${ARG_UNPARSED_ARGUMENTS}'; ${usage}")
+  endif()
+  if(ARG_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "graft_add_plugin(${name}): no value after "
+      "'${ARG_KEYWORDS_MISSING_VALUES}'; ${usage}")
+  endif()
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "graft_add_plugin(${name}): missing SOURCES <file.c>...; ${usage}")
+  endif()
+  if(TARGET ${name})
+    message(FATAL_ERROR "graft_add_plugin(${name}): a target named '${name}' "
+      "already exists (the plugin's target takes its name)")
+  endif()
+  set(_graft_fn graft_add_plugin)
+  set(_graft_name ${name})
+  set(sources "")
+  foreach(src IN LISTS ARG_SOURCES)
+    _graft_input_path(path "SOURCES file" "${src}")
+    list(APPEND sources "${path}")
+  endforeach()
+  set(includes "")
+  foreach(dir IN LISTS ARG_INCLUDE_DIRECTORIES)
+    get_filename_component(path "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND includes "${path}")
+  endforeach()
+  set(ext .so)
+  if(ARG_BARE_METAL)
+    set(ext .sos)
+  endif()
+  if(ARG_OUTPUT)
+    get_filename_component(output "${ARG_OUTPUT}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  else()
+    set(output "${CMAKE_CURRENT_BINARY_DIR}/${name}${ext}")
+  endif()
+  get_filename_component(output_dir "${output}" DIRECTORY)
+  get_filename_component(output_name "${output}" NAME)
+
+  if(NOT ARG_BARE_METAL)
+    if(ARG_TARGETS)
+      message(FATAL_ERROR "graft_add_plugin(${name}): TARGETS needs BARE_METAL; a "
+        "system plugin is built for the host by the project's C compiler")
+    endif()
+    get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+    if(NOT "C" IN_LIST languages)
+      message(FATAL_ERROR "graft_add_plugin(${name}): a system plugin is compiled by "
+        "the project's C compiler, but the C language is not enabled "
+        "(project(... LANGUAGES C)); or build it BARE_METAL")
+    endif()
+    if(NOT TARGET graft::runtime)
+      message(FATAL_ERROR "graft_add_plugin(${name}): no graft::runtime (its "
+        "headers are the plugin API)")
+    endif()
+    add_library(${name} MODULE ${sources})
+    # Only the headers: a plugin links nothing of graft's.
+    target_include_directories(${name} PRIVATE ${includes}
+      $<TARGET_PROPERTY:graft::runtime,INTERFACE_INCLUDE_DIRECTORIES>)
+    target_compile_definitions(${name} PRIVATE ${ARG_DEFINES})
+    # "$<0:>" keeps multi-config generators from adding a per-config
+    # directory: the file is where GRAFT_PLUGIN_FILE says.
+    string(REGEX REPLACE "\\.[^.]*$" "" base "${output_name}")
+    string(REGEX MATCH "\\.[^.]*$" suffix "${output_name}")
+    set_target_properties(${name} PROPERTIES
+      PREFIX "" OUTPUT_NAME "${base}" SUFFIX "${suffix}"
+      LIBRARY_OUTPUT_DIRECTORY "${output_dir}$<0:>")
+    if(ARG_DEPENDS)
+      set_property(SOURCE ${sources} APPEND PROPERTY OBJECT_DEPENDS ${ARG_DEPENDS})
+    endif()
+  else()
+    if(NOT TARGET graft::graft)
+      message(FATAL_ERROR "graft_add_plugin(${name}): BARE_METAL needs the graft "
+        "compiler (graft plugin), but this graft was built without it "
+        "(GRAFT_BUILD_COMPILER=OFF)")
+    endif()
+    set(args plugin ${sources} -o "${output}")
+    if(ARG_TARGETS)
+      string(REPLACE ";" "," targets "${ARG_TARGETS}")
+      list(APPEND args --target "${targets}")
+    endif()
+    foreach(dir IN LISTS includes)
+      list(APPEND args -I "${dir}")
+    endforeach()
+    foreach(def IN LISTS ARG_DEFINES)
+      list(APPEND args -D "${def}")
+    endforeach()
+    set(extra_depends "")
+    foreach(dep IN LISTS ARG_DEPENDS)
+      get_filename_component(path "${dep}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      list(APPEND extra_depends "${path}")
+    endforeach()
+    file(MAKE_DIRECTORY "${output_dir}")
+    add_custom_command(
+      OUTPUT "${output}"
+      COMMAND graft::graft ${args}
+      DEPENDS ${sources} ${extra_depends} "$<TARGET_FILE:graft::graft>"
+      WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
+      COMMENT "Building graft plugin ${name}"
+      VERBATIM)
+    add_custom_target(${name} ALL DEPENDS "${output}")
+  endif()
+  set_target_properties(${name} PROPERTIES GRAFT_PLUGIN_FILE "${output}")
 endfunction()

@@ -13,6 +13,7 @@ packages=(
   libyaml-cpp-dev libelf-dev libgtest-dev      # spec parsing, tests
   libonnx-dev libprotobuf-dev libonnx-testdata # ONNX import, its conformance tests
   qemu-user                                    # running other architectures' slices
+  libopenblas-dev                              # specs/host_blas: a host command's vendor library
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross  # cross-built runtimes (static)
   gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
   gcc-arm-linux-gnueabihf libc6-dev-armhf-cross

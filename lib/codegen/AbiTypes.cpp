@@ -81,6 +81,7 @@ DispatchArgs beginDispatchFunction(Module &m, IRBuilder<> &b, const std::string 
   a.imports = b.CreateLoad(ptr, field(dst, ds, DS::imports), "imports");
   a.importCtx = b.CreateLoad(ptr, field(dst, ds, DS::import_contexts), "import_contexts");
   a.scratch = b.CreateLoad(ptr, field(wst, ws, WS::scratch), "scratch");
+  a.processorData = b.CreateLoad(ptr, field(dst, ds, DS::processor_data), "processor_data");
   return a;
 }
 

@@ -33,6 +33,7 @@ struct DispatchArgs {
   llvm::Value *wgCount[3];  // i64
   llvm::Value *workerId;    // i64: the worker (processor) running the workgroup
   llvm::Value *scratch;     // void*
+  llvm::Value *processorData; // const uint64_t*: the CPU's feature words
 };
 
 // The abi.h structs codegen builds or reads, as enums naming their fields

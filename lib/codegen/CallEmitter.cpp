@@ -207,6 +207,10 @@ void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
       args.push_back(v);
       break;
     }
+    case KernelCallArg::Kind::ProcessorData:
+      types.push_back(ptr);
+      args.push_back(a.processorData);
+      break;
     case KernelCallArg::Kind::Size:
     case KernelCallArg::Kind::PerWorkgroup: {
       Type *t = argType(c, arg.type, sizeTy);

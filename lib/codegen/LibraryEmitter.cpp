@@ -98,13 +98,15 @@ private:
       assert(f && "every dispatch of a variant is in the slice module");
       fns.push_back(f);
       bool userKernel = d.isCall && d.call.plan->form == KernelForm::Dispatch;
+      bool hostCall = d.isCall && d.call.plan->link == KernelLink::Host;
       attrs.push_back(AbiConstant<A>(c_)
                           .set(A::name, str(d.name))
                           .set(A::source, str(d.source))
                           .set(A::binding_count, u32(d.bindings.size()))
                           .set(A::constant_count, u32(d.params.size()))
                           .set(A::scratch_size, u32(d.scratchBytes))
-                          .set(A::flags, u32(userKernel ? GRAFT_DISPATCH_FLAG_USER_KERNEL : 0))
+                          .set(A::flags, u32((userKernel ? GRAFT_DISPATCH_FLAG_USER_KERNEL : 0) |
+                                             (hostCall ? GRAFT_DISPATCH_FLAG_HOST_CALL : 0)))
                           .set(A::binding_flags, u32Array(bindingFlags(d)))
                           .get());
     }
@@ -256,7 +258,7 @@ private:
     std::vector<Constant *> steps;
     for (const StepDesc &s : fp.steps) {
       std::vector<uint32_t> grid = {0, 0, 0}, params;
-      if (s.kind == GRAFT_STEP_DISPATCH) {
+      if (s.kind != GRAFT_STEP_COPY) {
         const Dispatch &d = dispatches[s.dispatch];
         grid = {d.grid[0], d.grid[1], d.grid[2]};
         params = d.params;
@@ -272,6 +274,8 @@ private:
               .set(S::guard, u32(s.guard))
               .set(S::constants, u32Array(params))
               .set(S::bindings, u32Array(s.bindings))
+              .set(S::import, u32(s.import))
+              .set(S::reserved, u32(0))
               .get());
     }
     using F = abi::FunctionDesc;

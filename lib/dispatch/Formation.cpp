@@ -196,7 +196,10 @@ std::string Former::dispatchName(const Op *root) {
 
 void Former::addDispatchStep(Dispatch d) {
   StepDesc s;
-  s.kind = GRAFT_STEP_DISPATCH;
+  // A host command's dispatch runs on the invoking thread (abi.h).
+  bool hostCall = d.isCall && d.call.plan->link == KernelLink::Host;
+  s.kind = hostCall ? GRAFT_STEP_HOST_CALL : GRAFT_STEP_DISPATCH;
+  s.import = hostCall ? d.call.importIndex : 0;
   s.dispatch = static_cast<uint32_t>(out.dispatches.size());
   s.guard = stepGuard;
   s.bindings = d.bindings;

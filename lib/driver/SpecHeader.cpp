@@ -24,15 +24,16 @@ int usage(const std::string &msg) {
   return 2;
 }
 
-// An import (`link: import/optional`) is a plugin function with IREE's
+// An import (`link: import/optional/host`) is a plugin function with IREE's
 // convention, int fn(params, context, reserved) (docs/plugins.md): for a
 // `call:` rule |params| points to a struct of the kernel's parameters, for a
 // `dispatch:` rule it is the dispatch state and |reserved| the workgroup
-// state.
-std::string formatImport(const KernelPrototype &p, KernelForm form) {
-  if (form == KernelForm::Dispatch)
-    return "int " + p.symbol +
-           "(void *dispatch_state, void *context, void *workgroup_state); /* import */";
+// state. A host command (`link: host`) says so: it runs on the host thread.
+std::string formatImport(const KernelPrototype &p, const KernelCall &plan) {
+  std::string what = plan.link == KernelLink::Host ? " /* host command */" : " /* import */";
+  if (plan.form == KernelForm::Dispatch)
+    return "int " + p.symbol + "(void *dispatch_state, void *context, void *workgroup_state);" +
+           what;
   std::string s = "struct " + p.symbol + "_params {\n";
   for (const KernelParam &k : p.params) {
     s += "  " + k.ctype + (k.ctype.back() == '*' ? "" : " ") + k.name + ";";
@@ -40,7 +41,7 @@ std::string formatImport(const KernelPrototype &p, KernelForm form) {
       s += " /* " + k.source + " */";
     s += "\n";
   }
-  return s + "};\nint " + p.symbol + "(void *params, void *context, void *reserved); /* import */";
+  return s + "};\nint " + p.symbol + "(void *params, void *context, void *reserved);" + what;
 }
 
 } // namespace
@@ -108,7 +109,7 @@ int runSpec(int argc, char **argv) {
         return 1;
       KernelPrototype p = kernelPrototype(*plan, *t);
       includes.insert(p.includes.begin(), p.includes.end());
-      std::string text = plan->imported() ? formatImport(p, plan->form) : formatPrototype(p);
+      std::string text = plan->imported() ? formatImport(p, *plan) : formatPrototype(p);
       auto same = std::find_if(variants.begin(), variants.end(),
                                [&](const auto &v) { return v.first == text; });
       if (same == variants.end())

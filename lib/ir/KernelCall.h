@@ -46,6 +46,9 @@ enum class KernelLink : uint8_t {
             // the function as the call's fallback (Op::fallbackFor) and
             // run instead of it; their outputs are the call's trailing
             // operands, and the call writes the same buffers
+  Host,     // an import called as a host command: its dispatch runs on the
+            // invoking thread between the other steps (GRAFT_STEP_HOST_CALL),
+            // served by a system plugin only
 };
 
 // One step of an integer argument the dispatch computes per workgroup
@@ -67,6 +70,7 @@ struct KernelCallArg {
     Scalar,       // a scalar operand, by value
     Size,         // entry |expr| of the program, as |type|
     PerWorkgroup, // node |expr| of |argNodes|, as |type|
+    ProcessorData, // the dispatch state's processor_data (const uint64_t*)
   };
   Kind kind = Kind::Buffer;
   int operand = -1;          // Buffer/Memref/Scalar: operand index, or

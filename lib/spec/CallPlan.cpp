@@ -99,6 +99,9 @@ private:
     case KernelArg::Kind::Scalar:
       out.kind = KernelCallArg::Kind::Scalar;
       break;
+    case KernelArg::Kind::ProcessorData:
+      out.kind = KernelCallArg::Kind::ProcessorData;
+      break;
     case KernelArg::Kind::Expr:
       if (a.expr.perWorkgroup()) {
         out.kind = KernelCallArg::Kind::PerWorkgroup;

@@ -91,6 +91,10 @@ KernelPrototype kernelPrototype(const KernelCall &plan, const TargetInfo &target
           scalar(a.type, target, "arg" + std::to_string(p.params.size()), a.text));
       p.params.back().showSource = true;
       break;
+    case KernelCallArg::Kind::ProcessorData:
+      p.params.push_back({KernelParam::Kind::Pointer, 0, "const uint64_t *", "processor_data",
+                          a.text});
+      break;
     }
   }
   return p;

@@ -402,8 +402,10 @@ bool loadReplace(const YamlSource &ys, const YAML::Node &replace,
       rule.link = KernelLink::Import;
     else if (l.Scalar() == "optional")
       rule.link = KernelLink::Optional;
+    else if (l.Scalar() == "host")
+      rule.link = KernelLink::Host;
     else
-      ok = ys.error(l, "expected 'link' to be static, import or optional, found '" +
+      ok = ys.error(l, "expected 'link' to be static, import, optional or host, found '" +
                            l.Scalar() + "'");
   }
   if (replace["returns"]) {

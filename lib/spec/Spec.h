@@ -65,6 +65,8 @@ struct KernelArg {
                     // (pointers, then size_t values) as MLIR memrefs expand
     Scalar,         // a scalar pattern argument, passed by value
     Expr,           // an integer expression, of type |type|
+    ProcessorData,  // processor_data(): the CPU's feature words, as
+                    // const uint64_t* (graft_dispatch_state_v1_t)
   };
   Kind kind = Kind::Tensor;
   int input = -1;  // Tensor/Memref/Scalar: pattern argument index, or

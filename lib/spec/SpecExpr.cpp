@@ -1,7 +1,8 @@
 // Recursive-descent parser for spec expressions and kernel arguments, plus
 // their printer and static evaluator. Grammar (docs/spec-format.md):
 //
-//   arg   := 'memref' '(' name ')' | name | expr [':' type]
+//   arg   := 'memref' '(' name ')' | 'processor_data' '(' ')' | name
+//          | expr [':' type]
 //   expr  := term (('+' | '-') term)*
 //   term  := atom (('*' | '/' | '%') atom)*
 //   atom  := int | '-' int | '(' expr ')' | 'dim' '(' name ',' int ')' | name
@@ -428,6 +429,12 @@ bool ExprParser::parseTypeSuffix(DType &type) {
 bool ExprParser::parseArg(KernelArg &out) {
   out.loc = at(tok_.pos);
   out.text = std::string(text_);
+  if (tok_.kind == Token::Ident && tok_.text == "processor_data" &&
+      scope_.inputIndex(tok_.text) < 0 && scope_.outputIndex(tok_.text) < 0) {
+    out.kind = KernelArg::Kind::ProcessorData;
+    advance();
+    return expectPunct('(') && expectPunct(')') && expectEnd();
+  }
   if (tok_.kind == Token::Ident && tok_.text == "memref") {
     out.kind = KernelArg::Kind::Memref;
     advance();

@@ -73,8 +73,19 @@ ninja -C build | check "$TEST_DIR/cmake_package.sh" --check-prefix=REBUILD
 build/saxpy_app | check "$TEST_DIR/cmake_package.sh" --check-prefix=EDITED
 # EDITED: saxpy: 5xf32=0 13 26 39 52
 
-# The project's own CTest test runs the app.
+# The project's own CTest tests run the app, and the import bundle with
+# each plugin graft_add_plugin() built (system .so, bare-metal .sos).
 (cd build && ctest --output-on-failure >"$T/ctest.log")
+check "$TEST_DIR/cmake_package.sh" --check-prefix=CTEST <"$T/ctest.log"
+# CTEST: saxpy_app {{.*}} Passed
+# CTEST: saxpy_plugin {{.*}} Passed
+# CTEST: saxpy_plugin_bare {{.*}} Passed
+# CTEST: 100% tests passed
+file build/saxpy_plugin.so | grep -q "ELF 64-bit LSB shared object"
+"$P/bin/graft" inspect build/saxpy_plugin_bare.sos | check "$TEST_DIR/cmake_package.sh" --check-prefix=SLICES
+# The bare-metal plugin's aarch64 slice serves the aarch64 runtime.
+run_on aarch64 build/saxpy_import.graft --plugin build/saxpy_plugin_bare.sos "${run[@]}" \
+  | check "$TEST_DIR/cmake_package.sh" --check-prefix=RUNNER
 
 # Mistakes in graft_add_bundle() calls stop the configure with a clear error.
 mkdir bad
@@ -82,19 +93,28 @@ cat >bad/CMakeLists.txt <<'EOF'
 cmake_minimum_required(VERSION 3.20)
 project(bad LANGUAGES C)
 find_package(graft CONFIG REQUIRED)
-graft_add_bundle(${CASE})
+cmake_language(CALL ${FN} ${CASE})
 EOF
-bad() {
-  expect_fail "$CMAKE" -S bad -B "bad/build-$1" -G Ninja -DCMAKE_PREFIX_PATH="$P" "-DCASE=$2"
+bad() { # <prefix> <arguments> [function]
+  expect_fail "$CMAKE" -S bad -B "bad/build-$1" -G Ninja -DCMAKE_PREFIX_PATH="$P" "-DCASE=$2" \
+    "-DFN=${3:-graft_add_bundle}"
   check "$TEST_DIR/cmake_package.sh" --check-prefix="$1" <"$T/out"
 }
 bad NOGRAPH "b;SPECS;x.yaml"
 # NOGRAPH: graft_add_bundle(b): missing GRAPH <file>; expected
-# NOGRAPH: CMakeLists.txt:4 (graft_add_bundle)
+# NOGRAPH: CMakeLists.txt:4 (cmake_language)
 bad UNKNOWN "b;GRAPH;g.graph;TARGET;x86_64"
 # UNKNOWN: graft_add_bundle(b): unknown argument(s) 'TARGET;x86_64'
-# UNKNOWN: CMakeLists.txt:4 (graft_add_bundle)
+# UNKNOWN: CMakeLists.txt:4 (cmake_language)
 bad MISSING "b;GRAPH;nope.graph"
 # MISSING: graft_add_bundle(b): GRAPH file 'nope.graph' not found (looked
 # MISSING-NEXT: {{.*}}/bad/nope.graph)
-# MISSING: CMakeLists.txt:4 (graft_add_bundle)
+# MISSING: CMakeLists.txt:4 (cmake_language)
+
+# ... and in graft_add_plugin() calls.
+bad NOSOURCES "p;BARE_METAL" graft_add_plugin
+# NOSOURCES: graft_add_plugin(p): missing SOURCES <file.c>...; expected
+bad SYSTARGETS "p;SOURCES;$SRC/tests/cmake/saxpy_plugin.c;TARGETS;aarch64" graft_add_plugin
+# SYSTARGETS: graft_add_plugin(p): TARGETS needs BARE_METAL; a system plugin is built for
+bad NOSOURCE "p;SOURCES;nope.c" graft_add_plugin
+# NOSOURCE: graft_add_plugin(p): SOURCES file 'nope.c' not found (looked

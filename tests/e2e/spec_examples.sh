@@ -11,7 +11,10 @@
 # library, the way docs/plugins.md tells users; graft-run dlopens it, so it
 # runs natively only: the cross-built graft-runs are static) or `embedded
 # SRC.c` (built by `graft plugin` for every target into one .sos, run on
-# every target). SRC is relative to the example's folder. Lines of
+# every target). SRC is relative to the example's folder; what follows it
+# on a `system` line goes to the link (`-lopenblas`). `requires HEADER
+# PACKAGE` skips the example, saying so, when the host's clang cannot find
+# HEADER (a vendor library that is not installed). Lines of
 # expected.txt that start with '[' are what the plugins print; the
 # reference evaluator prints the rest.
 count=0
@@ -33,14 +36,20 @@ for dir in "$SRC"/specs/*/; do
   echo "== $name"
   "$GRAFT" build "${graphs[0]}" --spec "${specs[0]}" --target "$ALL_TARGETS" -o "$name.graft"
   rules=$(sed -n 's/^ *- name: *\([A-Za-z0-9_]*\).*/\1/p' "${specs[0]}" | paste -sd'|')
-  PLUGIN_ARGS=() run_targets=("${TARGETS[@]}")
+  PLUGIN_ARGS=() run_targets=("${TARGETS[@]}") skipped=
   if [[ -f $dir/plugins ]]; then
-    while read -r kind src; do
+    while read -r kind src flags; do
       [[ -z $kind || $kind == \#* ]] && continue
       so=$name.$(basename "$src" .c)
       case $kind in
+        requires)
+          if ! echo "#include <$src>" | "$CLANG" -E -x c - > /dev/null 2>&1; then
+            skipped="<$src> is not installed (Debian package $flags)"
+            break
+          fi ;;
         system)
-          "$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" "$dir/$src" -o "$so.so"
+          # shellcheck disable=SC2086
+          "$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" "$dir/$src" $flags -o "$so.so"
           PLUGIN_ARGS+=(--plugin "./$so.so") run_targets=("$HOST_TARGET") ;;
         embedded)
           "$GRAFT" plugin "$dir/$src" --target "$ALL_TARGETS" -o "$so.sos"
@@ -48,6 +57,10 @@ for dir in "$SRC"/specs/*/; do
         *) echo "error: specs/$name/plugins: unknown plugin kind '$kind'" >&2; exit 1 ;;
       esac
     done < "$dir/plugins"
+  fi
+  if [[ -n $skipped ]]; then
+    echo "SKIPPED specs/$name: $skipped"
+    continue
   fi
   for target in "${run_targets[@]}"; do
     run_on "$target" "$name.graft" "${RUN_ARGS[@]}" "${PLUGIN_ARGS[@]}" --trace \

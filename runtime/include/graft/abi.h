@@ -70,6 +70,9 @@ typedef enum graft_dtype_e {
  * kernel is not called. Reserved: a kernel's own status must not use it. */
 #define GRAFT_DISPATCH_STATUS_BAD_KERNEL_ARGUMENT (-0x4741)
 
+/* (ABI 2) Words of graft_dispatch_state_v1_t.processor_data. */
+#define GRAFT_PROCESSOR_DATA_WORD_COUNT 9u
+
 /* An import: a function resolved at load time (plugins, runtime helpers).
  * |params| points to a packed struct of the call's arguments; |context| is
  * whatever the provider registered alongside the function. */
@@ -92,6 +95,13 @@ typedef struct graft_dispatch_state_v1_t {
    * optional import has a NULL function. */
   const graft_import_fn_t* imports;
   void* const* import_contexts;
+  /* (ABI 2) The running CPU's feature words as the runtime detected them
+   * when the module was opened, GRAFT_PROCESSOR_DATA_WORD_COUNT of them:
+   * words 0..7 in IREE's cpu_data layout (what IREE's runtime passes its
+   * plugins as processor_data), word 8 graft's own
+   * (runtime/src/loader/arch/arch.h). Kernels receive it through the spec
+   * argument `processor_data()`. */
+  const uint64_t* processor_data;
 } graft_dispatch_state_v1_t;
 
 /* Per workgroup invocation. */
@@ -123,6 +133,8 @@ typedef struct graft_dispatch_attrs_v1_t {
 } graft_dispatch_attrs_v1_t;
 
 #define GRAFT_DISPATCH_FLAG_USER_KERNEL 1u /* whole-dispatch user kernel */
+/* (ABI 2) Runs only as a GRAFT_STEP_HOST_CALL, on the invoking thread. */
+#define GRAFT_DISPATCH_FLAG_HOST_CALL 2u
 
 #define GRAFT_BINDING_READ 1u  /* the dispatch reads the buffer */
 #define GRAFT_BINDING_WRITE 2u /* the dispatch writes the buffer */
@@ -211,7 +223,15 @@ typedef enum graft_step_kind_e {
   /* Copy bindings[0] -> bindings[1] (whole buffers of equal size). The
    * destination must be a TEMP or RESULT buffer (or an alias of one). */
   GRAFT_STEP_COPY = 1,
-  GRAFT_STEP_KIND_COUNT_ = 2,
+  /* (ABI 2) A host command: dispatch |dispatch| (flagged
+   * GRAFT_DISPATCH_FLAG_HOST_CALL) runs on the thread that invoked the
+   * function, its workgroups one after the other (graft emits a 1x1x1
+   * grid), after every earlier step finished and before any later one
+   * starts. It calls import |import|, which must come from a system plugin
+   * (a bare-metal plugin providing it is refused when the module is opened):
+   * a vendor library with its own threads runs there alone. */
+  GRAFT_STEP_HOST_CALL = 2,
+  GRAFT_STEP_KIND_COUNT_ = 3,
 } graft_step_kind_t;
 
 typedef struct graft_step_v1_t {
@@ -228,6 +248,10 @@ typedef struct graft_step_v1_t {
   uint32_t guard;
   const uint32_t* constants; /* expression indices */
   const uint32_t* bindings;  /* buffer indices */
+  /* (ABI 2) GRAFT_STEP_HOST_CALL: the index in the library's import table of
+   * the host command's function. 0 for other kinds. */
+  uint32_t import;
+  uint32_t reserved;         /* 0 */
 } graft_step_v1_t;
 
 #define GRAFT_STEP_GUARD_IMPORT_RESOLVED 0x80000000u

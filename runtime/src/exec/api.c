@@ -29,6 +29,11 @@ graft_status_t graft_module_open_memory(const void* data, size_t size,
     return st;
   }
   graft_module_set_isa(*out_module, graft_library_level(handle));
+  /* The words the variant was chosen by, for kernels that read them
+   * (processor_data() in specs, IREE plugins' processor_data). */
+  uint64_t cpu[GRAFT_CPU_DATA_FIELD_COUNT];
+  graft_cpu_data(cpu);
+  graft_module_set_processor_data(*out_module, cpu);
   return NULL;
 }
 

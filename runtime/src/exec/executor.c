@@ -401,6 +401,28 @@ static graft_status_t grid_count(const invocation_t* inv, uint32_t si,
   return NULL;
 }
 
+/* A host command's workgroups (graft emits one), in order, on this thread
+ * as worker 0 without scratch: the import it calls may run threads of its
+ * own, and nothing else of the invocation runs meanwhile. Reports like
+ * graft_thread_pool_parallel_for. */
+static graft_status_t run_on_caller(uint64_t count, graft_parallel_fn_t fn,
+                                    void* context,
+                                    graft_parallel_failure_t* out_failure) {
+  out_failure->code = 0;
+  out_failure->index = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    int code = fn(context, i, 0, NULL, 0);
+    if (code != 0) {
+      out_failure->code = code;
+      out_failure->index = i;
+      break;
+    }
+  }
+  return NULL;
+}
+
+/* A GRAFT_STEP_DISPATCH over the pool, or a GRAFT_STEP_HOST_CALL on the
+ * calling thread. */
 static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
                                    void** bindings, uint64_t* lengths,
                                    uint64_t* constants) {
@@ -423,6 +445,7 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   state.import_count = graft_import_table_count(inv->executor->imports);
   state.imports = graft_import_table_functions(inv->executor->imports);
   state.import_contexts = graft_import_table_contexts(inv->executor->imports);
+  state.processor_data = inv->executor->processor_data;
   state.constants = constants;
   state.bindings = bindings;
   state.binding_lengths = lengths;
@@ -441,9 +464,12 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   if (inv->watchdog) graft_watchdog_enter(inv->watchdog, attrs);
   graft_parallel_failure_t failure;
   uint64_t start = inv->executor->trace ? now_ns() : 0;
-  graft_status_t st = graft_thread_pool_parallel_for(
-      inv->executor->pool, total, attrs->scratch_size, run_workgroup, &run,
-      &failure);
+  int host_call = step->kind == GRAFT_STEP_HOST_CALL;
+  graft_status_t st =
+      host_call ? run_on_caller(total, run_workgroup, &run, &failure)
+                : graft_thread_pool_parallel_for(inv->executor->pool, total,
+                                                 attrs->scratch_size,
+                                                 run_workgroup, &run, &failure);
   if (inv->watchdog) {
     graft_watchdog_enter(inv->watchdog, NULL);
     graft_status_t expired = graft_watchdog_status(inv->watchdog);
@@ -468,6 +494,13 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
     uint32_t id[3];
     workgroup_id(&state, run.failed_index, id);
     const char* source = attrs->source ? attrs->source : "";
+    if (host_call)
+      return graft_status_make(GRAFT_ABORTED,
+                               "host command '%s'%s%s%s: '%s' of plugin '%s' "
+                               "(%s) returned %d",
+                               attrs->name, source[0] ? " (" : "", source,
+                               source[0] ? ")" : "", f->symbol,
+                               f->plugin_name, f->plugin_origin, f->code);
     return graft_status_make(GRAFT_ABORTED,
                              "dispatch '%s'%s%s%s failed in workgroup "
                              "(%u,%u,%u): import '%s' of plugin '%s' (%s) "
@@ -551,10 +584,10 @@ static graft_status_t run_steps(const invocation_t* inv) {
       lengths[b] = inv->slots[step->bindings[b]].size;
     }
     if (!st) {
-      if (step->kind == GRAFT_STEP_DISPATCH)
-        st = run_dispatch(inv, si, bindings, lengths, constants);
-      else /* GRAFT_STEP_COPY, the only other kind (validated) */
+      if (step->kind == GRAFT_STEP_COPY)
         st = run_copy(inv, si, bindings, lengths);
+      else /* DISPATCH or HOST_CALL, the other kinds (validated) */
+        st = run_dispatch(inv, si, bindings, lengths, constants);
     }
     if (!small) {
       free(bindings);

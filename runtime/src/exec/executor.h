@@ -33,6 +33,9 @@ typedef struct graft_executor_t {
   const graft_import_table_t* imports; /* NULL = the library has none */
   /* Arenas kept across calls (exec/arena.h); NULL = one per call. */
   graft_arena_pool_t* arenas;
+  /* What dispatches see as graft_dispatch_state_v1_t.processor_data:
+   * GRAFT_PROCESSOR_DATA_WORD_COUNT words, never NULL. */
+  const uint64_t* processor_data;
 } graft_executor_t;
 
 /* Invokes library->functions[function_ordinal] with the contract of

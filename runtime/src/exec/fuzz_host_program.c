@@ -188,8 +188,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const graft_library_v1_t* valid[GRAFT_FUZZ_MAX_CANDIDATES];
   size_t count = graft_fuzz_valid_libraries(&image, valid);
+  static const uint64_t kNoProcessorData[GRAFT_PROCESSOR_DATA_WORD_COUNT];
   graft_executor_t executor = {pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
-                               0,    NULL, NULL, NULL, NULL};
+                               0,    NULL, NULL, NULL, NULL, kNoProcessorData};
   for (size_t c = 0; c < count; ++c) {
     if (valid[c]->dispatch_count > STUB_COUNT) continue;
     graft_library_v1_t stubbed = *valid[c];

@@ -85,6 +85,39 @@ static graft_status_t check_required(const graft_library_v1_t* library,
   return annotated;
 }
 
+/* Whether a step of |library| calls import |index| as a host command. */
+static int is_host_command(const graft_library_v1_t* library, uint32_t index) {
+  for (uint32_t f = 0; f < library->function_count; ++f) {
+    const graft_function_v1_t* fn = &library->functions[f];
+    for (uint32_t s = 0; s < fn->step_count; ++s)
+      if (fn->steps[s].kind == GRAFT_STEP_HOST_CALL &&
+          fn->steps[s].import == index)
+        return 1;
+  }
+  return 0;
+}
+
+/* A host command runs a vendor library on the invoking thread, next to its
+ * own threads and libc: a bare-metal plugin has neither, and providing
+ * one refuses the module. */
+static graft_status_t check_host_commands(const graft_library_v1_t* library,
+                                          const graft_import_table_t* table) {
+  for (uint32_t i = 0; i < table->count; ++i) {
+    const import_slot_t* slot = &table->slots[i];
+    if (!table->functions[i] || !slot->provider->bare_metal ||
+        !is_host_command(library, i))
+      continue;
+    return graft_status_make(
+        GRAFT_FAILED_PRECONDITION,
+        "library '%s': import '%s' is a host command, but plugin '%s' ('%s') "
+        "that provides it is bare-metal; host commands run on the calling "
+        "thread and need a system plugin (a shared library)",
+        library->name ? library->name : "", slot->symbol,
+        slot->provider->origin, slot->provider->name);
+  }
+  return NULL;
+}
+
 /* A library import and its index, sorted by name. */
 typedef struct named_import_t {
   const char* name;
@@ -149,6 +182,7 @@ graft_status_t graft_import_table_create(const graft_library_v1_t* library,
   }
   free(order);
   if (!st) st = check_required(library, t);
+  if (!st) st = check_host_commands(library, t);
   if (st) {
     graft_import_table_free(t);
     return st;

@@ -29,6 +29,10 @@ struct graft_module_s {
   void* timeout_user_data;
   void (*release)(void* arg);
   void* release_arg;
+  /* What every dispatch sees as its processor_data: the CPU's feature
+   * words when the loader opened the module, zero for a library built
+   * in memory (graft_module_set_processor_data). */
+  uint64_t processor_data[GRAFT_PROCESSOR_DATA_WORD_COUNT];
 };
 
 void graft_runtime_options_initialize(graft_runtime_options_t* out_options) {
@@ -116,6 +120,12 @@ void graft_module_set_isa(graft_module_t* module, const char* level) {
   module->isa = level;
 }
 
+void graft_module_set_processor_data(
+    graft_module_t* module,
+    const uint64_t words[GRAFT_PROCESSOR_DATA_WORD_COUNT]) {
+  memcpy(module->processor_data, words, sizeof(module->processor_data));
+}
+
 uint32_t graft_module_thread_count(const graft_module_t* module) {
   return graft_thread_pool_size(module->pool);
 }
@@ -201,7 +211,7 @@ graft_status_t graft_module_function_invoke(graft_module_t* module,
                                module->trace_user_data, module->guard,
                                module->timeout_ms, module->on_timeout,
                                module->timeout_user_data, module->imports,
-                               module->arenas};
+                               module->arenas,     module->processor_data};
   /* Executor errors already name the function, dispatch or source line. */
   return graft_function_invoke(module->library, ordinal, &executor, inputs,
                                input_count, outputs, output_count);

@@ -5,6 +5,9 @@
 #ifndef GRAFT_RUNTIME_MODULE_H_
 #define GRAFT_RUNTIME_MODULE_H_
 
+#include <stdint.h>
+
+#include "graft/abi.h"
 #include "graft/runtime.h"
 
 #ifdef __cplusplus
@@ -23,6 +26,12 @@ graft_status_t graft_module_create_from_library(
 /* Records the level of the ISA variant |module|'s library is (the loader
  * chose it); |level| must live as long as the module. Default "". */
 void graft_module_set_isa(graft_module_t* module, const char* level);
+
+/* Records the CPU feature words (graft_cpu_data) every dispatch of |module|
+ * receives as graft_dispatch_state_v1_t.processor_data. Default: zeros. */
+void graft_module_set_processor_data(
+    graft_module_t* module,
+    const uint64_t words[GRAFT_PROCESSOR_DATA_WORD_COUNT]);
 
 #ifdef __cplusplus
 }

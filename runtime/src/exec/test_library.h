@@ -143,7 +143,7 @@ static const uint32_t tl_add_step_constants[] = {4};
 static const uint32_t tl_add_step_bindings[] = {0, 1, 2};
 static const graft_step_v1_t tl_add_steps[] = {
     {GRAFT_STEP_DISPATCH, 0, {6, 7, 7}, 1, 3, 0, tl_add_step_constants,
-     tl_add_step_bindings}};
+     tl_add_step_bindings, 0, 0}};
 static const uint32_t tl_result_buffer_2[] = {2};
 
 /*--- scale_add: TEMP = scale(x); result = add(TEMP, x) ----------------------*/
@@ -168,17 +168,17 @@ static const uint32_t tl_scale_bindings[] = {0, 1};
 static const uint32_t tl_add_temp_bindings[] = {1, 0, 2};
 static const graft_step_v1_t tl_scale_add_steps[] = {
     {GRAFT_STEP_DISPATCH, 1, {2, 3, 3}, 1, 2, 0, tl_n_constant,
-     tl_scale_bindings},
+     tl_scale_bindings, 0, 0},
     {GRAFT_STEP_DISPATCH, 0, {2, 3, 3}, 1, 3, 0, tl_n_constant,
-     tl_add_temp_bindings}};
+     tl_add_temp_bindings, 0, 0}};
 
 /*--- fail ------------------------------------------------------------------*/
 static const graft_step_v1_t tl_fail_steps[] = {
-    {GRAFT_STEP_DISPATCH, 2, {2, 3, 3}, 0, 0, 0, NULL, NULL}};
+    {GRAFT_STEP_DISPATCH, 2, {2, 3, 3}, 0, 0, 0, NULL, NULL, 0, 0}};
 
 /*--- spin ------------------------------------------------------------------*/
 static const graft_step_v1_t tl_spin_steps[] = {
-    {GRAFT_STEP_DISPATCH, 4, {2, 3, 3}, 0, 0, 0, NULL, NULL}};
+    {GRAFT_STEP_DISPATCH, 4, {2, 3, 3}, 0, 0, 0, NULL, NULL, 0, 0}};
 
 /*--- misc: alias, const, copy ----------------------------------------------*/
 static const int64_t tl_2x3[] = {2, 3};
@@ -205,7 +205,7 @@ static const graft_buffer_v1_t tl_misc_buffers[] = {
     {GRAFT_BUFFER_RESULT, 2, GRAFT_DTYPE_F32, 1, tl_dims_6, NULL, 0}};
 static const uint32_t tl_copy_bindings[] = {1, 3};
 static const graft_step_v1_t tl_misc_steps[] = {
-    {GRAFT_STEP_COPY, 0, {0, 0, 0}, 0, 2, 0, NULL, tl_copy_bindings}};
+    {GRAFT_STEP_COPY, 0, {0, 0, 0}, 0, 2, 0, NULL, tl_copy_bindings, 0, 0}};
 static const uint32_t tl_misc_result_buffers[] = {1, 2, 3};
 
 /*--- scalar: x + s ---------------------------------------------------------*/
@@ -225,7 +225,7 @@ static const uint32_t tl_scalar_constants[] = {0, 4};
 static const uint32_t tl_scalar_bindings[] = {0, 1};
 static const graft_step_v1_t tl_scalar_steps[] = {
     {GRAFT_STEP_DISPATCH, 3, {2, 3, 3}, 2, 2, 0, tl_scalar_constants,
-     tl_scalar_bindings}};
+     tl_scalar_bindings, 0, 0}};
 static const uint32_t tl_result_buffer_1[] = {1};
 
 static const graft_function_v1_t tl_functions[] = {

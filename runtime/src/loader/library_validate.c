@@ -350,6 +350,20 @@ static graft_status_t validate_step(const graft_elf_image_t* image,
     }
   }
   const graft_dispatch_attrs_v1_t* attrs = &lib->dispatch_attrs[s->dispatch];
+  /* A host command's dispatch runs only on the invoking thread, and only
+   * there: the import it calls may start threads of its own. */
+  int host_call = s->kind == GRAFT_STEP_HOST_CALL;
+  if (host_call != ((attrs->flags & GRAFT_DISPATCH_FLAG_HOST_CALL) != 0)) {
+    FAIL("function '" NAME "' step %u is a %s step but dispatch '" NAME
+         "' is %sflagged HOST_CALL",
+         f->name, i, host_call ? "host call" : "dispatch", attrs->name,
+         host_call ? "not " : "");
+  }
+  if (host_call && s->import >= lib->import_count) {
+    FAIL("function '" NAME "' step %u is a host call of import %u but there "
+         "are %u imports",
+         f->name, i, s->import, lib->import_count);
+  }
   if (s->binding_count != attrs->binding_count ||
       s->constant_count != attrs->constant_count) {
     FAIL("function '" NAME "' step %u passes %u bindings and %u constants but "

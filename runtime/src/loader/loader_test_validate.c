@@ -166,6 +166,23 @@ static void step_cases(fixture_t* f) {
   expect(f, "function 'add' step 0 is guarded by import 2 but there are 0 "
             "imports",
          "validate: guard of a missing import");
+  /* A host command runs only a dispatch flagged for the invoking thread,
+   * and such a dispatch only as a host command. */
+  graft_dispatch_attrs_v1_t* attrs =
+      MUT(graft_dispatch_attrs_v1_t, &f->lib->dispatch_attrs[0]);
+  step->kind = GRAFT_STEP_HOST_CALL;
+  expect(f, "function 'add' step 0 is a host call step but dispatch "
+            "'add_dispatch_0_map' is not flagged HOST_CALL",
+         "validate: host call of a pool dispatch");
+  attrs->flags = GRAFT_DISPATCH_FLAG_HOST_CALL;
+  expect(f, "function 'add' step 0 is a dispatch step but dispatch "
+            "'add_dispatch_0_map' is flagged HOST_CALL",
+         "validate: pool run of a host command");
+  attrs->flags = GRAFT_DISPATCH_FLAG_HOST_CALL;
+  step->kind = GRAFT_STEP_HOST_CALL;
+  expect(f, "function 'add' step 0 is a host call of import 0 but there are "
+            "0 imports",
+         "validate: host call of a missing import");
 }
 
 /* What a step may write (issue 11, defect 2): a COPY into a constant

@@ -29,6 +29,9 @@ typedef struct graft_plugin_t {
   const graft_plugin_v0_t* api;
   void* self;       /* what load returned */
   int loaded;       /* load succeeded: unload is owed */
+  /* Mapped by graft's ELF loader: no libc, no threads of its own; it may
+   * not serve host commands (abi.h, GRAFT_STEP_HOST_CALL). */
+  int bare_metal;
   /* Backing, released by destroy after unload. */
   void (*close)(struct graft_plugin_t* plugin);
   void* backing;

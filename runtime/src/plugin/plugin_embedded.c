@@ -36,6 +36,7 @@ graft_status_t graft_plugin_open_embedded(graft_plugin_t* plugin,
   }
   plugin->backing = image;
   plugin->close = close_image;
+  plugin->bare_metal = 1;
   void* address = NULL;
   st = graft_elf_image_lookup_function(image, GRAFT_PLUGIN_QUERY_SYMBOL,
                                        &address);

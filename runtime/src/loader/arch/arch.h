@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "graft/abi.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -57,7 +59,7 @@ typedef enum graft_elf_reloc_format_e {
 
 #define GRAFT_CPU_DATA_IREE_FIELD_COUNT 8 /* IREE_CPU_DATA_FIELD_COUNT */
 #define GRAFT_CPU_DATA_GRAFT_FIELD 8
-#define GRAFT_CPU_DATA_FIELD_COUNT 9
+#define GRAFT_CPU_DATA_FIELD_COUNT GRAFT_PROCESSOR_DATA_WORD_COUNT /* abi.h */
 
 /* One feature an ISA can detect. |name| is the LLVM feature name, the
  * vocabulary targets/<arch>.cpp's feature levels use. |source| and
