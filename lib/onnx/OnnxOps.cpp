@@ -425,27 +425,39 @@ ScalarN fold(const char *op) {
   };
 }
 
-
-// X ^ Y with numpy broadcasting: the result has X's element type; Y may be
-// of any numeric type and is converted to it first.
+// X ^ Y with numpy broadcasting: the result has X's element type, Y may be
+// of any numeric type. A float X: Y is converted to it and graft's pow
+// does the rest. An integer X: pow in f64, then cast back (truncating, as
+// numpy's astype), where an f64 result within 2^-40 (relative) of an
+// integer is taken as that integer: graft's f64 pow is not correctly
+// rounded (3^6 may come out as 728.9999999999999). Exact while the result
+// is below 2^53; a result outside the type saturates where numpy wraps.
 bool lowerPow(ImportContext &ctx) {
   Value x, y;
-  if (!ctx.onlyAttrs({}) || !ctx.input(0, x) || !ctx.input(1, y))
-    return false;
-  if (!isFloat(x.type.elem))
-    return ctx.fail("base of element type " + x.type.elem +
-                    " is not supported (graft's pow takes floats: f16, bf16, f32, f64)");
-  if (!needNumeric(ctx, y))
+  if (!ctx.onlyAttrs({}) || !ctx.input(0, x) || !ctx.input(1, y) || !needNumeric(ctx, x) ||
+      !needNumeric(ctx, y))
     return false;
   std::string t = x.type.elem;
+  bool floatBase = isFloat(t);
   return bind(ctx, ctx.w.elementwise(
                        {x, y}, t,
                        [&](Body &b, const std::vector<std::string> &a) {
-                         std::string e = y.type.elem == t ? a[1] : b.op("cast " + a[1], t);
-                         return binOp(b, "pow", a[0], e, t);
+                         std::string pt = floatBase ? t : "f64";
+                         std::string base = floatBase ? a[0] : b.op("cast " + a[0], pt);
+                         std::string e = y.type.elem == pt ? a[1] : b.op("cast " + a[1], pt);
+                         std::string p = binOp(b, "pow", base, e, pt);
+                         if (floatBase)
+                           return p;
+                         std::string n = scalarOp(b, "round", p, pt);
+                         std::string off = scalarOp(b, "abs", binOp(b, "sub", p, n, pt), pt);
+                         std::string tol = binOp(b, "mul", scalarOp(b, "abs", p, pt),
+                                                 b.constant(0x1p-40, pt), pt);
+                         std::string near = cmpOp(b, "le", off, tol);
+                         return b.op("cast " + selectOp(b, near, n, p, pt), t);
                        },
                        ctx.hint()));
 }
+
 bool lowerAdd(ImportContext &ctx) { return nary(ctx, 2, true, "", fold("add")); }
 bool lowerSub(ImportContext &ctx) { return nary(ctx, 2, true, "", fold("sub")); }
 bool lowerMul(ImportContext &ctx) { return nary(ctx, 2, true, "", fold("mul")); }
