@@ -1,6 +1,7 @@
 #include "codegen/ScalarOps.h"
 
 #include "codegen/AbiTypes.h"
+#include "codegen/MathFunctions.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -12,104 +13,6 @@ namespace graft::codegen {
 using namespace llvm;
 
 namespace {
-
-Value *fconst(IRBuilder<> &b, Type *t, double v) { return ConstantFP::get(t, v); }
-
-// Horner evaluation of sum(c[i] * x^i).
-Value *poly(IRBuilder<> &b, Value *x, const std::vector<double> &c) {
-  Type *t = x->getType();
-  Value *acc = fconst(b, t, c.back());
-  for (size_t i = c.size() - 1; i-- > 0;)
-    acc = b.CreateFAdd(b.CreateFMul(acc, x), fconst(b, t, c[i]));
-  return acc;
-}
-
-bool isF64(Type *t) { return t->isDoubleTy(); }
-
-// exp(x): x = n*ln2 + r, |r| <= ln2/2; e^r by its Taylor polynomial; the
-// result is scaled by 2^n built directly in the exponent field.
-Value *emitExp(IRBuilder<> &b, Value *x) {
-  Type *t = x->getType();
-  bool d = isF64(t);
-  Type *it = d ? b.getInt64Ty() : b.getInt32Ty();
-  double hi = d ? 709.78 : 88.72, lo = d ? -708.39 : -87.33;
-  Value *xc = b.CreateBinaryIntrinsic(Intrinsic::minnum,
-                                      b.CreateBinaryIntrinsic(Intrinsic::maxnum, x, fconst(b, t, lo)),
-                                      fconst(b, t, hi));
-  Value *n = b.CreateUnaryIntrinsic(Intrinsic::rint, b.CreateFMul(xc, fconst(b, t, 1.4426950408889634)));
-  Value *r = b.CreateFSub(xc, b.CreateFMul(n, fconst(b, t, d ? 6.93147180369123816490e-01 : 0.693145751953125)));
-  r = b.CreateFSub(r, b.CreateFMul(n, fconst(b, t, d ? 1.90821492927058770002e-10 : 1.428606765330187045e-06)));
-  std::vector<double> c;
-  double f = 1;
-  for (int i = 0; i <= (d ? 13 : 7); ++i) {
-    if (i)
-      f *= i;
-    c.push_back(1.0 / f);
-  }
-  Value *p = poly(b, r, c);
-  unsigned mant = d ? 52 : 23;
-  int bias = d ? 1023 : 127;
-  Value *ni = b.CreateFPToSI(n, it);
-  Value *bits = b.CreateShl(b.CreateAdd(ni, ConstantInt::get(it, bias)), mant);
-  Value *res = b.CreateFMul(p, b.CreateBitCast(bits, t));
-  // Overflow to +inf, underflow to 0, NaN through.
-  res = b.CreateSelect(b.CreateFCmpOGT(x, fconst(b, t, hi)), fconst(b, t, INFINITY), res);
-  res = b.CreateSelect(b.CreateFCmpOLT(x, fconst(b, t, lo)), fconst(b, t, 0.0), res);
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, res);
-}
-
-// log(x): x = m * 2^e with m in [sqrt(1/2), sqrt(2)); log(m) = 2 atanh(s),
-// s = (m-1)/(m+1), by its odd series.
-Value *emitLog(IRBuilder<> &b, Value *x) {
-  Type *t = x->getType();
-  bool d = isF64(t);
-  Type *it = d ? b.getInt64Ty() : b.getInt32Ty();
-  unsigned mant = d ? 52 : 23;
-  int64_t bias = d ? 1023 : 127;
-  uint64_t mantMask = d ? 0x000FFFFFFFFFFFFFull : 0x7FFFFFull;
-  uint64_t oneBits = d ? 0x3FF0000000000000ull : 0x3F800000ull;
-  // Denormals: scale into the normal range first (x * 2^mant), and take the
-  // scale back out of the exponent.
-  Value *denormal = b.CreateFCmpOLT(b.CreateUnaryIntrinsic(Intrinsic::fabs, x),
-                                    fconst(b, t, d ? 2.2250738585072014e-308 : 1.1754943508222875e-38));
-  Value *xs = b.CreateSelect(denormal, b.CreateFMul(x, fconst(b, t, d ? 0x1p52 : 0x1p23)), x);
-  Value *bits = b.CreateBitCast(xs, it);
-  Value *e = b.CreateSub(b.CreateLShr(bits, mant), ConstantInt::get(it, bias));
-  e = b.CreateSelect(denormal, b.CreateSub(e, ConstantInt::get(it, mant)), e);
-  Value *m = b.CreateBitCast(b.CreateOr(b.CreateAnd(bits, ConstantInt::get(it, mantMask)),
-                                        ConstantInt::get(it, oneBits)),
-                             t);
-  Value *big = b.CreateFCmpOGT(m, fconst(b, t, 1.4142135623730951));
-  m = b.CreateSelect(big, b.CreateFMul(m, fconst(b, t, 0.5)), m);
-  e = b.CreateSelect(big, b.CreateAdd(e, ConstantInt::get(it, 1)), e);
-  Value *s = b.CreateFDiv(b.CreateFSub(m, fconst(b, t, 1.0)), b.CreateFAdd(m, fconst(b, t, 1.0)));
-  Value *s2 = b.CreateFMul(s, s);
-  std::vector<double> c;
-  for (int k = 0; k <= (d ? 10 : 5); ++k)
-    c.push_back(2.0 / (2 * k + 1));
-  Value *lm = b.CreateFMul(s, poly(b, s2, c));
-  Value *res = b.CreateFAdd(b.CreateFMul(b.CreateSIToFP(e, t), fconst(b, t, 0.6931471805599453)), lm);
-  res = b.CreateSelect(b.CreateFCmpOEQ(x, fconst(b, t, 0.0)), fconst(b, t, -INFINITY), res);
-  res = b.CreateSelect(b.CreateFCmpOLT(x, fconst(b, t, 0.0)), fconst(b, t, NAN), res);
-  res = b.CreateSelect(b.CreateFCmpOEQ(x, fconst(b, t, INFINITY)), x, res);
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, res);
-}
-
-// tanh(x) = sign(x) (1 - 2 / (e^{2|x|} + 1)); a short series near 0 where
-// that form cancels.
-Value *emitTanh(IRBuilder<> &b, Value *x) {
-  Type *t = x->getType();
-  Value *ax = b.CreateUnaryIntrinsic(Intrinsic::fabs, x);
-  Value *e = emitExp(b, b.CreateFMul(ax, fconst(b, t, 2.0)));
-  Value *big = b.CreateFSub(fconst(b, t, 1.0),
-                            b.CreateFDiv(fconst(b, t, 2.0), b.CreateFAdd(e, fconst(b, t, 1.0))));
-  big = b.CreateBinaryIntrinsic(Intrinsic::copysign, big, x);
-  Value *x2 = b.CreateFMul(x, x);
-  Value *small = b.CreateFMul(
-      x, poly(b, x2, {1.0, -1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835}));
-  Value *res = b.CreateSelect(b.CreateFCmpOLT(ax, fconst(b, t, 0.125)), small, big);
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, res);
-}
 
 // Integer div/rem of tensor elements, exactly as graft/expr.h defines them
 // (graft_wrapping_div / graft_wrapping_rem): floor division, x / 0 = 0,
@@ -297,6 +200,19 @@ static Value *emitScalarOpImpl(IRBuilder<> &b, OpKind op, const std::string &pre
   case OpKind::Abs:
     return fl ? b.CreateUnaryIntrinsic(Intrinsic::fabs, o[0])
               : b.CreateBinaryIntrinsic(Intrinsic::abs, o[0], b.getFalse());
+  case OpKind::Pow: return emitPow(b, o[0], o[1]);
+  case OpKind::Sign: {
+    // -1, 0 or 1; a float NaN stays NaN and -0 gives +0 (x + 0).
+    Type *t = o[0]->getType();
+    Value *pos = fl ? b.CreateFCmpOGT(o[0], ConstantFP::get(t, 0.0))
+                    : b.CreateICmpSGT(o[0], ConstantInt::get(t, 0));
+    Value *neg = fl ? b.CreateFCmpOLT(o[0], ConstantFP::get(t, 0.0))
+                    : b.CreateICmpSLT(o[0], ConstantInt::get(t, 0));
+    Value *one = fl ? ConstantFP::get(t, 1.0) : ConstantInt::get(t, 1);
+    Value *minusOne = fl ? ConstantFP::get(t, -1.0) : ConstantInt::getSigned(t, -1);
+    Value *rest = fl ? b.CreateFAdd(o[0], ConstantFP::get(t, 0.0)) : ConstantInt::get(t, 0);
+    return b.CreateSelect(pos, one, b.CreateSelect(neg, minusOne, rest));
+  }
   case OpKind::Exp: return emitExp(b, o[0]);
   case OpKind::Log: return emitLog(b, o[0]);
   case OpKind::Tanh: return emitTanh(b, o[0]);
@@ -304,6 +220,19 @@ static Value *emitScalarOpImpl(IRBuilder<> &b, OpKind op, const std::string &pre
   case OpKind::Rsqrt:
     return b.CreateFDiv(ConstantFP::get(o[0]->getType(), 1.0),
                         b.CreateUnaryIntrinsic(Intrinsic::sqrt, o[0]));
+  case OpKind::Floor: return emitFloor(b, o[0]);
+  case OpKind::Ceil: return emitCeil(b, o[0]);
+  case OpKind::Round: return emitRoundHalfEven(b, o[0]);
+  case OpKind::Sigmoid: return emitSigmoid(b, o[0]);
+  case OpKind::Erf: return emitErf(b, o[0]);
+  case OpKind::Sin: return emitSin(b, o[0]);
+  case OpKind::Cos: return emitCos(b, o[0]);
+  case OpKind::Log1p: return emitLog1p(b, o[0]);
+  case OpKind::Expm1: return emitExpm1(b, o[0]);
+  case OpKind::IsNan: return b.CreateFCmpUNO(o[0], o[0]);
+  case OpKind::IsInf:
+    return b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(Intrinsic::fabs, o[0]),
+                           ConstantFP::getInfinity(o[0]->getType()));
   case OpKind::Cmp: {
     if (fl) {
       if (pred == "eq") return b.CreateFCmpOEQ(o[0], o[1]);

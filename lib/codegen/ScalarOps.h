@@ -10,8 +10,8 @@
 // integer code: x86-64-v2 has no half instructions and a slice has no
 // compiler-rt to call.
 //
-// exp/log/tanh are emitted inline (range reduction + polynomial) because a
-// slice is freestanding: there is no libm to call, and inline code vectorizes.
+// exp, log, tanh and the other float functions are inline IR
+// (MathFunctions.h): a slice is freestanding and has no libm to call.
 #pragma once
 
 #include "ir/IR.h"

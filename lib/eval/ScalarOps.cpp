@@ -70,6 +70,23 @@ template <typename Fn> double inType(DType t, double a, double b, Fn fn) {
   return roundToType(t, fn(static_cast<float>(a), static_cast<float>(b)));
 }
 
+// Rounds to the nearest integer, halfway cases to the even one, whatever
+// the current rounding mode.
+double roundHalfEven(double x) {
+  double r = std::round(x); // halfway cases away from zero
+  if (std::fabs(r - x) == 0.5)
+    r = 2.0 * std::round(x / 2.0);
+  return r;
+}
+
+// 1 / (1 + e^-x), written so that neither branch overflows: for x < 0,
+// e^x / (1 + e^x).
+template <typename T> T sigmoid(T x) {
+  T e = std::exp(-std::fabs(x));
+  T s = static_cast<T>(1) / (static_cast<T>(1) + e);
+  return x < 0 ? e * s : s;
+}
+
 Scalar floatResult(double f) {
   Scalar s;
   s.f = f;
@@ -252,6 +269,35 @@ Scalar applyScalarOp(const Op &op, const DType *argTypes, const Scalar *args,
     return floatResult(inType(t, a.f, 0, [](auto x, auto) {
       return static_cast<decltype(x)>(1) / std::sqrt(x);
     }));
+  case OpKind::Pow:
+    return floatResult(inType(t, a.f, b.f, [](auto x, auto y) { return std::pow(x, y); }));
+  case OpKind::Sign:
+    // NaN is its own sign; +-0 gives +0 (as numpy).
+    if (fl)
+      return floatResult(a.f > 0 ? 1.0 : a.f < 0 ? -1.0 : a.f + 0.0);
+    return intResult(a.i > 0 ? 1 : a.i < 0 ? -1 : 0);
+  case OpKind::Floor:
+    return floatResult(std::floor(a.f));
+  case OpKind::Ceil:
+    return floatResult(std::ceil(a.f));
+  case OpKind::Round:
+    return floatResult(roundHalfEven(a.f));
+  case OpKind::Sigmoid:
+    return floatResult(inType(t, a.f, 0, [](auto x, auto) { return sigmoid(x); }));
+  case OpKind::Erf:
+    return floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::erf(x); }));
+  case OpKind::Sin:
+    return floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::sin(x); }));
+  case OpKind::Cos:
+    return floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::cos(x); }));
+  case OpKind::Log1p:
+    return floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::log1p(x); }));
+  case OpKind::Expm1:
+    return floatResult(inType(t, a.f, 0, [](auto x, auto) { return std::expm1(x); }));
+  case OpKind::IsNan:
+    return intResult(a.f != a.f ? 1 : 0);
+  case OpKind::IsInf:
+    return intResult(std::isinf(a.f) ? 1 : 0);
   case OpKind::Cmp:
     return intResult(compare(op.identAttr("pred"), t, a, b) ? 1 : 0);
   case OpKind::Select:

@@ -136,6 +136,38 @@ TEST(Parser, RoundTripEveryOp) {
 )");
 }
 
+// The float functions and predicates of map bodies (pow ... isinf).
+TEST(Parser, RoundTripScalarFunctions) {
+  expectRoundTrip(R"(func @f(%a: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %m = map %a, %a : tensor<4xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %0 = pow %p, %q : f32
+    %1 = sign %0 : f32
+    %2 = floor %1 : f32
+    %3 = ceil %2 : f32
+    %4 = round %3 : f32
+    %5 = sigmoid %4 : f32
+    %6 = erf %5 : f32
+    %7 = sin %6 : f32
+    %8 = cos %7 : f32
+    %9 = log1p %8 : f32
+    %10 = expm1 %9 : f32
+    %11 = isnan %10 : i1
+    %12 = isinf %10 : i1
+    %13 = select %11, %p, %10 : f32
+    %14 = select %12, %q, %13 : f32
+    yield %14
+  }
+  %s = map %i : tensor<4xi32> {
+  ^bb0(%x: i32):
+    %0 = sign %x : i32
+    yield %0
+  }
+  return %m, %s
+}
+)");
+}
+
 TEST(Parser, ConstantLiterals) {
   auto p = parse(R"(func @c() -> (f32, i32, tensor<2x2xf16>, f64, f64, i1, index) {
   %a = constant 0.5 : f32

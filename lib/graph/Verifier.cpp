@@ -149,11 +149,17 @@ bool FunctionVerifier::verifyScalarOp(const Op &op) {
   }
   if (a.elem == DType::I1)
     return fail(op, "'" + name + "' does not support i1 operands");
-  if (op.kind >= OpKind::Exp && op.kind <= OpKind::Rsqrt && !isFloat(a.elem))
-    return fail(op, "'" + name + "' needs a float operand, found " + a.str());
+  if (isFloatScalarOp(op.kind) && !isFloat(a.elem))
+    return fail(op, "'" + name + "' needs " + (arity == 2 ? "float operands" : "a float operand") +
+                        ", found " + a.str());
   if (arity == 2 && op.operands[1]->type != a)
     return fail(op, "'" + name + "' operands have different types: " + a.str() +
                         " and " + op.operands[1]->type.str());
+  if (isPredicateOp(op.kind)) {
+    if (res.elem != DType::I1)
+      return fail(op, "'" + name + "' result must be i1, found " + res.str());
+    return true;
+  }
   if (res != a)
     return fail(op, "'" + name + "' result type " + res.str() +
                         " does not match operand type " + a.str());
@@ -163,6 +169,11 @@ bool FunctionVerifier::verifyScalarOp(const Op &op) {
 // At function level, scalar ops compute sizes: index in, index out.
 void FunctionVerifier::checkShapeArithmetic(const Op &op) {
   std::string name = opName(op.kind);
+  if (!isIndexArithmeticOp(op.kind)) {
+    fail(op, "'" + name + "' is only allowed in a map body (function-level scalar ops are "
+             "shape arithmetic: add, sub, mul, div, rem, max, min, neg, abs, cmp, select, cast)");
+    return;
+  }
   size_t first = op.kind == OpKind::Select ? 1 : 0;
   for (size_t i = first; i < op.operands.size(); ++i) {
     const Type &t = op.operands[i]->type;

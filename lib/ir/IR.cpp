@@ -51,13 +51,26 @@ const OpEntry kOps[] = {
     {OpKind::Rem, "rem"},
     {OpKind::Max, "max"},
     {OpKind::Min, "min"},
+    {OpKind::Pow, "pow"},
     {OpKind::Neg, "neg"},
     {OpKind::Abs, "abs"},
+    {OpKind::Sign, "sign"},
     {OpKind::Exp, "exp"},
     {OpKind::Log, "log"},
     {OpKind::Tanh, "tanh"},
     {OpKind::Sqrt, "sqrt"},
     {OpKind::Rsqrt, "rsqrt"},
+    {OpKind::Floor, "floor"},
+    {OpKind::Ceil, "ceil"},
+    {OpKind::Round, "round"},
+    {OpKind::Sigmoid, "sigmoid"},
+    {OpKind::Erf, "erf"},
+    {OpKind::Sin, "sin"},
+    {OpKind::Cos, "cos"},
+    {OpKind::Log1p, "log1p"},
+    {OpKind::Expm1, "expm1"},
+    {OpKind::IsNan, "isnan"},
+    {OpKind::IsInf, "isinf"},
     {OpKind::Cmp, "cmp"},
     {OpKind::Select, "select"},
     {OpKind::Cast, "cast"},
@@ -126,9 +139,19 @@ std::optional<OpKind> parseOpName(const std::string &s) {
 }
 
 bool isScalarOp(OpKind k) { return k >= OpKind::Add && k <= OpKind::Cast; }
-bool isUnaryScalarOp(OpKind k) { return k >= OpKind::Neg && k <= OpKind::Rsqrt; }
+bool isUnaryScalarOp(OpKind k) { return k >= OpKind::Neg && k <= OpKind::IsInf; }
 bool isBinaryScalarOp(OpKind k) {
-  return (k >= OpKind::Add && k <= OpKind::Min) || k == OpKind::Cmp;
+  return (k >= OpKind::Add && k <= OpKind::Pow) || k == OpKind::Cmp;
+}
+bool isFloatScalarOp(OpKind k) {
+  return k == OpKind::Pow || (k >= OpKind::Exp && k <= OpKind::IsInf);
+}
+bool isPredicateOp(OpKind k) {
+  return k == OpKind::Cmp || k == OpKind::IsNan || k == OpKind::IsInf;
+}
+bool isIndexArithmeticOp(OpKind k) {
+  return (k >= OpKind::Add && k <= OpKind::Min) || k == OpKind::Neg || k == OpKind::Abs ||
+         k == OpKind::Cmp || k == OpKind::Select || k == OpKind::Cast;
 }
 
 // Shortest decimal that reads back as |v|, always with a '.', 'e', "inf" or

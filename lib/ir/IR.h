@@ -78,8 +78,12 @@ enum class OpKind : uint8_t {
   Reduce,      // operands: tensor; attrs dims, kind (sum|max|min|prod)
   KernelCall,  // created by spec rewriting; see ir/KernelCall.h
   // Scalar ops (in map bodies; on index values also at function level).
-  Add, Sub, Mul, Div, Rem, Max, Min, // binary
-  Neg, Abs, Exp, Log, Tanh, Sqrt, Rsqrt, // unary
+  Add, Sub, Mul, Div, Rem, Max, Min, // binary, any type but i1
+  Pow,                               // binary, float
+  Neg, Abs, Sign,                    // unary, any type but i1
+  Exp, Log, Tanh, Sqrt, Rsqrt, Floor, Ceil, Round, Sigmoid, Erf, Sin, Cos,
+  Log1p, Expm1,                      // unary, float
+  IsNan, IsInf,                      // unary, float -> i1
   Cmp,    // binary, attr pred (eq|ne|lt|le|gt|ge), result i1
   Select, // operands: i1 cond, a, b
   Cast,   // operand converted to the result type
@@ -88,8 +92,13 @@ enum class OpKind : uint8_t {
 const char *opName(OpKind k); // the keyword used in graph files
 std::optional<OpKind> parseOpName(const std::string &s);
 bool isScalarOp(OpKind k);    // Add..Cast
-bool isUnaryScalarOp(OpKind k);
-bool isBinaryScalarOp(OpKind k); // Add..Min and Cmp
+bool isUnaryScalarOp(OpKind k);  // Neg..IsInf
+bool isBinaryScalarOp(OpKind k); // Add..Pow and Cmp
+bool isFloatScalarOp(OpKind k);  // takes float operands only: Pow, Exp..IsInf
+bool isPredicateOp(OpKind k);    // gives i1: Cmp, IsNan, IsInf
+// Function-level scalar ops compute sizes (index arithmetic): Add..Min, Neg,
+// Abs, Cmp, Select and Cast; the others exist in map bodies only.
+bool isIndexArithmeticOp(OpKind k);
 
 // An attribute value: integer, float, identifier/string, or integer list.
 struct Attr {

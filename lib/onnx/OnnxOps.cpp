@@ -80,6 +80,65 @@ bool lowerExp(ImportContext &ctx) { return simpleUnary(ctx, "exp", true); }
 bool lowerLog(ImportContext &ctx) { return simpleUnary(ctx, "log", true); }
 bool lowerTanh(ImportContext &ctx) { return simpleUnary(ctx, "tanh", true); }
 bool lowerSqrt(ImportContext &ctx) { return simpleUnary(ctx, "sqrt", true); }
+bool lowerSigmoid(ImportContext &ctx) { return simpleUnary(ctx, "sigmoid", true); }
+bool lowerSign(ImportContext &ctx) { return simpleUnary(ctx, "sign", false); }
+bool lowerFloor(ImportContext &ctx) { return simpleUnary(ctx, "floor", true); }
+bool lowerCeil(ImportContext &ctx) { return simpleUnary(ctx, "ceil", true); }
+bool lowerRound(ImportContext &ctx) { return simpleUnary(ctx, "round", true); }
+bool lowerErf(ImportContext &ctx) { return simpleUnary(ctx, "erf", true); }
+bool lowerSin(ImportContext &ctx) { return simpleUnary(ctx, "sin", true); }
+bool lowerCos(ImportContext &ctx) { return simpleUnary(ctx, "cos", true); }
+
+// sin x / cos x
+bool lowerTan(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
+           return binOp(b, "div", scalarOp(b, "sin", x, t), scalarOp(b, "cos", x, t), t);
+         });
+}
+
+// (expm1(x) - expm1(-x)) / 2: no cancellation near 0.
+bool lowerSinh(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
+           std::string d = binOp(b, "sub", scalarOp(b, "expm1", x, t),
+                                 scalarOp(b, "expm1", scalarOp(b, "neg", x, t), t), t);
+           return binOp(b, "mul", d, b.constant(0.5, t), t);
+         });
+}
+
+// (exp(x) + exp(-x)) / 2
+bool lowerCosh(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
+           std::string s = binOp(b, "add", scalarOp(b, "exp", x, t),
+                                 scalarOp(b, "exp", scalarOp(b, "neg", x, t), t), t);
+           return binOp(b, "mul", s, b.constant(0.5, t), t);
+         });
+}
+
+bool lowerIsNaN(ImportContext &ctx) {
+  return ctx.onlyAttrs({}) && unary(
+                                  ctx, true,
+                                  [](Body &b, const std::string &x, const std::string &) {
+                                    return b.op("isnan " + x, "i1");
+                                  },
+                                  "i1");
+}
+
+// isinf, or x == +inf / x == -inf when one sign is not detected.
+bool lowerIsInf(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"detect_negative", "detect_positive"}))
+    return false;
+  bool neg = ctx.attrInt("detect_negative", 1) != 0, pos = ctx.attrInt("detect_positive", 1) != 0;
+  return unary(
+      ctx, true,
+      [=](Body &b, const std::string &x, const std::string &t) {
+        if (neg && pos)
+          return b.op("isinf " + x, "i1");
+        if (!neg && !pos)
+          return b.boolean(false);
+        return cmpOp(b, "eq", x, b.constant(pos ? INFINITY : -INFINITY, t));
+      },
+      "i1");
+}
 
 bool lowerRelu(ImportContext &ctx) {
   return ctx.onlyAttrs({}) && unary(ctx, false, [](Body &b, const std::string &x, const std::string &t) {
@@ -90,15 +149,6 @@ bool lowerRelu(ImportContext &ctx) {
 bool lowerReciprocal(ImportContext &ctx) {
   return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
            return binOp(b, "div", b.constant(1, t), x, t);
-         });
-}
-
-// 1 / (1 + exp(-x))
-bool lowerSigmoid(ImportContext &ctx) {
-  return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
-           std::string e = scalarOp(b, "exp", scalarOp(b, "neg", x, t), t);
-           std::string one = b.constant(1, t);
-           return binOp(b, "div", one, binOp(b, "add", one, e, t), t);
          });
 }
 
@@ -209,15 +259,6 @@ bool lowerMish(ImportContext &ctx) {
   return ctx.onlyAttrs({}) && unary(ctx, true, [](Body &b, const std::string &x, const std::string &t) {
            std::string sp = scalarOp(b, "log", binOp(b, "add", b.constant(1, t), scalarOp(b, "exp", x, t), t), t);
            return binOp(b, "mul", x, scalarOp(b, "tanh", sp, t), t);
-         });
-}
-
-// x > 0 ? 1 : x < 0 ? -1 : x   (0 and NaN stay themselves)
-bool lowerSign(ImportContext &ctx) {
-  return ctx.onlyAttrs({}) && unary(ctx, false, [](Body &b, const std::string &x, const std::string &t) {
-           std::string zero = b.constant(0, t);
-           std::string v = selectOp(b, cmpOp(b, "lt", x, zero), b.constant(-1, t), x, t);
-           return selectOp(b, cmpOp(b, "gt", x, zero), b.constant(1, t), v, t);
          });
 }
 
@@ -382,6 +423,39 @@ ScalarN fold(const char *op) {
       v = binOp(b, op, v, a[k], t);
     return v;
   };
+}
+
+// X ^ Y with numpy broadcasting: the result has X's element type, Y may be
+// of any numeric type. A float X: Y is converted to it and graft's pow
+// does the rest. An integer X: pow in f64, then cast back (truncating, as
+// numpy's astype), where an f64 result within 2^-40 (relative) of an
+// integer is taken as that integer: graft's f64 pow is not correctly
+// rounded (3^6 may come out as 728.9999999999999). Exact while the result
+// is below 2^53; a result outside the type saturates where numpy wraps.
+bool lowerPow(ImportContext &ctx) {
+  Value x, y;
+  if (!ctx.onlyAttrs({}) || !ctx.input(0, x) || !ctx.input(1, y) || !needNumeric(ctx, x) ||
+      !needNumeric(ctx, y))
+    return false;
+  std::string t = x.type.elem;
+  bool floatBase = isFloat(t);
+  return bind(ctx, ctx.w.elementwise(
+                       {x, y}, t,
+                       [&](Body &b, const std::vector<std::string> &a) {
+                         std::string pt = floatBase ? t : "f64";
+                         std::string base = floatBase ? a[0] : b.op("cast " + a[0], pt);
+                         std::string e = y.type.elem == pt ? a[1] : b.op("cast " + a[1], pt);
+                         std::string p = binOp(b, "pow", base, e, pt);
+                         if (floatBase)
+                           return p;
+                         std::string n = scalarOp(b, "round", p, pt);
+                         std::string off = scalarOp(b, "abs", binOp(b, "sub", p, n, pt), pt);
+                         std::string tol = binOp(b, "mul", scalarOp(b, "abs", p, pt),
+                                                 b.constant(0x1p-40, pt), pt);
+                         std::string near = cmpOp(b, "le", off, tol);
+                         return b.op("cast " + selectOp(b, near, n, p, pt), t);
+                       },
+                       ctx.hint()));
 }
 
 bool lowerAdd(ImportContext &ctx) { return nary(ctx, 2, true, "", fold("add")); }
@@ -1273,16 +1347,11 @@ const Missing kMissing[] = {
     {"Gather", "gather"},        {"GatherElements", "gather"},
     {"GatherND", "gather"},      {"Pad", "pad"},
     {"Slice", "slice"},          {"Split", "split"},
-    {"Tile", "tile"},            {"Ceil", "ceil"},
-    {"Floor", "floor"},          {"Round", "round"},
-    {"Erf", "erf"},              {"Sin", "sin"},
-    {"Cos", "cos"},              {"Tan", "tan"},
-    {"Asin", "asin"},            {"Acos", "acos"},
-    {"Atan", "atan"},            {"Sinh", "sinh"},
-    {"Cosh", "cosh"},            {"Asinh", "asinh"},
+    {"Tile", "tile"},            {"Asin", "asin"},
+    {"Acos", "acos"},            {"Atan", "atan"},
+    {"Asinh", "asinh"},
     {"Acosh", "acosh"},          {"Atanh", "atanh"},
-    {"Pow", "pow"},              {"IsNaN", "isnan"},
-    {"IsInf", "isinf"},          {"Range", "iota"},
+    {"Range", "iota"},
     {"TopK", "topk"},            {"CumSum", "scan"},
     {"OneHot", "iota"},          {"ScatterElements", "scatter"},
     {"ScatterND", "scatter"},    {"Resize", "resize"},
@@ -1294,6 +1363,18 @@ using Lowering = bool (*)(ImportContext &);
 const std::map<std::string, Lowering> &table() {
   static const std::map<std::string, Lowering> t = {
       {"Abs", lowerAbs},
+      {"Ceil", lowerCeil},
+      {"Cos", lowerCos},
+      {"Cosh", lowerCosh},
+      {"Erf", lowerErf},
+      {"Floor", lowerFloor},
+      {"IsInf", lowerIsInf},
+      {"IsNaN", lowerIsNaN},
+      {"Pow", lowerPow},
+      {"Round", lowerRound},
+      {"Sin", lowerSin},
+      {"Sinh", lowerSinh},
+      {"Tan", lowerTan},
       {"Add", lowerAdd},
       {"And", lowerAnd},
       {"BatchNormalization", lowerBatchNormalization},
