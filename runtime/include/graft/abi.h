@@ -70,6 +70,11 @@ typedef enum graft_dtype_e {
  * kernel is not called. Reserved: a kernel's own status must not use it. */
 #define GRAFT_DISPATCH_STATUS_BAD_KERNEL_ARGUMENT (-0x4741)
 
+/* (ABI 2) What a dispatch graft generates returns when an index it reads
+ * from a tensor (a `gather` index) is outside the dim it indexes: nothing is
+ * read there, and the invocation fails. Reserved like the one above. */
+#define GRAFT_DISPATCH_STATUS_INDEX_OUT_OF_RANGE (-0x4742)
+
 /* An import: a function resolved at load time (plugins, runtime helpers).
  * |params| points to a packed struct of the call's arguments; |context| is
  * whatever the provider registered alongside the function. */
