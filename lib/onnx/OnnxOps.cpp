@@ -3,6 +3,7 @@
 // graft statements through the GraphWriter and binds the node's outputs;
 // what it cannot express it reports (ctx.fail / ctx.unsupported).
 #include "onnx/ImportContext.h"
+#include "onnx/OnnxDataMovement.h"
 
 #include <algorithm>
 #include <cmath>
@@ -1269,10 +1270,10 @@ const Missing kMissing[] = {
     {"AveragePool", "pool"},     {"MaxPool", "pool"},
     {"GlobalAveragePool", "pool"}, {"GlobalMaxPool", "pool"},
     {"LpPool", "pool"},          {"Conv", "conv"},
-    {"ConvTranspose", "conv"},   {"Concat", "concat"},
-    {"Gather", "gather"},        {"GatherElements", "gather"},
-    {"GatherND", "gather"},      {"Pad", "pad"},
-    {"Slice", "slice"},          {"Split", "split"},
+    {"ConvTranspose", "conv"},
+    {"GatherElements", "gather_elements"},
+    {"GatherND", "gather_nd"},   {"Pad", "pad"},
+    {"Split", "split"},
     {"Tile", "tile"},            {"Ceil", "ceil"},
     {"Floor", "floor"},          {"Round", "round"},
     {"Erf", "erf"},              {"Sin", "sin"},
@@ -1282,7 +1283,7 @@ const Missing kMissing[] = {
     {"Cosh", "cosh"},            {"Asinh", "asinh"},
     {"Acosh", "acosh"},          {"Atanh", "atanh"},
     {"Pow", "pow"},              {"IsNaN", "isnan"},
-    {"IsInf", "isinf"},          {"Range", "iota"},
+    {"IsInf", "isinf"},
     {"TopK", "topk"},            {"CumSum", "scan"},
     {"OneHot", "iota"},          {"ScatterElements", "scatter"},
     {"ScatterND", "scatter"},    {"Resize", "resize"},
@@ -1301,6 +1302,7 @@ const std::map<std::string, Lowering> &table() {
       {"CastLike", lowerCastLike},
       {"Mod", lowerMod},
       {"Clip", lowerClip},
+      {"Concat", lowerConcat},
       {"Constant", lowerConstant},
       {"ConstantOfShape", lowerConstantOfShape},
       {"Div", lowerDiv},
@@ -1310,6 +1312,7 @@ const std::map<std::string, Lowering> &table() {
       {"Exp", lowerExp},
       {"Expand", lowerExpand},
       {"Flatten", lowerFlatten},
+      {"Gather", lowerGather},
       {"Gemm", lowerGemm},
       {"Greater", lowerGreater},
       {"GreaterOrEqual", lowerGreaterOrEqual},
@@ -1330,6 +1333,7 @@ const std::map<std::string, Lowering> &table() {
       {"Not", lowerNot},
       {"Or", lowerOr},
       {"PRelu", lowerPRelu},
+      {"Range", lowerRange},
       {"Reciprocal", lowerReciprocal},
       {"ReduceMax", lowerReduceMax},
       {"ReduceMean", lowerReduceMean},
@@ -1347,6 +1351,7 @@ const std::map<std::string, Lowering> &table() {
       {"Celu", lowerCelu},
       {"Mish", lowerMish},
       {"Size", lowerSize},
+      {"Slice", lowerSlice},
       {"Relu", lowerRelu},
       {"Reshape", lowerReshape},
       {"Selu", lowerSelu},
@@ -1361,6 +1366,7 @@ const std::map<std::string, Lowering> &table() {
       {"Sum", lowerSum},
       {"Tanh", lowerTanh},
       {"Transpose", lowerTranspose},
+      {"Trilu", lowerTrilu},
       {"Unsqueeze", lowerUnsqueeze},
       {"Where", lowerWhere},
       {"Xor", lowerXor},
