@@ -118,6 +118,209 @@ bool lowerConcat(ImportContext &ctx) {
   return true;
 }
 
+namespace {
+
+// `slice` of |x| taking [begin, end) along |axis| and all of every other dim.
+Value sliceAlong(ImportContext &ctx, const Value &x, size_t axis, int64_t begin, int64_t end,
+                 const std::string &hint) {
+  size_t r = x.type.rank();
+  std::vector<int64_t> s(r, 0), e(r, std::numeric_limits<int64_t>::max());
+  s[axis] = begin;
+  e[axis] = end;
+  Type t = x.type;
+  t.dims[axis] = end - begin;
+  return ctx.w.emit(hint, "slice " + x.name + " {starts = " + intList(s) + ", ends = " + intList(e) + "}", t);
+}
+
+// `gather` of |x| along |axis| at the build-time |indices|.
+Value gatherAt(ImportContext &ctx, const Value &x, size_t axis, const std::vector<int64_t> &indices,
+               const std::string &hint) {
+  ConstTensor c;
+  c.type = Type{"i64", {int64_t(indices.size())}, false};
+  c.i = indices;
+  Value idx = ctx.constantValue(c, hint + ".idx");
+  Type t = x.type;
+  t.dims[axis] = int64_t(indices.size());
+  return ctx.w.emit(hint, "gather " + x.name + ", " + idx.name + " {axis = " + std::to_string(axis) + "}", t);
+}
+
+// The size of |x| along |axis|, which an op needs when building.
+bool staticDim(ImportContext &ctx, const Value &x, size_t axis, int64_t &n) {
+  n = x.type.dims[axis];
+  if (n != kDynamic)
+    return true;
+  return ctx.fail("the input's size along axis " + std::to_string(axis) +
+                  " is dynamic; graft needs it when building");
+}
+
+} // namespace
+
+// Each repeated axis is a gather at indices 0..n-1, r times.
+bool lowerTile(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({}))
+    return false;
+  Value x;
+  ConstTensor repeats;
+  if (!ctx.input(0, x) || !ctx.constantInput(1, "repeats", repeats))
+    return false;
+  if (repeats.i.size() != x.type.rank())
+    return ctx.fail("repeats has " + std::to_string(repeats.i.size()) + " entries for an input of rank " +
+                    std::to_string(x.type.rank()));
+  Value v = x;
+  for (size_t a = 0; a < x.type.rank(); ++a) {
+    int64_t r = repeats.i[a], n;
+    if (r < 1)
+      return ctx.fail("repeats[" + std::to_string(a) + "] is " + std::to_string(r) +
+                      "; graft tensors have no zero sizes");
+    if (r == 1)
+      continue;
+    if (!staticDim(ctx, v, a, n))
+      return false;
+    if (n * r > (int64_t(1) << 32))
+      return ctx.fail("the result has more than 2^32 elements along axis " + std::to_string(a));
+    std::vector<int64_t> idx;
+    for (int64_t k = 0; k < n * r; ++k)
+      idx.push_back(k % n);
+    v = gatherAt(ctx, v, a, idx, ctx.hint());
+  }
+  ctx.setOutput(0, v);
+  return true;
+}
+
+// Constant padding concatenates filled blocks; edge and reflect padding
+// gather at clamped or mirrored indices. Pads must be known when building,
+// as must the sizes of the padded axes.
+bool lowerPad(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"mode"}))
+    return false;
+  Value x;
+  ConstTensor pads;
+  if (!ctx.input(0, x) || !ctx.constantInput(1, "pads", pads))
+    return false;
+  size_t r = x.type.rank();
+  if (ctx.hasInput(3))
+    return ctx.fail("input 'axes' is not supported (opset 18); pads must cover every axis");
+  if (pads.i.size() != 2 * r)
+    return ctx.fail("pads has " + std::to_string(pads.i.size()) + " entries, expected " +
+                    std::to_string(2 * r) + " (two per axis)");
+  std::string mode = "constant";
+  if (const auto *m = ctx.attr("mode"))
+    mode = m->s();
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    return ctx.fail("mode '" + mode + "' is not supported (constant, edge, reflect)");
+  std::string fillValue = x.type.elem == "i1" ? "false" : x.type.elem[0] == 'i' ? "0" : "0.0";
+  if (ctx.hasInput(2)) {
+    if (mode != "constant")
+      return ctx.fail("constant_value is given but mode is '" + mode + "'");
+    ConstTensor cv;
+    if (!ctx.constantInput(2, "constant_value", cv))
+      return false;
+    if (cv.count() != 1)
+      return ctx.fail("constant_value must hold one element");
+    fillValue = cv.literal(0);
+  }
+  Value v = x;
+  for (size_t a = 0; a < r; ++a) {
+    int64_t before = pads.i[a], after = pads.i[a + r], n;
+    if (before == 0 && after == 0)
+      continue;
+    if (before < 0 || after < 0)
+      return ctx.fail("negative pads are not supported (axis " + std::to_string(a) + ")");
+    if (!staticDim(ctx, v, a, n))
+      return false;
+    if (mode == "reflect" && (before >= n || after >= n))
+      return ctx.fail("reflect pads of " + std::to_string(std::max(before, after)) + " along axis " +
+                      std::to_string(a) + " need more than " + std::to_string(n) + " elements");
+    if (mode == "constant") {
+      std::string parts;
+      Type t = v.type;
+      for (int64_t size : {before, int64_t(-1), after}) {
+        if (size == 0)
+          continue;
+        Value part = v;
+        if (size > 0) {
+          Shape shape = ctx.w.shapeOf(v);
+          shape[a] = DimRef{size, "", 0, ""};
+          std::string lit = ctx.w.emit(ctx.hint() + ".pad", "constant " + fillValue,
+                                       Type{v.type.elem, {}, true})
+                                .name;
+          part = ctx.w.splat(lit, v.type.elem, shape, ctx.hint() + ".pad");
+        }
+        parts += (parts.empty() ? "" : ", ") + part.name;
+      }
+      t.dims[a] = n + before + after;
+      v = ctx.w.emit(ctx.hint(), "concat " + parts + " {axis = " + std::to_string(a) + "}", t);
+      continue;
+    }
+    std::vector<int64_t> idx;
+    for (int64_t i = -before; i < n + after; ++i) {
+      int64_t j = i;
+      if (mode == "edge")
+        j = std::clamp<int64_t>(i, 0, n - 1);
+      else if (i < 0)
+        j = -i;
+      else if (i >= n)
+        j = 2 * (n - 1) - i;
+      idx.push_back(j);
+    }
+    v = gatherAt(ctx, v, a, idx, ctx.hint());
+  }
+  ctx.setOutput(0, v);
+  return true;
+}
+
+// Split is one `slice` per output: graft has no multi-result op of its
+// own, and slices read by maps are views, so nothing is copied twice. The
+// sizes along the axis must be known when building.
+bool lowerSplit(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"axis", "num_outputs"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x))
+    return false;
+  int64_t axis;
+  if (!ctx.normAxis(ctx.attrInt("axis", 0), x.type.rank(), axis, "axis"))
+    return false;
+  int64_t n = x.type.dims[size_t(axis)];
+  if (n == kDynamic)
+    return ctx.fail("the input's size along axis " + std::to_string(axis) +
+                    " is dynamic; graft needs the split sizes when building");
+  int64_t outputs = ctx.node->output_size();
+  std::vector<int64_t> sizes;
+  if (ctx.hasInput(1)) {
+    ConstTensor c;
+    if (!ctx.constantInput(1, "split", c))
+      return false;
+    sizes = c.i;
+  } else {
+    int64_t parts = ctx.attrInt("num_outputs", outputs);
+    if (parts < 1 || parts != outputs)
+      return ctx.fail("num_outputs is " + std::to_string(parts) + " but the node has " +
+                      std::to_string(outputs) + " outputs");
+    // Equal parts; the last one smaller when they do not divide (opset 18).
+    int64_t part = (n + parts - 1) / parts;
+    for (int64_t k = 0, left = n; k < parts; ++k, left -= part)
+      sizes.push_back(std::max<int64_t>(0, std::min(part, left)));
+  }
+  if (int64_t(sizes.size()) != outputs)
+    return ctx.fail("split has " + std::to_string(sizes.size()) + " sizes for " +
+                    std::to_string(outputs) + " outputs");
+  int64_t sum = 0;
+  for (int64_t v : sizes) {
+    if (v < 1)
+      return ctx.fail("a split size is " + std::to_string(v) + "; graft tensors have no zero sizes");
+    sum += v;
+  }
+  if (sum != n)
+    return ctx.fail("the split sizes add up to " + std::to_string(sum) + ", the axis has " +
+                    std::to_string(n));
+  for (int64_t k = 0, at = 0; k < outputs; at += sizes[size_t(k)], ++k)
+    if (ctx.wantsOutput(size_t(k)))
+      ctx.setOutput(size_t(k), sliceAlong(ctx, x, size_t(axis), at, at + sizes[size_t(k)],
+                                          ctx.node->output(int(k))));
+  return true;
+}
+
 // starts/ends/axes/steps are inputs (opset 10+) graft needs when building.
 bool lowerSlice(ImportContext &ctx) {
   if (!ctx.onlyAttrs({}))

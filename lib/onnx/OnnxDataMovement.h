@@ -10,6 +10,9 @@ bool lowerGather(ImportContext &ctx);
 bool lowerSlice(ImportContext &ctx);
 bool lowerRange(ImportContext &ctx);
 bool lowerConcat(ImportContext &ctx);
+bool lowerSplit(ImportContext &ctx);
+bool lowerTile(ImportContext &ctx);
+bool lowerPad(ImportContext &ctx);
 bool lowerTrilu(ImportContext &ctx);
 
 } // namespace graft::onnx_import
