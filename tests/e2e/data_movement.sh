@@ -52,4 +52,4 @@ check "$TEST_DIR/data_movement.sh" --check-prefix=EVALRANGE < "$T/out"
 expect_fail "$GRAFT_RUN" "$T/dm.graft" --function gather_map --input "$X" --input "2xi32=[-3 0]"
 check "$TEST_DIR/data_movement.sh" --check-prefix=RUNRANGE < "$T/out"
 # The gather is read by the map's dispatch, which names the map.
-# RUNRANGE: graft-run: dispatch 'gather_map_dispatch_{{[0-9]+}}_map' (data_movement.graph:15:8): in workgroup (0,0,0) an index read from a tensor is out of range for the dim it indexes (gather)
+# RUNRANGE: graft-run: error: dispatch 'gather_map_dispatch_{{[0-9]+}}_map' (data_movement.graph:15:8): in workgroup (0,0,0) an index read from a tensor is out of range for the dim it indexes (gather)
