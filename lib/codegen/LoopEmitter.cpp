@@ -427,7 +427,9 @@ private:
         continue;
       }
       const SNode &node = L_.nodes[n];
-      if (node.kind == SNode::Kind::Op && !expanded) {
+      bool hasOperands = node.kind == SNode::Kind::Op ||
+                         (node.kind == SNode::Kind::Load && !node.operands.empty());
+      if (hasOperands && !expanded) {
         stack.back().second = true;
         for (size_t i = node.operands.size(); i-- > 0;)
           if (!s.memo.count(node.operands[i]))
@@ -460,8 +462,15 @@ private:
     case SNode::Kind::RowReduce:
       v = rowStat_.at(n); // rowStatistics() ran for this row
       break;
+    case SNode::Kind::Index:
+      v = idx_[static_cast<size_t>(node.i)];
+      break;
     case SNode::Kind::Load: {
       const KernelInput &in = L_.inputs[node.input];
+      if (!node.operands.empty()) {
+        v = loadAt(node, s);
+        break;
+      }
       Value *off = b_.getInt64(0);
       for (size_t k = 0; k < in.map.size(); ++k)
         off = b_.CreateAdd(off, b_.CreateMul(idx_[in.map[k]], strides_[node.input][k], "", true, true),
@@ -482,6 +491,54 @@ private:
     }
     }
     return v;
+  }
+
+  // A Load at coordinates (gather, slice). A checked one first compares
+  // every coordinate that is not a domain index with its dim's size and
+  // stops the dispatch when one is outside it: no read is out of bounds.
+  Value *loadAt(const SNode &node, Scope &s) {
+    const KernelInput &in = L_.inputs[node.input];
+    Value *off = b_.getInt64(0);
+    Value *inRange = nullptr;
+    size_t rank = node.operands.size() - (node.guarded ? 1 : 0);
+    for (size_t k = 0; k < rank; ++k) {
+      Value *c = s.memo.at(node.operands[k]);
+      if (node.checked && L_.nodes[node.operands[k]].kind != SNode::Kind::Index) {
+        Value *ok = b_.CreateICmpULT(c, params_[in.dimParams[k]]);
+        inRange = inRange ? b_.CreateAnd(inRange, ok) : ok;
+      }
+      off = b_.CreateAdd(off, b_.CreateMul(c, strides_[node.input][k], "", true, true), "", true,
+                         true);
+    }
+    if (inRange) {
+      Function *fn = b_.GetInsertBlock()->getParent();
+      BasicBlock *bad = BasicBlock::Create(c_, "index_out_of_range", fn);
+      BasicBlock *good = BasicBlock::Create(c_, "index_in_range", fn);
+      b_.CreateCondBr(inRange, good, bad);
+      b_.SetInsertPoint(bad);
+      b_.CreateRet(b_.getInt32(GRAFT_DISPATCH_STATUS_INDEX_OUT_OF_RANGE));
+      b_.SetInsertPoint(good);
+    }
+    if (!node.guarded) {
+      Value *ptr = b_.CreateInBoundsGEP(memoryType(c_, in.elem), bases_[node.input], off);
+      return load(in.elem, ptr);
+    }
+    // Read only where the guard holds (an input that may be empty).
+    Function *fn = b_.GetInsertBlock()->getParent();
+    BasicBlock *skip = b_.GetInsertBlock();
+    BasicBlock *read = BasicBlock::Create(c_, "guarded_read", fn);
+    BasicBlock *join = BasicBlock::Create(c_, "guarded_join", fn);
+    b_.CreateCondBr(s.memo.at(node.operands.back()), read, join);
+    b_.SetInsertPoint(read);
+    Value *ptr = b_.CreateInBoundsGEP(memoryType(c_, in.elem), bases_[node.input], off);
+    Value *v = load(in.elem, ptr);
+    BasicBlock *readEnd = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    PHINode *phi = b_.CreatePHI(v->getType(), 2);
+    phi->addIncoming(v, readEnd);
+    phi->addIncoming(Constant::getNullValue(v->getType()), skip);
+    return phi;
   }
 
   void storeOutputs(Scope s) {

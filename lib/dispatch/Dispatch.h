@@ -21,7 +21,15 @@ namespace graft {
 // One node of a kernel's scalar DAG.
 struct SNode {
   enum class Kind : uint8_t {
-    Load,  // element of input |input| at the current point
+    // Element of input |input| at the current point, through the input's
+    // map; or, with |operands| (one `index` node per input dim), at those
+    // coordinates (gather, slice). A |checked| load's coordinates may be out
+    // of range: the dispatch then stops with
+    // GRAFT_DISPATCH_STATUS_INDEX_OUT_OF_RANGE instead of reading. A
+    // |guarded| load has one more operand, an `i1`: it reads only when that
+    // is true and is 0 otherwise (an input that may be empty).
+    Load,
+    Index, // the current index along domain dim |i| (an `index` value)
     Acc,   // the reduction accumulator
     Const, // literal |f| / |i| of |type|
     Param, // dispatch constant word |param| reinterpreted as |type|
@@ -42,13 +50,16 @@ struct SNode {
   int64_t i = 0;
   OpKind op = OpKind::Add;
   std::string pred; // Cmp
+  bool checked = false; // Load at coordinates
+  bool guarded = false; // Load at coordinates
   std::vector<int> operands;
 };
 
 struct KernelInput {
   uint32_t buffer;        // host-program buffer index
   DType elem;
-  std::vector<int> map;   // per input dim: the domain dim that indexes it
+  std::vector<int> map;   // per input dim: the domain dim that indexes it;
+                          // empty: read at coordinates only (SNode Load)
   std::vector<unsigned> dimParams; // param index holding each input dim size
 };
 

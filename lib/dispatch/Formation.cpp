@@ -28,6 +28,7 @@ bool isCompute(OpKind k) {
   switch (k) {
   case OpKind::Fill: case OpKind::Matmul: case OpKind::BatchMatmul:
   case OpKind::Map: case OpKind::Broadcast: case OpKind::Transpose:
+  case OpKind::Gather: case OpKind::Slice: case OpKind::Iota: case OpKind::Concat:
   case OpKind::Reduce: case OpKind::KernelCall:
     return true;
   default:
@@ -168,7 +169,11 @@ void Former::pass1() {
         rowStats.insert(op);
       else
         views.insert(op->result());
-      readyAfter[op->result()] = ready(op->operands[0]);
+      int r = -1;
+      for (const Value *o : op->operands)
+        if (o->type.tensor)
+          r = std::max(r, ready(o));
+      readyAfter[op->result()] = r;
       continue;
     }
     if (absorbedFill(op)) {

@@ -101,6 +101,16 @@ struct Former {
   int node(KB &kb, SNode n);
   int constNode(KB &kb, DType t, double f, int64_t i);
   int loadNode(KB &kb, const Value *v, std::vector<int> map);
+  // Data movement as index arithmetic in the scalar DAG: |v| at the
+  // coordinates |at| (one `index` node per dim of |v|). readAt reads
+  // through loadNode when every coordinate is a domain index; viewAt is the
+  // result of gather, slice, iota or concat |op| at |at|, read from its
+  // operands.
+  int indexNode(KB &kb, int dim);
+  // |guard| (an i1 node, or -1): read only where it is true, else 0.
+  int readAt(KB &kb, const Value *v, const std::vector<int> &at, bool checked = false,
+             int guard = -1);
+  int viewAt(KB &kb, const Op *op, const std::vector<int> &at);
   // A row statistic |op| (isRowStat) in the current kernel.
   int rowStatNode(KB &kb, const Op *op);
   // A tensor value at the current parallel point.

@@ -1,6 +1,6 @@
 // Building LoopKernels: the domain, inputs and scalar DAG of a dispatch from
-// its root op (matmul, reduce, fill, broadcast, transpose, map) and the maps
-// fused into it.
+// its root op (matmul, reduce, fill, broadcast, transpose, gather, slice,
+// iota, concat, map) and the maps fused into it.
 #include "dispatch/Former.h"
 
 #include <algorithm>
@@ -34,6 +34,12 @@ int Former::constNode(KB &kb, DType t, double f, int64_t i) {
 }
 
 int Former::loadNode(KB &kb, const Value *v, std::vector<int> map) {
+  if (views.count(v) && v->def->kind != OpKind::Broadcast) {
+    std::vector<int> at;
+    for (int d : map)
+      at.push_back(indexNode(kb, d));
+    return viewAt(kb, v->def, at);
+  }
   if (views.count(v)) {
     // Broadcast dim k of the operand is dim dims[k] of the view.
     std::vector<int64_t> dims = v->def->listAttr("dims");
@@ -67,6 +73,142 @@ int Former::loadNode(KB &kb, const Value *v, std::vector<int> map) {
   SNode n{SNode::Kind::Load, v->type.elem};
   n.input = idx;
   return node(kb, n);
+}
+
+int Former::indexNode(KB &kb, int dim) {
+  SNode n{SNode::Kind::Index, DType::Index};
+  n.i = dim;
+  return node(kb, n);
+}
+
+int Former::readAt(KB &kb, const Value *v, const std::vector<int> &at, bool checked, int guard) {
+  const std::vector<SNode> &nodes = kb.d.loop.nodes;
+  std::vector<int> map;
+  for (int n : at)
+    if (nodes[n].kind == SNode::Kind::Index)
+      map.push_back(static_cast<int>(nodes[n].i));
+  if (map.size() == at.size() && guard < 0)
+    return loadNode(kb, v, map);
+  // Views are read only by maps and reductions (isView), so |v| is a buffer.
+  assert(!views.count(v) && !(v->def && rowStats.count(v->def)) && "view read at coordinates");
+  uint32_t buf = buffer(v);
+  auto key = std::make_pair(buf, std::vector<int>{});
+  auto it = kb.inputIndex.find(key);
+  unsigned idx;
+  if (it != kb.inputIndex.end()) {
+    idx = it->second;
+  } else {
+    KernelInput in;
+    in.buffer = buf;
+    in.elem = v->type.elem;
+    for (uint32_t e : shapes.dimsOf(v))
+      in.dimParams.push_back(param(kb, e));
+    idx = static_cast<unsigned>(kb.d.loop.inputs.size());
+    kb.d.loop.inputs.push_back(std::move(in));
+    kb.inputIndex[key] = idx;
+  }
+  SNode n{SNode::Kind::Load, v->type.elem};
+  n.input = idx;
+  n.operands = at;
+  n.checked = checked;
+  if (guard >= 0) {
+    n.operands.push_back(guard);
+    n.guarded = true;
+  }
+  return node(kb, n);
+}
+
+int Former::viewAt(KB &kb, const Op *op, const std::vector<int> &at) {
+  auto index = [&](OpKind k, std::vector<int> operands, const std::string &pred = "") {
+    SNode n{SNode::Kind::Op, k == OpKind::Cmp ? DType::I1 : DType::Index};
+    n.op = k;
+    n.operands = std::move(operands);
+    n.pred = pred;
+    return node(kb, n);
+  };
+  auto size = [&](uint32_t e) {
+    if (std::optional<int64_t> c = shapes.exprs.constValue(e))
+      return constNode(kb, DType::Index, 0, *c);
+    SNode n{SNode::Kind::Param, DType::Index};
+    n.param = param(kb, e);
+    return node(kb, n);
+  };
+  if (op->kind == OpKind::Iota) {
+    SNode n{SNode::Kind::Op, op->result()->type.elem};
+    n.op = OpKind::Cast;
+    n.operands = {at[static_cast<size_t>(op->intAttr("dim"))]};
+    return node(kb, n);
+  }
+  if (op->kind == OpKind::Concat) {
+    // Operand i holds [offset_i, offset_i + size_i) along |axis|. Each is
+    // read at the point shifted by its offset and clamped into it (reads
+    // stay inside every operand; one that may be empty is guarded), and
+    // a chain of selects picks the one that holds the point.
+    size_t axis = static_cast<size_t>(op->intAttr("axis"));
+    ExprTable &ex = shapes.exprs;
+    uint32_t offset = ex.constant(0);
+    std::vector<int> loads, ends;
+    for (const Value *v : op->operands) {
+      uint32_t n = shapes.dimsOf(v)[axis];
+      std::vector<int> vAt = at;
+      int local = offset == ex.constant(0) ? at[axis] : index(OpKind::Sub, {at[axis], size(offset)});
+      int last = size(ex.binary(GRAFT_EXPR_SUB, n, ex.constant(1)));
+      vAt[axis] = index(OpKind::Min, {index(OpKind::Max, {local, constNode(kb, DType::Index, 0, 0)}), last});
+      std::optional<int64_t> known = ex.constValue(n);
+      int guard = known && *known > 0
+                      ? -1
+                      : index(OpKind::Cmp, {size(n), constNode(kb, DType::Index, 0, 0)}, "gt");
+      loads.push_back(readAt(kb, v, vAt, false, guard));
+      offset = ex.binary(GRAFT_EXPR_ADD, offset, n);
+      ends.push_back(size(offset));
+    }
+    int value = loads.back();
+    for (size_t i = loads.size() - 1; i-- > 0;) {
+      int inside = index(OpKind::Cmp, {at[axis], ends[i]}, "lt");
+      SNode sel{SNode::Kind::Op, op->result()->type.elem};
+      sel.op = OpKind::Select;
+      sel.operands = {inside, loads[i], value};
+      value = node(kb, sel);
+    }
+    return value;
+  }
+  const Value *src = op->operands[0];
+  std::vector<int> srcAt;
+  if (op->kind == OpKind::Gather) {
+    // Source coordinate along |axis|: the index read at the result's
+    // coordinates of the indices' dims, plus n when negative; the load is
+    // checked against [0, n).
+    size_t axis = static_cast<size_t>(op->intAttr("axis"));
+    const Value *indices = op->operands[1];
+    size_t q = indices->type.rank();
+    std::vector<int> idxAt(at.begin() + axis, at.begin() + axis + q);
+    int k = readAt(kb, indices, idxAt);
+    if (indices->type.elem != DType::Index)
+      k = index(OpKind::Cast, {k});
+    int zero = constNode(kb, DType::Index, 0, 0);
+    int n = size(shapes.dimsOf(src)[axis]);
+    int wrapped = index(OpKind::Add, {k, n});
+    int negative = index(OpKind::Cmp, {k, zero}, "lt");
+    srcAt.assign(at.begin(), at.begin() + axis);
+    srcAt.push_back(index(OpKind::Select, {negative, wrapped, k}));
+    srcAt.insert(srcAt.end(), at.begin() + axis + q, at.end());
+    return readAt(kb, src, srcAt, /*checked=*/true);
+  }
+  assert(op->kind == OpKind::Slice && "view of an op that is not data movement");
+  std::vector<int64_t> steps = op->listAttr("steps");
+  const std::vector<uint32_t> &srcDims = shapes.dimsOf(src);
+  for (size_t d = 0; d < at.size(); ++d) {
+    SliceDim<uint32_t> s = sliceDimExprs(shapes.exprs, *op, d, srcDims);
+    int64_t step = steps.empty() ? 1 : steps[d];
+    std::optional<int64_t> start = shapes.exprs.constValue(s.start);
+    int c = at[d];
+    if (step != 1)
+      c = index(OpKind::Mul, {c, constNode(kb, DType::Index, 0, step)});
+    if (!start || *start != 0)
+      c = index(OpKind::Add, {c, size(s.start)});
+    srcAt.push_back(c);
+  }
+  return readAt(kb, src, srcAt);
 }
 
 // The update op of reduction |kind| (sum, prod, max, min).
@@ -252,6 +394,16 @@ void Former::rootKernel(KB &kb, const Op *op) {
     for (size_t i = 0; i < perm.size(); ++i)
       map[perm[i]] = static_cast<int>(i);
     kb.nodeOf[res] = loadNode(kb, op->operands[0], map);
+    break;
+  }
+  case OpKind::Gather:
+  case OpKind::Slice:
+  case OpKind::Iota:
+  case OpKind::Concat: {
+    std::vector<int> at;
+    for (unsigned d = 0; d < L.numParallel; ++d)
+      at.push_back(indexNode(kb, static_cast<int>(d)));
+    kb.nodeOf[res] = viewAt(kb, op, at);
     break;
   }
   case OpKind::Map:

@@ -86,7 +86,10 @@ void Former::finishLoop(KB &kb) {
   bool rowStats = std::any_of(L.nodes.begin(), L.nodes.end(), [](const SNode &n) {
     return n.kind == SNode::Kind::RowReduce;
   });
-  bool flat = !reduction && !rowStats && L.numParallel >= 2;
+  // Index nodes name a domain dim, which flattening would remove.
+  bool indexed = std::any_of(L.nodes.begin(), L.nodes.end(),
+                             [](const SNode &n) { return n.kind == SNode::Kind::Index; });
+  bool flat = !reduction && !rowStats && !indexed && L.numParallel >= 2;
   for (const KernelInput &in : L.inputs)
     flat &= in.map == identity(L.numParallel);
   if (flat) {

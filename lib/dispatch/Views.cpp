@@ -1,12 +1,14 @@
-// Values that are never materialised: broadcasts read through a composed
-// index map, and row reductions computed by the dispatch that consumes them.
+// Values that are never materialised: broadcasts, gathers, slices, concats read
+// through a composed index map, iotas computed from the index, and row reductions computed by the dispatch
+// that consumes them.
 //
 // LayerNorm and softmax broadcast a row statistic back over the row and use
 // it in a map. Written out, every broadcast is a full-size buffer written
 // once and read once, and every statistic a dispatch of its own. Instead:
-//   - A broadcast whose users are all maps or reductions is a *view*: its
-//     consumers load its operand at their point through the broadcast's dim
-//     map (LoopKernels.cpp, loadNode).
+//   - A broadcast, gather, slice, iota or concat whose users are all maps or
+//     reductions is a *view*: its consumers load its operand at their point
+//     through the op's index map, or compute the iota from their index
+//     (LoopKernels.cpp, loadNode and viewAt).
 //   - A reduction over the innermost dim whose every use is such a view
 //     broadcasting it back along that dim into maps is a *row statistic*:
 //     the dispatch of each consuming map computes it once per row, before
@@ -24,7 +26,10 @@
 namespace graft {
 
 bool Former::isView(const Op *op) {
-  if (op->kind != OpKind::Broadcast || returned.count(op->result()))
+  bool movesData = op->kind == OpKind::Broadcast || op->kind == OpKind::Gather ||
+                   op->kind == OpKind::Slice || op->kind == OpKind::Iota ||
+                   op->kind == OpKind::Concat;
+  if (!movesData || returned.count(op->result()))
     return false;
   const std::vector<Op *> &users = uses.users(op->result());
   if (users.empty())
@@ -77,6 +82,7 @@ bool Former::consumedOnlyIn(const Value *v, int g) {
 bool Former::pointwiseGroup(int g) {
   switch (groups[g].front()->kind) {
   case OpKind::Map: case OpKind::Fill: case OpKind::Broadcast: case OpKind::Transpose:
+  case OpKind::Gather: case OpKind::Slice: case OpKind::Iota: case OpKind::Concat:
     return true;
   default:
     return false;

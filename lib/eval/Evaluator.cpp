@@ -4,6 +4,7 @@
 #include "eval/Evaluator.h"
 
 #include "eval/ScalarOps.h"
+#include "ir/SliceBounds.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -83,6 +84,10 @@ private:
   bool evalBroadcast(const Op &op, Buffer &out);
   bool evalTranspose(const Op &op, Buffer &out);
   bool evalReduce(const Op &op, Buffer &out);
+  bool evalGather(const Op &op, Buffer &out);
+  bool evalSlice(const Op &op, Buffer &out);
+  bool evalIota(const Op &op, Buffer &out);
+  bool evalConcat(const Op &op, Buffer &out);
   bool evalScalar(const Op &op, Buffer &out);
 
   const Function &fn_;
@@ -267,6 +272,22 @@ bool Evaluator::evalOp(const Op &op) {
   }
   case OpKind::Reduce:
     if (!evalReduce(op, out))
+      return false;
+    break;
+  case OpKind::Gather:
+    if (!evalGather(op, out))
+      return false;
+    break;
+  case OpKind::Slice:
+    if (!evalSlice(op, out))
+      return false;
+    break;
+  case OpKind::Iota:
+    if (!evalIota(op, out))
+      return false;
+    break;
+  case OpKind::Concat:
+    if (!evalConcat(op, out))
       return false;
     break;
   case OpKind::KernelCall:
@@ -454,6 +475,112 @@ bool Evaluator::evalReduce(const Op &op, Buffer &out) {
     size_t o = flatten(outIdx, dims);
     out.set(o, reduceStep(kind, out.elem, out.at(o), src.at(flatten(idx, src.dims))));
   } while (nextIndex(idx, src.dims));
+  return true;
+}
+
+// r[p..., j..., s...] = t[p..., i[j...], s...]; a negative index counts
+// from the end, one outside [-n, n) is an error.
+bool Evaluator::evalGather(const Op &op, Buffer &out) {
+  const Buffer &src = in(op, 0), &indices = in(op, 1);
+  size_t axis = static_cast<size_t>(op.intAttr("axis"));
+  int64_t n = src.dims[axis];
+  std::vector<int64_t> dims(src.dims.begin(), src.dims.begin() + axis);
+  dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
+  dims.insert(dims.end(), src.dims.begin() + axis + 1, src.dims.end());
+  if (!allocate(op, dims, out))
+    return false;
+  if (out.count() == 0)
+    return true;
+  size_t q = indices.dims.size(), size = dtypeSize(out.elem);
+  std::vector<int64_t> idx(dims.size(), 0), srcIdx(src.dims.size(), 0);
+  do {
+    std::vector<int64_t> at(idx.begin() + axis, idx.begin() + axis + q);
+    int64_t k = indices.at(flatten(at, indices.dims)).i;
+    if (k < -n || k >= n)
+      return fail(op, "index " + std::to_string(k) + " is out of range for axis " +
+                          std::to_string(axis) + " of size " + std::to_string(n));
+    for (size_t d = 0; d < src.dims.size(); ++d)
+      srcIdx[d] = d < axis ? idx[d] : d == axis ? (k < 0 ? k + n : k) : idx[d + q - 1];
+    std::memcpy(out.data.data() + flatten(idx, dims) * size,
+                src.data.data() + flatten(srcIdx, src.dims) * size, size);
+  } while (nextIndex(idx, dims));
+  return true;
+}
+
+// Element j along dim d is source element start[d] + j * step[d].
+bool Evaluator::evalSlice(const Op &op, Buffer &out) {
+  const Buffer &src = in(op, 0);
+  std::vector<int64_t> starts = op.listAttr("starts"), ends = op.listAttr("ends"),
+                       steps = op.listAttr("steps");
+  steps.resize(src.dims.size(), 1);
+  std::vector<int64_t> dims, first;
+  for (size_t d = 0; d < src.dims.size(); ++d) {
+    SliceDim<int64_t> s = sliceBounds(starts[d], ends[d], steps[d], src.dims[d]);
+    first.push_back(s.start);
+    dims.push_back(s.count);
+  }
+  if (!allocate(op, dims, out))
+    return false;
+  if (out.count() == 0)
+    return true;
+  size_t size = dtypeSize(out.elem);
+  std::vector<int64_t> idx(dims.size(), 0), srcIdx(dims.size(), 0);
+  do {
+    for (size_t d = 0; d < dims.size(); ++d)
+      srcIdx[d] = first[d] + idx[d] * steps[d];
+    std::memcpy(out.data.data() + flatten(idx, dims) * size,
+                src.data.data() + flatten(srcIdx, src.dims) * size, size);
+  } while (nextIndex(idx, dims));
+  return true;
+}
+
+// Every element is its index along `dim`, cast to the element type.
+bool Evaluator::evalIota(const Op &op, Buffer &out) {
+  std::vector<int64_t> dims;
+  if (!sizedDims(op, 0, dims) || !allocate(op, dims, out))
+    return false;
+  if (out.count() == 0)
+    return true;
+  size_t dim = static_cast<size_t>(op.intAttr("dim"));
+  std::vector<int64_t> idx(dims.size(), 0);
+  do {
+    Scalar k;
+    k.i = idx[dim];
+    out.set(flatten(idx, dims), castScalar(k, DType::Index, out.elem));
+  } while (nextIndex(idx, dims));
+  return true;
+}
+
+// The operands one after another along `axis`; the other dims must agree.
+bool Evaluator::evalConcat(const Op &op, Buffer &out) {
+  size_t axis = static_cast<size_t>(op.intAttr("axis"));
+  std::vector<int64_t> dims = in(op, 0).dims;
+  for (size_t i = 1; i < op.operands.size(); ++i) {
+    const Buffer &b = in(op, i);
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (d != axis && b.dims[d] != dims[d])
+        return fail(op, "operand " + std::to_string(i) + " has shape " + shapeStr(b.dims) +
+                            ", operand 0 " + shapeStr(in(op, 0).dims) + ": they differ in dim " +
+                            std::to_string(d));
+    dims[axis] += b.dims[axis];
+  }
+  if (!allocate(op, dims, out))
+    return false;
+  // Row-major: each operand contributes one contiguous run per outer index.
+  size_t size = dtypeSize(out.elem), outer = 1, inner = size;
+  for (size_t d = 0; d < axis; ++d)
+    outer *= static_cast<size_t>(dims[d]);
+  for (size_t d = axis + 1; d < dims.size(); ++d)
+    inner *= static_cast<size_t>(dims[d]);
+  size_t at = 0;
+  for (size_t o = 0; o < outer; ++o)
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      const Buffer &b = in(op, i);
+      size_t run = static_cast<size_t>(b.dims[axis]) * inner;
+      if (run)
+        std::memcpy(out.data.data() + at, b.data.data() + o * run, run);
+      at += run;
+    }
   return true;
 }
 

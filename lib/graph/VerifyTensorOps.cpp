@@ -3,6 +3,7 @@
 // operands imply ('?' in the result is always allowed; a static result size
 // must agree with any static size the operands give).
 #include "graph/VerifierImpl.h"
+#include "ir/SliceBounds.h"
 
 #include <algorithm>
 
@@ -106,6 +107,13 @@ private:
   bool transpose();
   bool reshape();
   bool reduce();
+  bool gather();
+  bool slice();
+  bool iota();
+  bool concat();
+  // Data movement attribute |name|: an integer list with one entry per dim
+  // of the input (rank |rank|); null (reported) otherwise.
+  const Attr *perDimList(const char *name, unsigned rank);
 
   const Op &op_;
   VerifyContext &cx_;
@@ -125,6 +133,10 @@ bool TensorOpVerifier::run() {
   case OpKind::Transpose: return transpose();
   case OpKind::Reshape: return reshape();
   case OpKind::Reduce: return reduce();
+  case OpKind::Gather: return gather();
+  case OpKind::Slice: return slice();
+  case OpKind::Iota: return iota();
+  case OpKind::Concat: return concat();
   default: return true; // KernelCall: checked by the spec rewriter
   }
 }
@@ -382,6 +394,136 @@ bool TensorOpVerifier::reduce() {
         dims->list.end())
       expected.push_back(in.dims[d]);
   return result(Type::tensorOf(in.elem, expected));
+}
+
+// tensor rank r, indices rank q -> rank r+q-1.
+bool TensorOpVerifier::gather() {
+  static const char *const kAllowed[] = {"axis", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || !operandCount(2) ||
+      !tensorOperand(0, "input") || !tensorOperand(1, "indices") || !resultIsTensor())
+    return false;
+  const Attr *axis = requireAttr("axis", Attr::Kind::Int, "an integer");
+  if (!axis)
+    return false;
+  const Type &in = operandType(0), &idx = operandType(1);
+  if (axis->i < 0 || axis->i >= static_cast<int64_t>(in.rank())) {
+    cx_.error(axis->loc, "axis " + std::to_string(axis->i) + " is out of range for " +
+                             in.str() + " (rank " + std::to_string(in.rank()) + ")");
+    return false;
+  }
+  if (!isInteger(idx.elem) || idx.elem == DType::I1)
+    return fail("'gather' indices " + valueRef(op_.operands[1]) +
+                " must have an integer element type (i8 to i64 or index), found " +
+                idx.str());
+  if (in.rank() + idx.rank() - 1 > GRAFT_MAX_RANK)
+    return fail("'gather' result would have rank " +
+                std::to_string(in.rank() + idx.rank() - 1) + ", more than " +
+                std::to_string(GRAFT_MAX_RANK));
+  size_t a = static_cast<size_t>(axis->i);
+  std::vector<int64_t> expected(in.dims.begin(), in.dims.begin() + a);
+  expected.insert(expected.end(), idx.dims.begin(), idx.dims.end());
+  expected.insert(expected.end(), in.dims.begin() + a + 1, in.dims.end());
+  return result(Type::tensorOf(in.elem, expected));
+}
+
+const Attr *TensorOpVerifier::perDimList(const char *name, unsigned rank) {
+  const Attr *a = requireAttr(name, Attr::Kind::IntList, "an integer list");
+  if (a && a->list.size() != rank) {
+    cx_.error(a->loc, "'" + name_ + "' " + name + " has " + std::to_string(a->list.size()) +
+                          " entries, expected " + std::to_string(rank) +
+                          " (one per input dimension)");
+    return nullptr;
+  }
+  return a;
+}
+
+bool TensorOpVerifier::slice() {
+  static const char *const kAllowed[] = {"starts", "ends", "steps", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || !operandCount(1) ||
+      !tensorOperand(0, "input") || !resultIsTensor())
+    return false;
+  const Type &in = operandType(0);
+  const Attr *starts = perDimList("starts", in.rank());
+  const Attr *ends = perDimList("ends", in.rank());
+  if (!starts || !ends)
+    return false;
+  std::vector<int64_t> steps(in.rank(), 1);
+  if (op_.attr("steps")) {
+    const Attr *a = perDimList("steps", in.rank());
+    if (!a)
+      return false;
+    steps = a->list;
+    for (size_t d = 0; d < steps.size(); ++d)
+      if (steps[d] == 0) {
+        cx_.error(a->loc, "'slice' step of dimension " + std::to_string(d) +
+                              " is 0; a step must be nonzero");
+        return false;
+      }
+  }
+  std::vector<int64_t> expected;
+  for (size_t d = 0; d < in.rank(); ++d)
+    expected.push_back(in.dims[d] == kDynamic
+                           ? kDynamic
+                           : sliceBounds(starts->list[d], ends->list[d], steps[d], in.dims[d]).count);
+  return result(Type::tensorOf(in.elem, expected));
+}
+
+bool TensorOpVerifier::iota() {
+  static const char *const kAllowed[] = {"dim", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || !resultIsTensor())
+    return false;
+  const Attr *dim = requireAttr("dim", Attr::Kind::Int, "an integer");
+  if (!dim)
+    return false;
+  const Type &out = resultType();
+  if (dim->i < 0 || dim->i >= static_cast<int64_t>(out.rank())) {
+    cx_.error(dim->loc, "dim " + std::to_string(dim->i) + " is out of range for " + out.str() +
+                            " (rank " + std::to_string(out.rank()) + ")");
+    return false;
+  }
+  if (out.elem == DType::I1)
+    return fail("'iota' does not support i1 elements");
+  return sizeOperandCount(dynamicCount(out), 0, "one per '?'") && indexOperands(0);
+}
+
+bool TensorOpVerifier::concat() {
+  static const char *const kAllowed[] = {"axis", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || !resultIsTensor())
+    return false;
+  if (op_.operands.empty())
+    return fail("'concat' needs at least one tensor operand");
+  for (size_t i = 0; i < op_.operands.size(); ++i)
+    if (!tensorOperand(i, "operand", static_cast<int>(operandType(0).rank())))
+      return false;
+  const Attr *axis = requireAttr("axis", Attr::Kind::Int, "an integer");
+  if (!axis)
+    return false;
+  const Type &first = operandType(0);
+  if (axis->i < 0 || axis->i >= static_cast<int64_t>(first.rank())) {
+    cx_.error(axis->loc, "axis " + std::to_string(axis->i) + " is out of range for " +
+                             first.str() + " (rank " + std::to_string(first.rank()) + ")");
+    return false;
+  }
+  size_t a = static_cast<size_t>(axis->i);
+  std::vector<int64_t> expected = first.dims;
+  for (size_t i = 1; i < op_.operands.size(); ++i) {
+    const Type &t = operandType(i);
+    if (!sameElem(i, first.elem, "operand"))
+      return false;
+    for (size_t d = 0; d < t.rank(); ++d) {
+      if (d == a) {
+        bool known = expected[d] != kDynamic && t.dims[d] != kDynamic;
+        expected[d] = known ? expected[d] + t.dims[d] : kDynamic;
+      } else if (!dimsCompatible(expected[d], t.dims[d])) {
+        return fail("'concat' operands differ in dimension " + std::to_string(d) + ": " +
+                    valueRef(op_.operands[0]) + " is " + first.str() + ", " +
+                    valueRef(op_.operands[i]) + " is " + t.str());
+      } else {
+        expected[d] = mergeDims(expected[d], t.dims[d]);
+      }
+    }
+  }
+  return result(Type::tensorOf(first.elem, expected));
 }
 
 } // namespace

@@ -76,6 +76,10 @@ enum class OpKind : uint8_t {
   Transpose,   // operands: tensor; attr perm
   Reshape,     // operands: tensor, index values for '?' result dims
   Reduce,      // operands: tensor; attrs dims, kind (sum|max|min|prod)
+  Gather,      // operands: tensor, integer index tensor; attr axis
+  Slice,       // operands: tensor; attrs starts, ends, steps (one per dim)
+  Iota,        // operands: index values for '?' dims; attr dim
+  Concat,      // operands: tensors; attr axis
   KernelCall,  // created by spec rewriting; see ir/KernelCall.h
   // Scalar ops (in map bodies; on index values also at function level).
   Add, Sub, Mul, Div, Rem, Max, Min, // binary, any type but i1

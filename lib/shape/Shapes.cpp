@@ -24,6 +24,33 @@ bool ShapeInfo::scalarOf(const Value *v, uint32_t &out) const {
 
 namespace {
 
+struct SliceExprArith {
+  ExprTable &ex;
+  uint32_t c(int64_t x) { return ex.constant(x); }
+  uint32_t add(uint32_t x, uint32_t y) { return ex.binary(GRAFT_EXPR_ADD, x, y); }
+  uint32_t sub(uint32_t x, uint32_t y) { return ex.binary(GRAFT_EXPR_SUB, x, y); }
+  uint32_t min(uint32_t x, uint32_t y) { return ex.binary(GRAFT_EXPR_MIN, x, y); }
+  uint32_t max(uint32_t x, uint32_t y) { return ex.binary(GRAFT_EXPR_MAX, x, y); }
+  uint32_t ceilDiv(uint32_t x, uint32_t y) { return ex.binary(GRAFT_EXPR_CEILDIV, x, y); }
+};
+
+} // namespace
+
+SliceDim<uint32_t> sliceDimExprs(ExprTable &ex, const Op &op, size_t d,
+                                 const std::vector<uint32_t> &in) {
+  std::vector<int64_t> steps = op.listAttr("steps");
+  int64_t step = steps.empty() ? 1 : steps.at(d);
+  std::optional<int64_t> n = ex.constValue(in.at(d));
+  if (n) {
+    SliceDim<int64_t> s = sliceBounds(op.listAttr("starts").at(d), op.listAttr("ends").at(d), step, *n);
+    return {ex.constant(s.start), ex.constant(s.count)};
+  }
+  SliceExprArith a{ex};
+  return sliceBounds<uint32_t>(op.listAttr("starts").at(d), op.listAttr("ends").at(d), step, in[d], a);
+}
+
+namespace {
+
 struct Analyzer {
   const Function &fn;
   DiagEngine &diag;
@@ -175,6 +202,7 @@ struct Analyzer {
       return;
     }
     case OpKind::Empty:
+    case OpKind::Iota:
       d = fromType(r->type, op.operands, 0);
       break;
     case OpKind::Fill:
@@ -239,6 +267,30 @@ struct Analyzer {
       requireEqual(in, out, op, "element counts of operand and result differ");
       break;
     }
+    case OpKind::Gather: {
+      size_t axis = static_cast<size_t>(op.intAttr("axis"));
+      d.assign(D(0).begin(), D(0).begin() + axis);
+      d.insert(d.end(), D(1).begin(), D(1).end());
+      d.insert(d.end(), D(0).begin() + axis + 1, D(0).end());
+      break;
+    }
+    case OpKind::Concat: {
+      size_t axis = static_cast<size_t>(op.intAttr("axis"));
+      d = D(0);
+      for (size_t i = 1; i < op.operands.size(); ++i)
+        for (size_t k = 0; k < d.size(); ++k) {
+          if (k == axis)
+            d[k] = ex.binary(GRAFT_EXPR_ADD, d[k], D(i)[k]);
+          else
+            requireEqual(D(i)[k], d[k], op, "operand " + std::to_string(i) + " dim " +
+                                                std::to_string(k) + " differs from operand 0");
+        }
+      break;
+    }
+    case OpKind::Slice:
+      for (size_t k = 0; k < D(0).size(); ++k)
+        d.push_back(sliceDimExprs(ex, op, k, D(0)).count);
+      break;
     case OpKind::Reduce: {
       std::vector<int64_t> rd = op.listAttr("dims");
       for (size_t i = 0; i < D(0).size(); ++i) {

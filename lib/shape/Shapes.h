@@ -7,6 +7,7 @@
 #pragma once
 
 #include "ir/IR.h"
+#include "ir/SliceBounds.h"
 #include "shape/ExprTable.h"
 
 #include <map>
@@ -34,6 +35,11 @@ struct ShapeInfo {
   // argument of any type (its raw constant word).
   bool scalarOf(const Value *v, uint32_t &out) const;
 };
+
+// Where dim |d| of `slice` |op| starts and how many elements it takes, as
+// host expressions over the input's dims |in| (ir/SliceBounds.h).
+SliceDim<uint32_t> sliceDimExprs(ExprTable &ex, const Op &op, size_t d,
+                                 const std::vector<uint32_t> &in);
 
 // Fills |info| for |fn|. Static conflicts were reported by the verifier;
 // this records dynamic ones as runtime checks. Index arithmetic whose value

@@ -73,6 +73,11 @@ typedef enum graft_dtype_e {
 /* (ABI 2) Words of graft_dispatch_state_v1_t.processor_data. */
 #define GRAFT_PROCESSOR_DATA_WORD_COUNT 9u
 
+/* (ABI 2) What a dispatch graft generates returns when an index it reads
+ * from a tensor (a `gather` index) is outside the dim it indexes: nothing is
+ * read there, and the invocation fails. Reserved like the one above. */
+#define GRAFT_DISPATCH_STATUS_INDEX_OUT_OF_RANGE (-0x4742)
+
 /* An import: a function resolved at load time (plugins, runtime helpers).
  * |params| points to a packed struct of the call's arguments; |context| is
  * whatever the provider registered alongside the function. */

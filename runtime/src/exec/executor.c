@@ -521,6 +521,17 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
                              attrs->name, source[0] ? " (" : "", source,
                              source[0] ? ")" : "", id[0], id[1], id[2]);
   }
+  if (failure.code == GRAFT_DISPATCH_STATUS_INDEX_OUT_OF_RANGE) {
+    uint32_t id[3];
+    workgroup_id(&state, failure.index, id);
+    const char* source = attrs->source;
+    return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                             "dispatch '%s'%s%s%s: in workgroup (%u,%u,%u) an "
+                             "index read from a tensor is out of range for "
+                             "the dim it indexes (gather)",
+                             attrs->name, source[0] ? " (" : "", source,
+                             source[0] ? ")" : "", id[0], id[1], id[2]);
+  }
   if (failure.code != 0) {
     uint32_t id[3];
     workgroup_id(&state, failure.index, id);

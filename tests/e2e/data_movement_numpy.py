@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The reference evaluator's gather, slice, concat and iota against numpy
+(np.take, Python slicing, np.concatenate, np.arange), on random shapes, indices and bounds: graft eval runs
+tests/e2e/inputs/data_movement.graph and a generated slice graph per case.
+
+usage: data_movement_numpy.py GRAFT GRAPH WORKDIR"""
+import subprocess
+import sys
+
+import numpy as np
+
+graft, graph, work = sys.argv[1:4]
+rng = np.random.default_rng(20261123)
+INT64_MAX, INT64_MIN = 2**63 - 1, -2**63
+
+
+def run(args):
+    p = subprocess.run([graft, "eval"] + args, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        sys.exit("graft eval failed: %s\n%s" % (" ".join(args), p.stdout))
+
+
+def evaluate(graph_path, fn, inputs):
+    args = [graph_path, "--function", fn]
+    for k, a in enumerate(inputs):
+        path = "%s/in%d.npy" % (work, k)
+        np.save(path, a)
+        args += ["--input", "@" + path]
+    out = "%s/out.npy" % work
+    run(args + ["--output", "@" + out])
+    return np.load(out)
+
+
+def same(got, want, what):
+    if got.shape != want.shape or not np.array_equal(got, want):
+        sys.exit("%s: graft %s %s, numpy %s %s" % (what, got.shape, got, want.shape, want))
+
+
+cases = 0
+for _ in range(12):
+    x = rng.standard_normal(tuple(rng.integers(1, 6, size=3))).astype(np.float32)
+    n = x.shape[1]
+    i = rng.integers(-n, n, size=tuple(rng.integers(1, 4, size=2)))
+    same(evaluate(graph, "take", [x, i]), np.take(x, i, axis=1), "take %s %s" % (x.shape, i.tolist()))
+    cases += 1
+
+# Slices: random bounds (past either end too), steps of both signs.
+for _ in range(30):
+    shape = tuple(int(d) for d in rng.integers(1, 7, size=2))
+    x = rng.standard_normal(shape).astype(np.float32)
+    starts, ends, steps, index = [], [], [], []
+    for d in shape:
+        s, e = (int(v) for v in rng.integers(-d - 3, d + 3, size=2))
+        st = int(rng.choice([-3, -2, -1, 1, 2, 3]))
+        if rng.random() < 0.2:
+            e = INT64_MAX if st > 0 else INT64_MIN
+        starts.append(s); ends.append(e); steps.append(st)
+        index.append(slice(s, e, st))
+    want = x[tuple(index)]
+    if 0 in want.shape:
+        continue
+    res = "tensor<%sxf32>" % "x".join(str(d) for d in want.shape)
+    text = ("func @f(%%x: tensor<?x?xf32>) -> %s {\n"
+            "  %%s = slice %%x {starts = %s, ends = %s, steps = %s} : %s\n"
+            "  return %%s\n}\n" % (res, starts, ends, steps, res))
+    path = "%s/slice.graph" % work
+    with open(path, "w") as f:
+        f.write(text)
+    same(evaluate(path, "f", [x]), want, "x%s[%s]" % (shape, index))
+    cases += 1
+
+for _ in range(8):
+    outer = tuple(int(d) for d in rng.integers(1, 4, size=2))
+    parts = [rng.integers(-50, 50, size=outer + (int(rng.integers(0, 4)),)).astype(np.int32)
+             for _ in range(3)]
+    if sum(p.shape[2] for p in parts) == 0:
+        continue
+    same(evaluate(graph, "join", parts), np.concatenate(parts, axis=2), "join")
+    cases += 1
+
+n = int(rng.integers(1, 40))
+args = [graph, "--function", "count", "--input", "index=%d" % n, "--output", "@%s/out.npy" % work]
+run(args)
+same(np.load("%s/out.npy" % work), np.tile(np.arange(n, dtype=np.float32), (3, 1)), "iota")
+cases += 1
+
+x = rng.standard_normal((5, 6, 9)).astype(np.float32)
+same(evaluate(graph, "window", [x]), x[-2::-1, 1::2, 7:-8:-3], "window")
+print("numpy agrees on %d cases" % (cases + 1))
