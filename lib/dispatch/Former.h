@@ -101,6 +101,8 @@ struct Former {
   int node(KB &kb, SNode n);
   int constNode(KB &kb, DType t, double f, int64_t i);
   int loadNode(KB &kb, const Value *v, std::vector<int> map);
+  // The kernel input reading buffer |v| through |map| (once per pair).
+  unsigned input(KB &kb, const Value *v, const std::vector<int> &map);
   // Data movement as index arithmetic in the scalar DAG: |v| at the
   // coordinates |at| (one `index` node per dim of |v|). readAt reads
   // through loadNode when every coordinate is a domain index; viewAt is the

@@ -53,26 +53,27 @@ int Former::loadNode(KB &kb, const Value *v, std::vector<int> map) {
            "row statistic read other than at its row");
     return rowStatNode(kb, v->def);
   }
+  SNode n{SNode::Kind::Load, v->type.elem};
+  n.input = input(kb, v, map);
+  return node(kb, n);
+}
+
+unsigned Former::input(KB &kb, const Value *v, const std::vector<int> &map) {
   uint32_t buf = buffer(v);
   auto key = std::make_pair(buf, map);
   auto it = kb.inputIndex.find(key);
-  unsigned idx;
-  if (it != kb.inputIndex.end()) {
-    idx = it->second;
-  } else {
-    KernelInput in;
-    in.buffer = buf;
-    in.elem = v->type.elem;
-    in.map = map;
-    for (uint32_t e : shapes.dimsOf(v))
-      in.dimParams.push_back(param(kb, e));
-    idx = static_cast<unsigned>(kb.d.loop.inputs.size());
-    kb.d.loop.inputs.push_back(std::move(in));
-    kb.inputIndex[key] = idx;
-  }
-  SNode n{SNode::Kind::Load, v->type.elem};
-  n.input = idx;
-  return node(kb, n);
+  if (it != kb.inputIndex.end())
+    return it->second;
+  KernelInput in;
+  in.buffer = buf;
+  in.elem = v->type.elem;
+  in.map = map;
+  for (uint32_t e : shapes.dimsOf(v))
+    in.dimParams.push_back(param(kb, e));
+  unsigned idx = static_cast<unsigned>(kb.d.loop.inputs.size());
+  kb.d.loop.inputs.push_back(std::move(in));
+  kb.inputIndex[key] = idx;
+  return idx;
 }
 
 int Former::indexNode(KB &kb, int dim) {
@@ -91,24 +92,8 @@ int Former::readAt(KB &kb, const Value *v, const std::vector<int> &at, bool chec
     return loadNode(kb, v, map);
   // Views are read only by maps and reductions (isView), so |v| is a buffer.
   assert(!views.count(v) && !(v->def && rowStats.count(v->def)) && "view read at coordinates");
-  uint32_t buf = buffer(v);
-  auto key = std::make_pair(buf, std::vector<int>{});
-  auto it = kb.inputIndex.find(key);
-  unsigned idx;
-  if (it != kb.inputIndex.end()) {
-    idx = it->second;
-  } else {
-    KernelInput in;
-    in.buffer = buf;
-    in.elem = v->type.elem;
-    for (uint32_t e : shapes.dimsOf(v))
-      in.dimParams.push_back(param(kb, e));
-    idx = static_cast<unsigned>(kb.d.loop.inputs.size());
-    kb.d.loop.inputs.push_back(std::move(in));
-    kb.inputIndex[key] = idx;
-  }
   SNode n{SNode::Kind::Load, v->type.elem};
-  n.input = idx;
+  n.input = input(kb, v, {}); // no map: read at coordinates only
   n.operands = at;
   n.checked = checked;
   if (guard >= 0) {

@@ -357,6 +357,21 @@ static void workgroup_id(const graft_dispatch_state_v1_t* state,
   id[2] = (uint32_t)(index / (x * y));
 }
 
+/* What the dispatch return values graft reserves (graft/abi.h) mean, or
+ * NULL for any other value. */
+static const char* reserved_status_text(int code) {
+  switch (code) {
+    case GRAFT_DISPATCH_STATUS_BAD_KERNEL_ARGUMENT:
+      return "a kernel argument overflowed, divided by zero or does not fit "
+             "its type; the kernel was not called";
+    case GRAFT_DISPATCH_STATUS_INDEX_OUT_OF_RANGE:
+      return "an index read from a tensor is out of range for the dim it "
+             "indexes (gather)";
+    default:
+      return NULL;
+  }
+}
+
 static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
                          void* scratch, uint64_t scratch_size) {
   workgroup_run_t* run = context;
@@ -510,27 +525,16 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
                              f->symbol, f->plugin_name, f->plugin_origin,
                              f->code);
   }
-  if (failure.code == GRAFT_DISPATCH_STATUS_BAD_KERNEL_ARGUMENT) {
+  const char* reserved = reserved_status_text(failure.code);
+  if (reserved) {
     uint32_t id[3];
     workgroup_id(&state, failure.index, id);
     const char* source = attrs->source;
     return graft_status_make(GRAFT_FAILED_PRECONDITION,
-                             "dispatch '%s'%s%s%s: in workgroup (%u,%u,%u) a "
-                             "kernel argument overflowed, divided by zero or "
-                             "does not fit its type; the kernel was not called",
+                             "dispatch '%s'%s%s%s: in workgroup (%u,%u,%u) %s",
                              attrs->name, source[0] ? " (" : "", source,
-                             source[0] ? ")" : "", id[0], id[1], id[2]);
-  }
-  if (failure.code == GRAFT_DISPATCH_STATUS_INDEX_OUT_OF_RANGE) {
-    uint32_t id[3];
-    workgroup_id(&state, failure.index, id);
-    const char* source = attrs->source;
-    return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                             "dispatch '%s'%s%s%s: in workgroup (%u,%u,%u) an "
-                             "index read from a tensor is out of range for "
-                             "the dim it indexes (gather)",
-                             attrs->name, source[0] ? " (" : "", source,
-                             source[0] ? ")" : "", id[0], id[1], id[2]);
+                             source[0] ? ")" : "", id[0], id[1], id[2],
+                             reserved);
   }
   if (failure.code != 0) {
     uint32_t id[3];
