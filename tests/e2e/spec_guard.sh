@@ -61,7 +61,7 @@ G
 "$GRAFT" build static.graph --spec "$EX/blocks16.yaml" --target x86_64 -o s.graft --explain > s.txt
 check --check-prefix=STATIC "$TEST_DIR/spec_guard.sh" < s.txt
 # STATIC: rule 'mul16' matched at %p = map
-# STATIC-NOT: guarded
+# STATIC-NOT: guarded:
 sed 's/32xf32/33xf32/g' static.graph > static33.graph
 "$GRAFT" build static33.graph --spec "$EX/blocks16.yaml" --target x86_64 -o s33.graft --explain > s33.txt
 check --check-prefix=STATIC33 "$TEST_DIR/spec_guard.sh" < s33.txt
