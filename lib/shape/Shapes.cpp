@@ -73,14 +73,27 @@ struct Analyzer {
   }
 
   // The checks of kernel call |op|'s plan (what the matched pattern
-  // requires of its sizes), which replace the matched ops' own: a failing
-  // one names the graph op as well as the rule's pattern. Sizes known to
-  // differ now are an error at both places.
+  // requires of its sizes, which replace the matched ops' own, and what the
+  // kernel's arguments need): a failing one names the graph op as well as
+  // the rule. Sizes known to differ now are an error at both places. A call
+  // under a run-time guard checks only when its guard holds (when it does
+  // not, its fallback runs, with the matched ops' own checks).
   void callChecks(const Op &op, const std::vector<uint32_t> &ids) {
     const KernelCall &plan = *op.call;
     const SourceManager &sm = diag.sources();
+    bool guarded = op.operands.size() > plan.inputCount && plan.link != KernelLink::Optional;
     for (const KernelCallCheck &c : plan.checks) {
       uint32_t a = ids.at(c.lhs), b = ids.at(c.rhs);
+      if (guarded) {
+        // guard * a + (1 - guard) * b: a where the guard holds, else b
+        // (the guard is 0 or 1, so nothing here can overflow).
+        GRAFT_CHECK(plan.guard != KernelCall::kNoGuard,
+                    "kernel_call @" + plan.name + " has a fallback but no guard");
+        uint32_t g = ids.at(plan.guard);
+        uint32_t notG = ex.binary(GRAFT_EXPR_SUB, ex.constant(1), g);
+        a = ex.binary(GRAFT_EXPR_ADD, ex.binary(GRAFT_EXPR_MUL, g, a),
+                      ex.binary(GRAFT_EXPR_MUL, notG, b));
+      }
       auto ca = ex.constValue(a), cb = ex.constValue(b);
       if (ca && cb && *ca != *cb) {
         diag.error(op.loc, "rule '" + plan.name + "' matched here, but " + c.what + ": " +

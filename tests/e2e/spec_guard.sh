@@ -74,3 +74,55 @@ sed -n '1,/^  # In place/p' "$EX/blocks16.yaml" | sed -e '/kernels:/,$d' \
 "$GRAFT" build "$EX/blocks16.graph" --spec optional.yaml --target x86_64 -o o.graft --explain > o.txt
 check --check-prefix=OPTIONAL "$TEST_DIR/spec_guard.sh" < o.txt
 # OPTIONAL: rule 'mul16' did not match at %p = map {{.*}}: constraint divisible(dim(lhs, 0), 16) cannot be proven: dim(lhs, 0) is dynamic (tensor<?xf32>); a run-time guard is not supported on a link: optional rule
+
+# What the kernel's arguments need is checked only where the kernel runs:
+# `dim(lhs, 0) * 2^21 : i32` does not fit at 1024 elements (2^31), which the
+# guard (a multiple of 16, at most 1024) lets through: the invocation fails
+# there. At 2048 it does not fit either, but the guard sends that size to
+# graft's code, which needs no such argument.
+cat > k32.c <<'C'
+#include <stddef.h>
+#include <stdint.h>
+void mul32(const float *a, const float *b, float *out, size_t offset, int32_t scaled) {
+  for (size_t i = offset; i < offset + 16; ++i)
+    out[i] = a[i] * b[i];
+}
+C
+cat > i32.yaml <<YAML
+graft-spec: 1
+rules:
+  - name: mul32
+    match: |
+      pattern @mul(%lhs: tensor<?xf32>, %rhs: tensor<?xf32>) -> tensor<?xf32> {
+        %r = map %lhs, %rhs : tensor<?xf32> {
+        ^bb0(%x: f32, %y: f32):
+          %0 = mul %x, %y : f32
+          yield %0
+        }
+        return %r
+      }
+    where:
+      - divisible: {value: "dim(lhs, 0)", by: 16}
+      - range: {value: "dim(lhs, 0)", max: 1024}
+    replace:
+      call: mul32
+      workgroup_size: [16]
+      args: [lhs, rhs, result, "workgroup_offset(0)", "dim(lhs, 0) * 2097152 : i32"]
+      kernels:
+        x86_64: {source: k32.c}
+YAML
+"$GRAFT" build "$SRC/specs/workgroup_kernel/simple_mul.graph" --spec i32.yaml --target x86_64 \
+  -o i32.graft
+"$GRAFT_RUN" i32.graft --input "16xf32=2" --input "16xf32=3" --trace > i32.16.out 2> i32.16.trace
+grep -q "^16xf32=18 " i32.16.out
+grep -q "dispatch_[0-9]*_mul32 " i32.16.trace
+"$GRAFT_RUN" i32.graft --input "2048xf32=2" --input "2048xf32=3" --trace > i32.2048.out \
+  2> i32.2048.trace
+grep -q "^2048xf32=18 " i32.2048.out
+if grep -q "mul32" i32.2048.trace; then
+  echo "error: the guarded kernel ran at 2048 elements" >&2
+  exit 1
+fi
+expect_fail "$GRAFT_RUN" i32.graft --input "1024xf32=2" --input "1024xf32=3"
+check --check-prefix=I32 "$TEST_DIR/spec_guard.sh" < "$T/out"
+# I32: simple_mul.graph:5:8: rule 'mul32' matched here, but i32.yaml:19:56: kernel argument 'dim(lhs, 0) * 2097152 : i32' of rule 'mul32' does not fit in i32: 2147483647 != 2147483648
