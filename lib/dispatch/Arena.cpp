@@ -29,6 +29,7 @@ constexpr int64_t kArenaAlignment = 64;
 
 struct Live {
   int first = -1, last = -1;
+  uint32_t guard = 0; // of the first step
   bool writtenFirst = false;
 };
 
@@ -65,8 +66,14 @@ void Former::planArena() {
       Live &l = live[storageOf(prog, b)];
       if (l.first < 0) {
         l.first = static_cast<int>(si);
+        l.guard = s.guard;
         l.writtenFirst = std::find(writes.begin(), writes.end(), b) != writes.end();
       }
+      // A guarded step may not run; what runs instead (a kernel call) may
+      // not write the buffer whole. Only steps under one guard can rely on
+      // each other's writes.
+      if (s.guard != l.guard)
+        l.writtenFirst = false;
       l.last = static_cast<int>(si);
     }
   }

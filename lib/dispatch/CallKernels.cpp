@@ -3,6 +3,7 @@
 // call's operands (ShapeInfo::callExprs).
 #include "dispatch/Former.h"
 #include "ir/FloatBits.h"
+#include "support/InternalError.h"
 
 #include <algorithm>
 #include <cassert>
@@ -21,11 +22,19 @@ unsigned Former::importIndex(const KernelCall &plan) {
 }
 
 uint32_t Former::guardOf(const Op *root) {
-  if (root->kind == OpKind::KernelCall && root->call->link == KernelLink::Optional)
-    return GRAFT_STEP_GUARD_IMPORT_RESOLVED | importIndex(*root->call);
-  if (root->fallbackFor)
-    return GRAFT_STEP_GUARD_IMPORT_MISSING | importIndex(*root->fallbackFor->call);
-  return 0;
+  const Op *call = root->kind == OpKind::KernelCall ? root : root->fallbackFor;
+  if (!call || (call == root && call->operands.size() == call->call->inputCount))
+    return 0; // not a call with a fallback, nor one of a fallback's ops
+  const KernelCall &plan = *call->call;
+  bool isCall = call == root;
+  if (plan.link == KernelLink::Optional)
+    return (isCall ? GRAFT_STEP_GUARD_IMPORT_RESOLVED : GRAFT_STEP_GUARD_IMPORT_MISSING) |
+           importIndex(plan);
+  GRAFT_CHECK(plan.guard != KernelCall::kNoGuard,
+              "kernel_call @" + plan.name + " has a fallback but neither a guard nor an import");
+  uint32_t e = shapes.callExprs.at(call).at(plan.guard);
+  GRAFT_CHECK(e <= GRAFT_STEP_GUARD_INDEX_MASK, "guard expression index past the guard's field");
+  return (isCall ? GRAFT_STEP_GUARD_EXPR_NONZERO : GRAFT_STEP_GUARD_EXPR_ZERO) | e;
 }
 
 // The buffer of output |out| of |call|, which starts as |in|: |in|'s own
@@ -33,12 +42,14 @@ uint32_t Former::guardOf(const Op *root) {
 // temporary), else a new buffer with a copy of |in| made before the call.
 uint32_t Former::inPlaceOutput(const Value *out, const Value *in, const Op *call) {
   std::vector<uint32_t> outDims = shapes.dimsOf(out), inDims = shapes.dimsOf(in);
-  for (size_t i = 0; i < outDims.size(); ++i)
-    if (outDims[i] != inDims[i])
-      shapes.checks.push_back({outDims[i], inDims[i],
-                               sm.formatShort(call->loc) + ": kernel_call @" + call->call->name +
-                                   ": dim " + std::to_string(i) + " of output %" + out->name +
-                                   " differs from its initial value %" + in->name});
+  for (size_t i = 0; i < outDims.size(); ++i) {
+    if (outDims[i] == inDims[i])
+      continue;
+    std::string what = "kernel_call @" + call->call->name + ": dim " + std::to_string(i) +
+                       " of output %" + out->name + " differs from its initial value %" + in->name;
+    shapes.checks.push_back(
+        {outDims[i], inDims[i], sm.formatShort(call->loc) + ": " + what, call->loc, what});
+  }
   uint32_t inBuffer = buffer(in);
   const std::vector<Op *> &users = uses.users(in);
   bool dead = users.size() == 1 && users[0] == call && !returned.count(in) &&
@@ -51,7 +62,7 @@ uint32_t Former::inPlaceOutput(const Value *out, const Value *in, const Op *call
   StepDesc copy;
   copy.kind = GRAFT_STEP_COPY;
   copy.bindings = {inBuffer, b};
-  copy.guard = stepGuard; // an optional import's copy runs only with its call
+  copy.guard = stepGuard; // a guarded call's copy runs only with the call
   prog.steps.push_back(copy);
   return b;
 }
@@ -139,16 +150,22 @@ void Former::callGroup(int g) {
     }
     c.inputDimParams.push_back(dp);
   }
-  // An optional import's call writes the buffers its fallback writes (the
-  // trailing operands): whichever of the two runs, consumers read one place.
+  // A call with a fallback (an optional import, a run-time guard) writes
+  // the buffers its fallback writes (the trailing operands): whichever of
+  // the two runs, consumers read one place.
   for (size_t k = 0; k + plan.inputCount < op->operands.size(); ++k) {
     uint32_t b = buffer(op->operands[plan.inputCount + k]);
     if (prog.buffers[b].kind != GRAFT_BUFFER_TEMP)
-      diag.error(op->loc, "rule '" + plan.name + "' (link: optional): output " +
-                              std::to_string(k) +
+      diag.error(op->loc, "rule '" + plan.name + "' (" +
+                              (plan.link == KernelLink::Optional ? "link: optional"
+                                                                 : "guarded at run time") +
+                              "): output " + std::to_string(k) +
                               " has no buffer of its own (it is an argument, a constant or "
                               "a reshape's view) for both the call and graft's fallback "
-                              "to write; use link: import");
+                              "to write; " +
+                              (plan.link == KernelLink::Optional
+                                   ? "use link: import"
+                                   : "make the constraint provable at compile time"));
     bufferOf[op->results.at(k)] = b;
   }
   for (size_t o = 0; o < op->results.size(); ++o) {

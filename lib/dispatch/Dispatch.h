@@ -159,7 +159,7 @@ struct BufferDesc {
 struct StepDesc {
   uint32_t kind;       // graft_step_kind_t
   uint32_t dispatch = 0;
-  uint32_t guard = 0;  // GRAFT_STEP_GUARD_* | import index, or 0
+  uint32_t guard = 0;  // GRAFT_STEP_GUARD_* | import or expression index, or 0
   uint32_t import = 0; // GRAFT_STEP_HOST_CALL: the import it calls
   std::vector<uint32_t> bindings;
 };

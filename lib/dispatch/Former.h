@@ -44,7 +44,8 @@ struct Former {
   std::map<const Value *, int> readyAfter; // group that must run first (-1: none)
   std::map<const Value *, uint32_t> bufferOf;
   std::set<const Value *> returned;
-  // The guard of the steps the group being formed adds (optional imports).
+  // The guard of the steps the group being formed adds (a call with a
+  // fallback, or one of its fallback's ops).
   uint32_t stepGuard = 0;
   // Values never materialised (pass 1): broadcasts their consumers read
   // through a composed index map, and row reductions whose consumers
@@ -143,7 +144,9 @@ struct Former {
   // The entry of |plan|'s import in the library's import table.
   unsigned importIndex(const KernelCall &plan);
   // The guard of the steps of the group |root| starts: an optional import's
-  // call runs when the import resolved, its fallback's ops when it did not.
+  // call runs when the import resolved, its fallback's ops when it did not;
+  // a guarded call when its guard expression is nonzero, its fallback's ops
+  // when it is zero.
   uint32_t guardOf(const Op *root);
 };
 

@@ -163,8 +163,9 @@ struct Op {
   // KernelCall only: what to call and how; shared by every call of one rule
   // on one target, immutable.
   std::shared_ptr<const KernelCall> call;
-  // An op of graft's own fallback for the kernel_call |fallbackFor| (an
-  // optional import): it runs only when no plugin provides the import.
+  // An op of graft's own fallback for the kernel_call |fallbackFor|: it runs
+  // only when the call does not (no plugin provides an optional import, or
+  // the call's run-time guard does not hold).
   const Op *fallbackFor = nullptr;
   SourceLoc loc;                  // location of the op name
 

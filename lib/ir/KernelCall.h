@@ -11,9 +11,11 @@
 // scalar operand a; binary entries refer to earlier entries. Shape analysis
 // instantiates the program once per call in the function's host program.
 //
-// Growing it (keep the plan the only thing codegen reads):
-//  - run-time guards (kernel or graft's code per invocation): a condition
-//    expression in |exprs| and a fallback, as optional imports have one.
+// A call may carry graft's own code for the same values (its fallback: the
+// matched ops stay in the function, Op::fallbackFor, and the values the call
+// replaces become its trailing operands): for an optional import, run when
+// no plugin provides the symbol; for a rule whose `where` constraints need
+// dynamic sizes, run when |guard| is zero in an invocation.
 #pragma once
 
 #include "graft/abi.h"
@@ -92,6 +94,8 @@ struct KernelCallArg {
 struct KernelCallCheck {
   uint32_t lhs, rhs;
   std::string message; // "mlp.yaml:12:9: matmul: inner dimensions (K) ..."
+  SourceLoc loc;       // where the rule requires it (the pattern op)
+  std::string what;    // |message| without the location
 };
 
 struct KernelCall {
@@ -115,6 +119,12 @@ struct KernelCall {
   std::vector<int> resultInit;
   std::vector<uint32_t> constants;               // Dispatch form: entries
   uint32_t grid[3] = {0, 0, 0};                  // workgroup counts: entries
+  // The entry that is 1 when the rule's size constraints (`where`) hold on
+  // the call's operands and 0 otherwise, or kNoGuard when the rule has none.
+  // Only a call with a fallback that is not an optional import's tests it at
+  // run time; elsewhere the constraints held when matching.
+  static constexpr uint32_t kNoGuard = ~0u;
+  uint32_t guard = kNoGuard;
   unsigned inputCount = 0; // operands that are the pattern's inputs (an
                            // optional call's fallback outputs follow)
 

@@ -59,16 +59,52 @@ struct Analyzer {
 
   // Requires a == b at run time (no check when already known equal).
   void requireEqual(uint32_t a, uint32_t b, const Op &op, const std::string &what) {
-    requireEqualMessage(a, b, diag.sources().formatShort(op.loc) + ": " + opName(op.kind) + ": " +
-                                  what);
+    std::string full = std::string(opName(op.kind)) + ": " + what;
+    requireEqualMessage(a, b, diag.sources().formatShort(op.loc) + ": " + full, op.loc, full);
   }
-  void requireEqualMessage(uint32_t a, uint32_t b, const std::string &message) {
+  void requireEqualMessage(uint32_t a, uint32_t b, const std::string &message,
+                           SourceLoc loc = {}, const std::string &what = "") {
     if (a == b)
       return;
     auto ca = ex.constValue(a), cb = ex.constValue(b);
     if (ca && cb && *ca == *cb)
       return;
-    info.checks.push_back({a, b, message});
+    info.checks.push_back({a, b, message, loc, what});
+  }
+
+  // The checks of kernel call |op|'s plan (what the matched pattern
+  // requires of its sizes, which replace the matched ops' own, and what the
+  // kernel's arguments need): a failing one names the graph op as well as
+  // the rule. Sizes known to differ now are an error at both places. A call
+  // under a run-time guard checks only when its guard holds (when it does
+  // not, its fallback runs, with the matched ops' own checks).
+  void callChecks(const Op &op, const std::vector<uint32_t> &ids) {
+    const KernelCall &plan = *op.call;
+    const SourceManager &sm = diag.sources();
+    bool guarded = op.operands.size() > plan.inputCount && plan.link != KernelLink::Optional;
+    for (const KernelCallCheck &c : plan.checks) {
+      uint32_t a = ids.at(c.lhs), b = ids.at(c.rhs);
+      if (guarded) {
+        // guard * a + (1 - guard) * b: a where the guard holds, else b
+        // (the guard is 0 or 1, so nothing here can overflow).
+        GRAFT_CHECK(plan.guard != KernelCall::kNoGuard,
+                    "kernel_call @" + plan.name + " has a fallback but no guard");
+        uint32_t g = ids.at(plan.guard);
+        uint32_t notG = ex.binary(GRAFT_EXPR_SUB, ex.constant(1), g);
+        a = ex.binary(GRAFT_EXPR_ADD, ex.binary(GRAFT_EXPR_MUL, g, a),
+                      ex.binary(GRAFT_EXPR_MUL, notG, b));
+      }
+      auto ca = ex.constValue(a), cb = ex.constValue(b);
+      if (ca && cb && *ca != *cb) {
+        diag.error(op.loc, "rule '" + plan.name + "' matched here, but " + c.what + ": " +
+                               std::to_string(*ca) + " != " + std::to_string(*cb));
+        if (c.loc.valid())
+          diag.note(c.loc, "required by rule '" + plan.name + "' here");
+        continue;
+      }
+      requireEqualMessage(a, b, sm.formatShort(op.loc) + ": rule '" + plan.name +
+                                    "' matched here, but " + c.message);
+    }
   }
 
   uint32_t scalar(const Value *v) {
@@ -320,8 +356,7 @@ struct Analyzer {
                                   ids.at(static_cast<size_t>(e.imm))));
         }
       }
-      for (const KernelCallCheck &c : plan.checks)
-        requireEqualMessage(ids[c.lhs], ids[c.rhs], c.message);
+      callChecks(op, ids);
       for (size_t k = 0; k < op.results.size(); ++k) {
         std::vector<uint32_t> rd;
         for (uint32_t e : plan.resultDims.at(k))

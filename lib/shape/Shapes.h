@@ -18,7 +18,9 @@ namespace graft {
 
 struct ShapeCheck {
   uint32_t lhs, rhs;
-  std::string message; // "mlp.graph:7:9: matmul inner dimensions differ"
+  std::string message; // "mlp.graph:7:9: matmul: inner dimensions differ"
+  SourceLoc loc;       // the op that needs it (invalid: none)
+  std::string what;    // the message without the location
 };
 
 struct ShapeInfo {

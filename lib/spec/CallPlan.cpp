@@ -33,13 +33,14 @@ public:
       plan->resultDims.push_back(info_.dimsOf(r));
     plan->resultInit = rule_.outputInit;
     for (const ShapeCheck &c : info_.checks)
-      plan->checks.push_back({c.lhs, c.rhs, c.message});
+      plan->checks.push_back({c.lhs, c.rhs, c.message, c.loc, c.what});
     for (const KernelArg &a : rule_.args)
       plan->args.push_back(arg(a, *plan));
     for (const SpecExpr &e : rule_.constants)
       plan->constants.push_back(expr(e));
     for (int i = 0; i < 3; ++i)
       plan->grid[i] = expr(rule_.grid[i]);
+    plan->guard = guard();
     compact(*plan);
     return plan;
   }
@@ -72,6 +73,33 @@ private:
     for (const FoldError &f : ex.takeFoldErrors())
       diag_.error(e.loc, "in rule '" + rule_.name + "': " + f.message());
     return id;
+  }
+
+  // The entry that is 1 when every size constraint of the rule holds (0
+  // otherwise), or kNoGuard without any: the run-time guard of a match
+  // whose constraints needed dynamic sizes.
+  uint32_t guard() {
+    ExprTable &ex = info_.exprs;
+    uint32_t all = KernelCall::kNoGuard;
+    auto isFalse = [&](uint32_t e) { return ex.binary(GRAFT_EXPR_EQ, e, ex.constant(0)); };
+    for (const Constraint &c : rule_.constraints) {
+      if (c.kind == Constraint::Kind::ElementTypes)
+        continue;
+      uint32_t v = expr(c.value), holds = 0;
+      if (c.kind == Constraint::Kind::DivisibleBy) {
+        holds = ex.binary(GRAFT_EXPR_EQ,
+                          ex.binary(GRAFT_EXPR_REM, v, ex.constant(c.divisor)), ex.constant(0));
+      } else {
+        // min <= v <= max: neither v < min nor max < v.
+        holds = isFalse(ex.binary(GRAFT_EXPR_LT, v, ex.constant(c.min)));
+        if (c.max != INT64_MAX)
+          holds = ex.binary(GRAFT_EXPR_MUL, holds,
+                            isFalse(ex.binary(GRAFT_EXPR_LT, ex.constant(c.max), v)));
+      }
+      // Both are 0 or 1: their product is their conjunction.
+      all = all == KernelCall::kNoGuard ? holds : ex.binary(GRAFT_EXPR_MUL, all, holds);
+    }
+    return all;
   }
 
   KernelCallArg arg(const KernelArg &a, KernelCall &plan) {
@@ -154,7 +182,8 @@ private:
       return;
     }
     if (clamped != a.expr)
-      plan.checks.push_back({clamped, a.expr, diag_.sources().formatShort(a.loc) + ": " + what});
+      plan.checks.push_back(
+          {clamped, a.expr, diag_.sources().formatShort(a.loc) + ": " + what, a.loc, what});
   }
 
   // Keeps the entries the plan refers to (and their operands), renumbered.
@@ -177,6 +206,8 @@ private:
       root(e);
     for (uint32_t e : plan.grid)
       root(e);
+    if (plan.guard != KernelCall::kNoGuard)
+      root(plan.guard);
     // Operands come before their users: one backward sweep marks them all.
     for (size_t i = all.size(); i-- > 0;) {
       const graft_expr_v1_t &e = all[i];
@@ -214,6 +245,8 @@ private:
       remap(e);
     for (uint32_t &e : plan.grid)
       remap(e);
+    if (plan.guard != KernelCall::kNoGuard)
+      remap(plan.guard);
   }
 
   const Rule &rule_;

@@ -93,7 +93,7 @@ private:
   bool walk(Op *root);
   bool compareBodies();
   bool compareRegion(const Op *pOp, const Op *gOp);
-  bool checkConstraints(const Match &m);
+  bool checkConstraints(Match &m);
 
   const Rule &rule_;
   MatchFailure &fail_;
@@ -275,7 +275,7 @@ bool DagMatcher::compareBodies() {
   return true;
 }
 
-bool DagMatcher::checkConstraints(const Match &m) {
+bool DagMatcher::checkConstraints(Match &m) {
   SpecScope scope;
   scope.pattern = rule_.pattern;
   scope.outputNames = rule_.outputNames;
@@ -308,8 +308,12 @@ bool DagMatcher::checkConstraints(const Match &m) {
       fail_.specError = true;
       return false;
     }
-    if (!v)
-      return failC("cannot be proven: " + why.message);
+    if (!v) {
+      // Unknown until run time: the match holds under a run-time guard,
+      // which the rewriter accepts or refuses (Match::guards).
+      m.guards.push_back({&c, why.message});
+      continue;
+    }
     if (c.kind == Constraint::Kind::DivisibleBy && *v % c.divisor != 0)
       return failC(formatSpecExpr(c.value, scope) + " = " + std::to_string(*v));
     if (c.kind == Constraint::Kind::DimRange && (*v < c.min || *v > c.max))

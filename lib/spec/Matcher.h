@@ -2,7 +2,8 @@
 // cast_compatible_dag_from_root does: walk from a root op through producers
 // in lockstep with the pattern, then compare map bodies with the captured
 // outer values resolved through the mapping built by the walk, then check the
-// rule's constraints on static shapes. docs/spec-format.md, "Matching".
+// rule's constraints on static shapes (a constraint that needs a dynamic size
+// becomes a run-time guard of the match). docs/spec-format.md, "Matching".
 #pragma once
 
 #include "spec/Spec.h"
@@ -21,6 +22,15 @@ struct Match {
   std::vector<Value *> outputs; // payload value per pattern result
   std::vector<Op *> ops;        // payload ops covered (applySpecs sorts them
                                 // in program order)
+  // The `where` constraints that need a size only known at run time: the
+  // match holds when they hold, so the kernel runs under a guard and
+  // graft's own code for the same ops runs otherwise (the call plan's
+  // |guard|). Empty: the match holds unconditionally.
+  struct Guard {
+    const Constraint *constraint;
+    std::string why; // "dim(lhs, 0) is dynamic (tensor<?xf32>)"
+  };
+  std::vector<Guard> guards;
 };
 
 // Why a match failed: a message plus the payload location where the walk

@@ -57,6 +57,13 @@ public:
       text += std::string(i ? ", " : " ") + m.rule->outputNames[i] + " = " +
               nameOf(m.outputs[i]);
     text += "\n";
+    if (m.guards.empty())
+      return;
+    text += "  guarded: the kernel runs when these hold, graft's own code for the same ops "
+            "otherwise (checked per invocation):\n";
+    for (const Match::Guard &g : m.guards)
+      text += "    " + g.constraint->text + " (" + sm_.format(g.constraint->loc) + "): " +
+              g.why + "\n";
   }
   void missed(const Function &fn, const Rule &rule, const Op *root,
               const MatchFailure &f) {
@@ -184,9 +191,10 @@ void rewrite(Match &m, std::shared_ptr<const KernelCall> plan,
   }
   m.outputs = newOutputs;
   // The covered ops that nothing uses any more, consumers first, are
-  // dropped; for an optional import they stay as the call's fallback, and
-  // the values the call replaces become its trailing operands (the fallback
-  // computes them where no plugin provides the import).
+  // dropped; for an optional import or a guarded match they stay as the
+  // call's fallback, and the values the call replaces become its trailing
+  // operands (the fallback computes them where no plugin provides the
+  // import, or where the guard does not hold).
   std::vector<Op *> ops = m.ops;
   std::sort(ops.begin(), ops.end(), [&](Op *a, Op *b) {
     return positionOf(fn, a) > positionOf(fn, b);
@@ -199,7 +207,7 @@ void rewrite(Match &m, std::shared_ptr<const KernelCall> plan,
     if (!used)
       dropped.insert(op);
   }
-  if (call->call->link == KernelLink::Optional) {
+  if (call->call->link == KernelLink::Optional || !m.guards.empty()) {
     for (Op *op : ops)
       if (dropped.count(op))
         op->fallbackFor = call;
@@ -254,6 +262,16 @@ std::vector<Match> findMatches(Function &fn, const SpecSet &specs, const std::st
         f.why = "overlaps the match of rule '" + accepted[claimedBy[overlap]].rule->name +
                 "' at " + (overlap->result() ? nameOf(overlap->result()) : "an op");
         f.payloadLoc = overlap->loc;
+        ex.missed(fn, rule, root, f);
+        continue;
+      }
+      if (!m.guards.empty() && rule.link == KernelLink::Optional) {
+        // One step guard cannot test both the import and the sizes.
+        const Match::Guard &g = m.guards.front();
+        f.why = "constraint " + g.constraint->text + " cannot be proven: " + g.why +
+                "; a run-time guard is not supported on a link: optional rule";
+        f.payloadLoc = root->loc;
+        f.patternLoc = g.constraint->loc;
         ex.missed(fn, rule, root, f);
         continue;
       }

@@ -32,6 +32,17 @@ def ew_shapes(count, hi):
     return make
 def vec_shapes(count, hi):
     return lambda r: [(int(r.integers(1, hi)),)] * count
+def blocks_shapes(r):
+    # Half the rounds a multiple of 16 (the guarded kernels run), a few of
+    # those above 1024 (the in-place rule's range guard fails).
+    n = int(r.integers(1, 90)) * 16 if r.integers(0, 2) else int(r.integers(1, 1500))
+    return [(n,)] * 3
+def blocks_ran(shapes):
+    n = shapes[0][0]
+    return (["mul16"] if n % 16 == 0 else []) + (["add16_inplace"] if n % 16 == 0 and n <= 1024 else [])
+# Cases with run-time guards: which of their rules' kernels run on given
+# shapes (elsewhere: all of them).
+RAN = {"guarded": blocks_ran}
 S = src + "/specs/"
 CASES = [
     ("mlp", S + "mlp/mlp.graph", S + "mlp/mlp.yaml", "mlp", ["mlp_relu"], mlp_shapes),
@@ -45,6 +56,10 @@ CASES = [
     ("workgroup_kernel", S + "workgroup_kernel/simple_mul.graph",
      S + "workgroup_kernel/simple_mul.yaml", "simple_mul",
      ["simple_mul", "simple_mul_inplace"], vec_shapes(2, 1500)),
+    # Run-time guards: the kernels run only where the dynamic length
+    # satisfies the rules' `where`, graft's own code elsewhere.
+    ("guarded", S + "guarded/blocks16.graph", S + "guarded/blocks16.yaml", "blocks",
+     ["mul16", "add16_inplace"], blocks_shapes),
 ]
 
 def run(cmd):
@@ -73,7 +88,8 @@ for name, graph, spec, fn, rules, shapes in CASES:
     r = np.random.default_rng([seed, sum(map(ord, name))])
     for rnd in range(rounds):
         ins = []
-        for i, shape in enumerate(shapes(r)):
+        shapes_now = shapes(r)
+        for i, shape in enumerate(shapes_now):
             path = "%s.r%d.in%d.npy" % (name, rnd, i)
             # Small integers and halves keep products exact; the sign mix
             # exercises relu.
@@ -95,12 +111,15 @@ for name, graph, spec, fn, rules, shapes in CASES:
                 threads = str(1 + rnd % 3)
                 log = run(runner + [bundle, "--function", fn, "--threads", threads,
                                     "--trace", "--output", "@" + out] + in_args)
-                # The spec bundle must really run the rule's kernel, the
-                # plain one must not.
-                used = any("_%s " % rule in log for rule in rules)
-                if used != (kind == "spec"):
-                    sys.exit("error: %s %s %s: rule kernel %s:\n%s" %
-                             (desc, arch, kind, "not used" if kind == "spec" else "used", log))
+                # The spec bundle must really run the rules' kernels (a
+                # guarded case: those whose guards hold on these shapes),
+                # the plain one none.
+                ran = RAN[name](shapes_now) if name in RAN else rules
+                want_used = set(ran) if kind == "spec" else set()
+                used = set(rule for rule in rules if "_%s " % rule in log)
+                if used != want_used:
+                    sys.exit("error: %s %s %s: rule kernels %s ran, expected %s:\n%s" %
+                             (desc, arch, kind, sorted(used), sorted(want_used), log))
                 close(want, np.load(out), "%s %s %s bundle" % (desc, arch, kind))
                 checked += 1
         print("ok", desc)

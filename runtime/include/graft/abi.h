@@ -245,11 +245,18 @@ typedef struct graft_step_v1_t {
   uint32_t workgroup_count[3]; /* expression indices */
   uint32_t constant_count;
   uint32_t binding_count;
-  /* (ABI 2) 0: the step always runs. Else one GRAFT_STEP_GUARD_IMPORT_* bit
-   * and an index into the library's import table: the step runs only when
-   * that import was (or was not) resolved when the module was opened. An
-   * optional import's call runs when a plugin provides it, graft's own
-   * code for the same values (the generated fallback) when none does. */
+  /* (ABI 2) 0: the step always runs. Else one GRAFT_STEP_GUARD_* kind bit
+   * and an index (GRAFT_STEP_GUARD_INDEX_MASK):
+   *   IMPORT_RESOLVED / IMPORT_MISSING: the index is an entry of the
+   *     library's import table; the step runs only when that import was
+   *     (was not) resolved when the module was opened. An optional import's
+   *     call runs when a plugin provides it, graft's own code for the same
+   *     values (the generated fallback) when none does.
+   *   EXPR_NONZERO / EXPR_ZERO: the index is an expression of the function;
+   *     the step runs only when its value in this invocation is nonzero
+   *     (zero). A spec rule with a run-time guard (a `where` constraint on a
+   *     dynamic size) runs its kernel under the first and graft's own code
+   *     for the same values under the second. */
   uint32_t guard;
   const uint32_t* constants; /* expression indices */
   const uint32_t* bindings;  /* buffer indices */
@@ -261,7 +268,10 @@ typedef struct graft_step_v1_t {
 
 #define GRAFT_STEP_GUARD_IMPORT_RESOLVED 0x80000000u
 #define GRAFT_STEP_GUARD_IMPORT_MISSING 0x40000000u
-#define GRAFT_STEP_GUARD_IMPORT_INDEX_MASK 0x3FFFFFFFu
+#define GRAFT_STEP_GUARD_EXPR_NONZERO 0x20000000u
+#define GRAFT_STEP_GUARD_EXPR_ZERO 0x10000000u
+#define GRAFT_STEP_GUARD_KIND_MASK 0xF0000000u
+#define GRAFT_STEP_GUARD_INDEX_MASK 0x0FFFFFFFu
 
 typedef struct graft_function_v1_t {
   const char* name;

@@ -565,15 +565,26 @@ static graft_status_t run_copy(const invocation_t* inv, uint32_t si,
 
 /* Stage 4: every step in order. */
 /* Whether a step runs (graft_step_v1_t.guard): an optional import's call
- * when a plugin provides the import, its generated fallback when none does.
- * A missing optional import is a NULL function in the table. */
-static int step_guard_holds(const graft_import_table_t* imports,
+ * when a plugin provides the import, its generated fallback when none does;
+ * a guarded rule's kernel when its guard expression holds in this
+ * invocation, graft's own code when it does not. A missing optional import
+ * is a NULL function in the table. */
+static int step_guard_holds(const invocation_t* inv,
                             const graft_step_v1_t* step) {
   if (step->guard == 0) return 1;
-  uint32_t import = step->guard & GRAFT_STEP_GUARD_IMPORT_INDEX_MASK;
-  int resolved = graft_import_table_functions(imports)[import] != NULL;
-  return (step->guard & GRAFT_STEP_GUARD_IMPORT_RESOLVED) ? resolved
-                                                          : !resolved;
+  uint32_t index = step->guard & GRAFT_STEP_GUARD_INDEX_MASK;
+  switch (step->guard & GRAFT_STEP_GUARD_KIND_MASK) {
+    case GRAFT_STEP_GUARD_IMPORT_RESOLVED:
+      return graft_import_table_functions(inv->executor->imports)[index] !=
+             NULL;
+    case GRAFT_STEP_GUARD_IMPORT_MISSING:
+      return graft_import_table_functions(inv->executor->imports)[index] ==
+             NULL;
+    case GRAFT_STEP_GUARD_EXPR_NONZERO:
+      return inv->values[index] != 0;
+    default: /* GRAFT_STEP_GUARD_EXPR_ZERO, the only other kind (validated) */
+      return inv->values[index] == 0;
+  }
 }
 
 static graft_status_t run_steps(const invocation_t* inv) {
@@ -582,7 +593,7 @@ static graft_status_t run_steps(const invocation_t* inv) {
   for (uint32_t si = 0; si < f->step_count && !st; ++si) {
     if (inv->watchdog && (st = graft_watchdog_status(inv->watchdog))) break;
     const graft_step_v1_t* step = &f->steps[si];
-    if (!step_guard_holds(inv->executor->imports, step)) continue;
+    if (!step_guard_holds(inv, step)) continue;
     uint32_t nb = step->binding_count, nc = step->constant_count;
     /* On the stack when small: a tiny call must not pay for malloc. */
     void* bindings_small[SMALL_COUNT];

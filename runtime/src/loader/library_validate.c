@@ -288,18 +288,26 @@ static graft_status_t validate_step(const graft_elf_image_t* image,
          s->kind);
   }
   if (s->guard != 0) {
-    uint32_t when = s->guard & ~GRAFT_STEP_GUARD_IMPORT_INDEX_MASK;
-    uint32_t import = s->guard & GRAFT_STEP_GUARD_IMPORT_INDEX_MASK;
-    if (when != GRAFT_STEP_GUARD_IMPORT_RESOLVED &&
-        when != GRAFT_STEP_GUARD_IMPORT_MISSING) {
+    uint32_t when = s->guard & GRAFT_STEP_GUARD_KIND_MASK;
+    uint32_t index = s->guard & GRAFT_STEP_GUARD_INDEX_MASK;
+    int on_import = when == GRAFT_STEP_GUARD_IMPORT_RESOLVED ||
+                    when == GRAFT_STEP_GUARD_IMPORT_MISSING;
+    int on_expr = when == GRAFT_STEP_GUARD_EXPR_NONZERO ||
+                  when == GRAFT_STEP_GUARD_EXPR_ZERO;
+    if (!on_import && !on_expr) {
       FAIL("function '" NAME "' step %u has guard 0x%x, expected one of "
-           "IMPORT_RESOLVED and IMPORT_MISSING",
+           "IMPORT_RESOLVED, IMPORT_MISSING, EXPR_NONZERO and EXPR_ZERO",
            f->name, i, s->guard);
     }
-    if (import >= lib->import_count) {
+    if (on_import && index >= lib->import_count) {
       FAIL("function '" NAME "' step %u is guarded by import %u but there "
            "are %u imports",
-           f->name, i, import, lib->import_count);
+           f->name, i, index, lib->import_count);
+    }
+    if (on_expr && index >= f->expr_count) {
+      FAIL("function '" NAME "' step %u is guarded by expression %u but "
+           "there are %u expressions",
+           f->name, i, index, f->expr_count);
     }
   }
   if (s->constant_count > GRAFT_LIBRARY_MAX_COUNT ||

@@ -160,7 +160,7 @@ static void step_cases(fixture_t* f) {
   step->guard =
       GRAFT_STEP_GUARD_IMPORT_RESOLVED | GRAFT_STEP_GUARD_IMPORT_MISSING;
   expect(f, "function 'add' step 0 has guard 0xc0000000, expected one of "
-            "IMPORT_RESOLVED and IMPORT_MISSING",
+            "IMPORT_RESOLVED, IMPORT_MISSING, EXPR_NONZERO and EXPR_ZERO",
          "validate: guard with both conditions");
   step->guard = GRAFT_STEP_GUARD_IMPORT_MISSING | 2u;
   expect(f, "function 'add' step 0 is guarded by import 2 but there are 0 "
@@ -183,6 +183,10 @@ static void step_cases(fixture_t* f) {
   expect(f, "function 'add' step 0 is a host call of import 0 but there are "
             "0 imports",
          "validate: host call of a missing import");
+  step->guard = GRAFT_STEP_GUARD_EXPR_ZERO | 1000u;
+  expect(f, "function 'add' step 0 is guarded by expression 1000 but there "
+            "are ",
+         "validate: guard of a missing expression");
 }
 
 /* What a step may write (issue 11, defect 2): a COPY into a constant
