@@ -139,7 +139,7 @@ private:
 
   // The workgroup's mc x nc output block of a packed matmul (PackedMatmul
   // in Dispatch.h): the accumulators start at their init values in scratch,
-  // each K block packs the rhs block and runs the microkernel over every
+  // each K block packs the rhs and lhs blocks and runs the microkernel over every
   // mr x nr tile, and the outputs (the fused epilogue) are computed from
   // the finished sums.
   void packedMatmul() {
@@ -155,7 +155,8 @@ private:
     block(a_.wgId[1], p.mc, M, i0, i1);
     block(a_.wgId[0], p.nc, N, j0, j1);
     Value *sums = a_.scratch;
-    Value *packed = b_.CreateConstInBoundsGEP1_64(f32, sums, uint64_t(p.mc) * p.nc);
+    Value *packedRhs = b_.CreateConstInBoundsGEP1_64(f32, sums, uint64_t(p.mc) * p.nc);
+    Value *packedLhs = b_.CreateConstInBoundsGEP1_64(f32, packedRhs, uint64_t(p.kc) * p.nc);
     auto sum = [&](Value *i, Value *j) {
       Value *at = b_.CreateAdd(b_.CreateMul(b_.CreateSub(i, i0), b_.getInt64(p.nc)),
                                b_.CreateSub(j, j0));
@@ -184,19 +185,20 @@ private:
     };
     Value *lhs = base(p.lhs), *rhs = base(p.rhs);
     Value *lda = strides_[p.lhs][P - 2], *ldb = strides_[p.rhs][P - 2];
-    Function *pack = codegen::packedMatmulPackRhs(m_, p);
+    Function *packRhs = codegen::packedMatmulPackRhs(m_, p);
+    Function *packLhs = codegen::packedMatmulPackLhs(m_, p);
     Function *tile = codegen::packedMatmulTile(m_, p);
     loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
       Value *kc = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.getInt64(p.kc), b_.CreateSub(K, pc));
       Value *rhsBlock = b_.CreateInBoundsGEP(f32, rhs, b_.CreateAdd(b_.CreateMul(pc, ldb), j0));
-      b_.CreateCall(pack, {kc, b_.CreateSub(j1, j0), rhsBlock, ldb, packed});
+      b_.CreateCall(packRhs, {kc, b_.CreateSub(j1, j0), rhsBlock, ldb, packedRhs});
+      Value *lhsBlock = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(i0, lda), pc));
+      b_.CreateCall(packLhs, {kc, b_.CreateSub(i1, i0), lhsBlock, lda, packedLhs});
       loop(j0, j1, "jt", [&](Value *jt) {
-        Value *panel = b_.CreateInBoundsGEP(f32, packed, b_.CreateMul(b_.CreateSub(jt, j0), kc));
+        Value *rhsPanel = b_.CreateInBoundsGEP(f32, packedRhs, b_.CreateMul(b_.CreateSub(jt, j0), kc));
         loop(i0, i1, "it", [&](Value *it) {
-          Value *rows = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.getInt64(p.mr),
-                                                 b_.CreateSub(i1, it));
-          Value *lhsTile = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(it, lda), pc));
-          b_.CreateCall(tile, {kc, lhsTile, lda, rows, panel, sum(it, jt), b_.getInt64(p.nc)});
+          Value *lhsPanel = b_.CreateInBoundsGEP(f32, packedLhs, b_.CreateMul(b_.CreateSub(it, i0), kc));
+          b_.CreateCall(tile, {kc, lhsPanel, rhsPanel, sum(it, jt), b_.getInt64(p.nc)});
         }, p.mr);
       }, p.nr());
     }, p.kc);

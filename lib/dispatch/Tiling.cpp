@@ -66,11 +66,13 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, u
   p.nv = 2;
   p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / p.nv);
   p.kc = std::max(8u, kL1Bytes / (p.nr() * 4) / 8 * 8);
-  // A workgroup's block: 8 tile rows and 4 panels, so packing a kc x nc rhs
-  // block costs 1/mc of the block's multiply-adds, and a 1024-square matmul
-  // still has dozens of workgroups to spread over threads.
+  // A workgroup's block: 8 tile rows and 8 panels. Packing the rhs block
+  // (vector copies) costs 1/mc of the block's multiply-adds; packing the
+  // lhs block (a transpose, scalar copies) costs 1/nc of them, which is why
+  // the block is wider than tall. A 1024-square matmul still has dozens of
+  // workgroups to spread over threads.
   p.mc = 8 * p.mr;
-  p.nc = 4 * p.nr();
+  p.nc = 8 * p.nr();
   return p;
 }
 
