@@ -172,7 +172,8 @@ private:
       Scope s = evalScope();
       store(DType::F32, slot, eval(L_.accInit, s));
     });
-    // lhs [.., M, K] and rhs [.., K, N], at this workgroup's batch.
+    // lhs [.., M, K] and rhs [.., K, N] (or [.., N, K]), at this
+    // workgroup's batch.
     auto base = [&](unsigned input) {
       Value *v = bases_[input];
       if (P == 3)
@@ -181,12 +182,16 @@ private:
     };
     Value *lhs = base(p.lhs), *rhs = base(p.rhs);
     Value *lda = strides_[p.lhs][P - 2], *ldb = strides_[p.rhs][P - 2];
-    Function *packRhs = codegen::packedMatmulPackRhs(m_, p);
-    Function *packLhs = codegen::packedMatmulPackLhs(m_, p);
+    // A transposed rhs ([N, K]) is packed like the lhs, nr rows a panel.
+    Function *packRhs = p.rhsTransposed ? codegen::packedMatmulPackRows(m_, p, p.nr())
+                                        : codegen::packedMatmulPackRhs(m_, p);
+    Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
     Function *tile = codegen::packedMatmulTile(m_, p);
     loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
       Value *kc = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.getInt64(p.kc), b_.CreateSub(K, pc));
-      Value *rhsBlock = b_.CreateInBoundsGEP(f32, rhs, b_.CreateAdd(b_.CreateMul(pc, ldb), j0));
+      Value *rhsBlock = p.rhsTransposed
+                            ? b_.CreateInBoundsGEP(f32, rhs, b_.CreateAdd(b_.CreateMul(j0, ldb), pc))
+                            : b_.CreateInBoundsGEP(f32, rhs, b_.CreateAdd(b_.CreateMul(pc, ldb), j0));
       b_.CreateCall(packRhs, {kc, b_.CreateSub(j1, j0), rhsBlock, ldb, packedRhs});
       Value *lhsBlock = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(i0, lda), pc));
       b_.CreateCall(packLhs, {kc, b_.CreateSub(i1, i0), lhsBlock, lda, packedLhs});

@@ -117,38 +117,40 @@ Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
   return f;
 }
 
-// void packLhs(i64 kc, i64 rows, const float *a, i64 lda, float *packed):
-// the rows x kc block at |a| (row stride lda) as panels of mr rows, panel q
-// at packed + q*mr*kc, column k of it at + k*mr: the microkernel then reads
-// its mr lhs values of one k from one cache line instead of mr rows lda
-// apart (which, at a power-of-two lda, all fall into the same L1 set). The
-// last panel is padded with zeros past |rows|.
-Function *packedMatmulPackLhs(Module &m, const PackedMatmul &p) {
+// void packRows(i64 kc, i64 rows, const float *a, i64 lda, float *packed):
+// the rows x kc block at |a| (row stride lda) as panels of |width| rows,
+// panel q at packed + q*width*kc, column k of it at + k*width, the last
+// panel padded with zeros past |rows|. With width mr it packs the lhs: the
+// microkernel then reads its mr lhs values of one k from one cache line
+// instead of mr rows lda apart (which, at a power-of-two lda, all fall
+// into the same L1 set). With width nr it packs an rhs stored transposed
+// ([N, K], a transpose view) into the panels pack makes from [K, N].
+Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32;
   bool fresh;
-  Function *f = leaf(m, "packlhs", {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
+  Function *f = leaf(m, "packrows" + std::to_string(width), {i64, i64, t.ptr, i64, t.ptr}, p,
+                     fresh);
   if (!fresh)
     return f;
   IRBuilder<> b(BasicBlock::Create(c, "entry", f));
   Value *kc = f->getArg(0), *rows = f->getArg(1), *src = f->getArg(2), *lda = f->getArg(3),
         *dst = f->getArg(4);
-  const uint64_t mr = p.mr;
-  Value *mrV = b.getInt64(mr);
-  Value *fullRows = b.CreateMul(b.CreateUDiv(rows, mrV), mrV);
-  // Whole panels: per k, mr loads down a column and mr adjacent stores.
+  Value *widthV = b.getInt64(width);
+  Value *fullRows = b.CreateMul(b.CreateUDiv(rows, widthV), widthV);
+  // Whole panels: per k, |width| loads down a column and adjacent stores.
   emitLoop(b, b.getInt64(0), fullRows, "q", [&](Value *q) {
     Value *panel = b.CreateInBoundsGEP(f32, dst, b.CreateMul(q, kc));
     Value *top = b.CreateInBoundsGEP(f32, src, b.CreateMul(q, lda));
     emitLoop(b, b.getInt64(0), kc, "k", [&](Value *k) {
-      Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, mrV));
-      for (uint64_t r = 0; r < mr; ++r) {
+      Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, widthV));
+      for (uint64_t r = 0; r < width; ++r) {
         Value *from = b.CreateInBoundsGEP(f32, top, b.CreateAdd(b.CreateMul(b.getInt64(r), lda), k));
         b.CreateStore(b.CreateLoad(f32, from), b.CreateConstInBoundsGEP1_64(f32, to, r));
       }
     });
-  }, mr);
+  }, width);
   // The ragged last panel: each row reads a clamped (always valid) address
   // and keeps the value only when it is inside the block.
   Value *rem = b.CreateSub(rows, fullRows);
@@ -157,8 +159,8 @@ Function *packedMatmulPackLhs(Module &m, const PackedMatmul &p) {
   Value *lastRow = b.CreateSub(rem, b.getInt64(1));
   Value *kEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), kc, b.getInt64(0));
   emitLoop(b, b.getInt64(0), kEnd, "kr", [&](Value *k) {
-    Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, mrV));
-    for (uint64_t r = 0; r < mr; ++r) {
+    Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, widthV));
+    for (uint64_t r = 0; r < width; ++r) {
       Value *rv = b.getInt64(r);
       Value *row = b.CreateBinaryIntrinsic(Intrinsic::umin, rv, lastRow);
       Value *x = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, top, b.CreateAdd(b.CreateMul(row, lda), k)));
@@ -173,7 +175,8 @@ Function *packedMatmulPackLhs(Module &m, const PackedMatmul &p) {
 // void tile(i64 kc, const float *lhs, const float *rhs, float *acc, i64 ldacc):
 // acc[r][0..nr) = acc[r][..] + sum over k in order of lhs[k][r] * rhs[k][..]
 // for r < mr, one multiply-add (fused where the level has FMA) per k, with
-// |lhs| an mr-row panel of packLhs and |rhs| an nr-column panel of pack.
+// |lhs| an mr-row panel of packRows and |rhs| an nr-column panel of pack
+// (or of packRows, for a transposed rhs).
 // Per k the microkernel reads nv rhs vectors and mr adjacent lhs values,
 // each broadcast straight from memory into nv multiply-adds.
 Function *packedMatmulTile(Module &m, const PackedMatmul &p) {

@@ -69,6 +69,7 @@ struct KernelOutput {
 // feature level (Tiling.cpp).
 struct PackedMatmul {
   unsigned lhs = 0, rhs = 0; // kernel inputs read as [.., M, K] and [.., K, N]
+  bool rhsTransposed = false; // rhs stored as [.., N, K] (a transpose view)
   unsigned lanes = 1;        // f32 elements per vector register
   unsigned mr = 0, nv = 0;   // register tile: mr rows x nv vectors (mr = 0: off)
   unsigned kc = 0;           // K block: a kc x nr rhs panel stays in L1

@@ -1,12 +1,15 @@
-// Values that are never materialised: broadcasts read through a composed
-// index map, and row reductions computed by the dispatch that consumes them.
+// Values that are never materialised: broadcasts and transposes read
+// through a composed index map, and row reductions computed by the dispatch
+// that consumes them.
 //
 // LayerNorm and softmax broadcast a row statistic back over the row and use
 // it in a map. Written out, every broadcast is a full-size buffer written
 // once and read once, and every statistic a dispatch of its own. Instead:
 //   - A broadcast whose users are all maps or reductions is a *view*: its
 //     consumers load its operand at their point through the broadcast's dim
-//     map (LoopKernels.cpp, loadNode).
+//     map (LoopKernels.cpp, loadNode). So is a transpose whose users are
+//     all matmuls reading it as their rhs (attention's q @ k^T): the packed
+//     matmul packs its rhs from either layout.
 //   - A reduction over the innermost dim whose every use is such a view
 //     broadcasting it back along that dim into maps is a *row statistic*:
 //     the dispatch of each consuming map computes it once per row, before
@@ -24,14 +27,24 @@
 namespace graft {
 
 bool Former::isView(const Op *op) {
-  if (op->kind != OpKind::Broadcast || returned.count(op->result()))
+  if ((op->kind != OpKind::Broadcast && op->kind != OpKind::Transpose) ||
+      returned.count(op->result()))
     return false;
   const std::vector<Op *> &users = uses.users(op->result());
   if (users.empty())
     return false;
-  for (const Op *u : users)
-    if (u->kind != OpKind::Map && u->kind != OpKind::Reduce)
+  for (const Op *u : users) {
+    if (op->kind == OpKind::Broadcast && u->kind != OpKind::Map && u->kind != OpKind::Reduce)
       return false;
+    // A transpose only as a matmul's rhs: the packed matmul packs its rhs
+    // from either layout at the same cost, while a map reading it across
+    // rows would be as slow as the copy.
+    bool rhs = (u->kind == OpKind::Matmul || u->kind == OpKind::BatchMatmul) &&
+               u->operands[1] == op->result() && u->operands[0] != op->result() &&
+               u->operands[2] != op->result();
+    if (op->kind == OpKind::Transpose && !rhs)
+      return false;
+  }
   return true;
 }
 
