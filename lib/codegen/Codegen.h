@@ -46,6 +46,7 @@ void emitCallDispatch(llvm::Module &m, const Dispatch &d, const TargetInfo &t);
 // The leaf routines of a packed matmul (PackedMatmul.cpp), one per tile
 // shape and module.
 llvm::Function *packedMatmulPackRhs(llvm::Module &m, const PackedMatmul &p);
+llvm::Function *packedMatmulPackRows(llvm::Module &m, const PackedMatmul &p, unsigned width);
 llvm::Function *packedMatmulTile(llvm::Module &m, const PackedMatmul &p);
 // The library header with one variant per entry of |variants| (the first's
 // tables are also the header's own) and the query function.

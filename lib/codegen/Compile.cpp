@@ -42,6 +42,10 @@ std::unique_ptr<llvm::Module> emitVariantModule(LLVMContext &ctx, const ProgramS
     f.addFnAttr("target-cpu", level.llvmCpu);
     if (!features.empty())
       f.addFnAttr("target-features", features);
+    // The level's vector width, not LLVM's tuning default: x86-64-v4 asks
+    // LLVM for 256-bit loops unless a function prefers 512.
+    if (level.vectorBits > 128 && !f.hasFnAttribute("prefer-vector-width"))
+      f.addFnAttr("prefer-vector-width", std::to_string(level.vectorBits));
   }
   return m;
 }

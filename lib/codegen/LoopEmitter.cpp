@@ -81,11 +81,7 @@ public:
       jRange(j0, j1);
       j0_ = j0;
       if (!reduction_) {
-        rowStatistics();
-        loop(j0, j1, "j", [&](Value *j) {
-          idx_[P - 1] = j;
-          storeOutputs(evalScope());
-        });
+        rowPasses(j0, j1);
         return;
       }
       if (L_.innerReduction) {
@@ -139,7 +135,7 @@ private:
 
   // The workgroup's mc x nc output block of a packed matmul (PackedMatmul
   // in Dispatch.h): the accumulators start at their init values in scratch,
-  // each K block packs the rhs block and runs the microkernel over every
+  // each K block packs the rhs and lhs blocks and runs the microkernel over every
   // mr x nr tile, and the outputs (the fused epilogue) are computed from
   // the finished sums.
   void packedMatmul() {
@@ -155,7 +151,8 @@ private:
     block(a_.wgId[1], p.mc, M, i0, i1);
     block(a_.wgId[0], p.nc, N, j0, j1);
     Value *sums = a_.scratch;
-    Value *packed = b_.CreateConstInBoundsGEP1_64(f32, sums, uint64_t(p.mc) * p.nc);
+    Value *packedRhs = b_.CreateConstInBoundsGEP1_64(f32, sums, uint64_t(p.mc) * p.nc);
+    Value *packedLhs = b_.CreateConstInBoundsGEP1_64(f32, packedRhs, uint64_t(p.kc) * p.nc);
     auto sum = [&](Value *i, Value *j) {
       Value *at = b_.CreateAdd(b_.CreateMul(b_.CreateSub(i, i0), b_.getInt64(p.nc)),
                                b_.CreateSub(j, j0));
@@ -175,7 +172,8 @@ private:
       Scope s = evalScope();
       store(DType::F32, slot, eval(L_.accInit, s));
     });
-    // lhs [.., M, K] and rhs [.., K, N], at this workgroup's batch.
+    // lhs [.., M, K] and rhs [.., K, N] (or [.., N, K]), at this
+    // workgroup's batch.
     auto base = [&](unsigned input) {
       Value *v = bases_[input];
       if (P == 3)
@@ -184,19 +182,24 @@ private:
     };
     Value *lhs = base(p.lhs), *rhs = base(p.rhs);
     Value *lda = strides_[p.lhs][P - 2], *ldb = strides_[p.rhs][P - 2];
-    Function *pack = codegen::packedMatmulPackRhs(m_, p);
+    // A transposed rhs ([N, K]) is packed like the lhs, nr rows a panel.
+    Function *packRhs = p.rhsTransposed ? codegen::packedMatmulPackRows(m_, p, p.nr())
+                                        : codegen::packedMatmulPackRhs(m_, p);
+    Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
     Function *tile = codegen::packedMatmulTile(m_, p);
     loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
       Value *kc = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.getInt64(p.kc), b_.CreateSub(K, pc));
-      Value *rhsBlock = b_.CreateInBoundsGEP(f32, rhs, b_.CreateAdd(b_.CreateMul(pc, ldb), j0));
-      b_.CreateCall(pack, {kc, b_.CreateSub(j1, j0), rhsBlock, ldb, packed});
+      Value *rhsBlock = p.rhsTransposed
+                            ? b_.CreateInBoundsGEP(f32, rhs, b_.CreateAdd(b_.CreateMul(j0, ldb), pc))
+                            : b_.CreateInBoundsGEP(f32, rhs, b_.CreateAdd(b_.CreateMul(pc, ldb), j0));
+      b_.CreateCall(packRhs, {kc, b_.CreateSub(j1, j0), rhsBlock, ldb, packedRhs});
+      Value *lhsBlock = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(i0, lda), pc));
+      b_.CreateCall(packLhs, {kc, b_.CreateSub(i1, i0), lhsBlock, lda, packedLhs});
       loop(j0, j1, "jt", [&](Value *jt) {
-        Value *panel = b_.CreateInBoundsGEP(f32, packed, b_.CreateMul(b_.CreateSub(jt, j0), kc));
+        Value *rhsPanel = b_.CreateInBoundsGEP(f32, packedRhs, b_.CreateMul(b_.CreateSub(jt, j0), kc));
         loop(i0, i1, "it", [&](Value *it) {
-          Value *rows = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.getInt64(p.mr),
-                                                 b_.CreateSub(i1, it));
-          Value *lhsTile = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(it, lda), pc));
-          b_.CreateCall(tile, {kc, lhsTile, lda, rows, panel, sum(it, jt), b_.getInt64(p.nc)});
+          Value *lhsPanel = b_.CreateInBoundsGEP(f32, packedLhs, b_.CreateMul(b_.CreateSub(it, i0), kc));
+          b_.CreateCall(tile, {kc, lhsPanel, rhsPanel, sum(it, jt), b_.getInt64(p.nc)});
         }, p.mr);
       }, p.nr());
     }, p.kc);
@@ -299,7 +302,80 @@ private:
   // docs/graph-format.md allows for reductions.
   static constexpr unsigned kRowLanes = 8;
 
-  void rowStatistics() {
+  // The row statistics, then the outputs over [j0, j1) of the current row.
+  // When the last statistic folds a value the output also uses (softmax's
+  // exp(x - max), summed and then divided by the sum) and this workgroup
+  // covers the whole row, the statistic's pass stores that value into the
+  // output and the output pass reads it back instead of computing it again.
+  // A workgroup that covers part of a longer row cannot: other workgroups
+  // write the rest of that row.
+  void rowPasses(Value *j0, Value *j1) {
+    unsigned P = L_.numParallel;
+    auto outputs = [&](int kept) {
+      loop(j0, j1, "j", [&](Value *j) {
+        idx_[P - 1] = j;
+        Scope s = evalScope();
+        if (kept >= 0)
+          s.memo[kept] = load(L_.outputs[0].elem, outputPtr(0));
+        storeOutputs(s);
+      });
+    };
+    int kept = keptRowValue();
+    if (kept < 0) {
+      rowStatistics(-1);
+      outputs(-1);
+      return;
+    }
+    Function *fn = b_.GetInsertBlock()->getParent();
+    BasicBlock *whole = BasicBlock::Create(c_, "row.whole", fn);
+    BasicBlock *part = BasicBlock::Create(c_, "row.part", fn);
+    BasicBlock *done = BasicBlock::Create(c_, "row.done", fn);
+    Value *covers = b_.CreateAnd(b_.CreateICmpEQ(j0, b_.getInt64(0)),
+                                 b_.CreateICmpEQ(j1, dims_[P - 1]));
+    b_.CreateCondBr(covers, whole, part);
+    b_.SetInsertPoint(whole);
+    rowStatistics(kept);
+    outputs(kept);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(part);
+    rowStatistics(-1);
+    outputs(-1);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
+
+  // The node the last row statistic folds when the kernel's one output
+  // also uses it, has the output's element type and is worth keeping (an
+  // op, not a load), else -1.
+  int keptRowValue() const {
+    if (rowSlots_.empty() || L_.outputs.size() != 1)
+      return -1;
+    int v = L_.nodes[rowSlots_.rbegin()->first].operands[0];
+    const SNode &node = L_.nodes[v];
+    if (node.kind != SNode::Kind::Op || node.type != L_.outputs[0].elem ||
+        isStorageFloat(node.type) || node.type == DType::I1)
+      return -1;
+    // Is |v| an operand of the output's value, outside the statistics?
+    std::vector<int> stack = {L_.outputs[0].node};
+    std::vector<bool> seen(L_.nodes.size());
+    while (!stack.empty()) {
+      int n = stack.back();
+      stack.pop_back();
+      if (n == v)
+        return v;
+      if (seen[n] || L_.nodes[n].kind != SNode::Kind::Op)
+        continue;
+      seen[n] = true;
+      for (int o : L_.nodes[n].operands)
+        stack.push_back(o);
+    }
+    return -1;
+  }
+
+  // Every RowReduce node for the current row, as kRowLanes describes; the
+  // value the last one folds is also stored into output 0 when |kept| names
+  // it.
+  void rowStatistics(int kept) {
     unsigned P = L_.numParallel;
     rowStat_.clear();
     for (const auto &[n, slots] : rowSlots_) {
@@ -315,6 +391,8 @@ private:
         Scope s = evalScope();
         Value *acc = load(node.type, slot);
         Value *v = eval(node.operands[0], s);
+        if (node.operands[0] == kept)
+          store(L_.outputs[0].elem, outputPtr(0), v);
         FastMathFlags saved = b_.getFastMathFlags();
         FastMathFlags fmf = saved;
         fmf.setAllowReassoc();
@@ -541,17 +619,20 @@ private:
     return phi;
   }
 
-  void storeOutputs(Scope s) {
+  // Output |k| at the current parallel point (outputs have the parallel
+  // domain as their shape, row-major).
+  Value *outputPtr(size_t k) {
     unsigned P = L_.numParallel;
-    for (size_t k = 0; k < L_.outputs.size(); ++k) {
-      const KernelOutput &o = L_.outputs[k];
-      // Outputs have the parallel domain as their shape (row-major).
-      Value *off = b_.getInt64(0);
-      for (unsigned d = 0; d < P; ++d)
-        off = b_.CreateAdd(b_.CreateMul(off, dims_[d], "", true, true), idx_[d], "", true, true);
-      Value *base = bases_[L_.inputs.size() + k];
-      store(o.elem, b_.CreateInBoundsGEP(memoryType(c_, o.elem), base, off), eval(o.node, s));
-    }
+    Value *off = b_.getInt64(0);
+    for (unsigned d = 0; d < P; ++d)
+      off = b_.CreateAdd(b_.CreateMul(off, dims_[d], "", true, true), idx_[d], "", true, true);
+    const KernelOutput &o = L_.outputs[k];
+    return b_.CreateInBoundsGEP(memoryType(c_, o.elem), bases_[L_.inputs.size() + k], off);
+  }
+
+  void storeOutputs(Scope s) {
+    for (size_t k = 0; k < L_.outputs.size(); ++k)
+      store(L_.outputs[k].elem, outputPtr(k), eval(L_.outputs[k].node, s));
   }
 
   Module &m_;

@@ -1,13 +1,14 @@
-// The two leaf routines of a packed matmul (PackedMatmul in
+// The three leaf routines of a packed matmul (PackedMatmul in
 // dispatch/Dispatch.h), generated as LLVM IR from the tile sizes the
-// feature level gave: the rhs packing routine and the microkernel. The
+// feature level gave: the rhs and lhs packing routines and the microkernel. The
 // workgroup loops around them are in LoopEmitter.cpp.
 //
 // The microkernel is written with generic vectors: an mr x nv tile of
 // <lanes x float> accumulators carried in registers over k; per k, nv
-// vector loads from the packed panel and, per row, one lhs element
-// broadcast into nv multiply-adds. The broadcast is a plain splat so that
-// x86 folds it into the FMA's memory operand. Both routines are kept out of
+// vector loads from the packed rhs panel and, per row, one element of the
+// packed lhs panel broadcast into nv multiply-adds. The broadcast is a
+// plain splat so that x86 folds it into the FMA's memory operand. All three
+// routines are kept out of
 // line: they carry their own vector-width attributes (LLVM splits 512-bit
 // vectors into halves unless a function asks for them), and one call per
 // kc-long tile costs nothing measurable.
@@ -116,30 +117,83 @@ Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
   return f;
 }
 
-// void tile(i64 kc, const float *a, i64 lda, i64 rows, const float *packed,
-//           float *acc, i64 ldacc):
-// acc[r][0..nr) = acc[r][..] + sum over k in order of a[r][k] * packed[k][..]
-// for r < mr, one multiply-add (fused where the level has FMA) per k. Rows
-// at or past |rows| (>= 1) reread the last valid lhs row: their sums land in
-// acc rows the caller ignores, and no lhs read leaves the matrix.
+// void packRows(i64 kc, i64 rows, const float *a, i64 lda, float *packed):
+// the rows x kc block at |a| (row stride lda) as panels of |width| rows,
+// panel q at packed + q*width*kc, column k of it at + k*width, the last
+// panel padded with zeros past |rows|. With width mr it packs the lhs: the
+// microkernel then reads its mr lhs values of one k from one cache line
+// instead of mr rows lda apart (which, at a power-of-two lda, all fall
+// into the same L1 set). With width nr it packs an rhs stored transposed
+// ([N, K], a transpose view) into the panels pack makes from [K, N].
+Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width) {
+  LLVMContext &c = m.getContext();
+  LeafTypes t(c, p);
+  Type *i64 = t.i64, *f32 = t.f32;
+  bool fresh;
+  Function *f = leaf(m, "packrows" + std::to_string(width), {i64, i64, t.ptr, i64, t.ptr}, p,
+                     fresh);
+  if (!fresh)
+    return f;
+  IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+  Value *kc = f->getArg(0), *rows = f->getArg(1), *src = f->getArg(2), *lda = f->getArg(3),
+        *dst = f->getArg(4);
+  Value *widthV = b.getInt64(width);
+  Value *fullRows = b.CreateMul(b.CreateUDiv(rows, widthV), widthV);
+  // Whole panels: per k, |width| loads down a column and adjacent stores.
+  emitLoop(b, b.getInt64(0), fullRows, "q", [&](Value *q) {
+    Value *panel = b.CreateInBoundsGEP(f32, dst, b.CreateMul(q, kc));
+    Value *top = b.CreateInBoundsGEP(f32, src, b.CreateMul(q, lda));
+    emitLoop(b, b.getInt64(0), kc, "k", [&](Value *k) {
+      Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, widthV));
+      for (uint64_t r = 0; r < width; ++r) {
+        Value *from = b.CreateInBoundsGEP(f32, top, b.CreateAdd(b.CreateMul(b.getInt64(r), lda), k));
+        b.CreateStore(b.CreateLoad(f32, from), b.CreateConstInBoundsGEP1_64(f32, to, r));
+      }
+    });
+  }, width);
+  // The ragged last panel: each row reads a clamped (always valid) address
+  // and keeps the value only when it is inside the block.
+  Value *rem = b.CreateSub(rows, fullRows);
+  Value *panel = b.CreateInBoundsGEP(f32, dst, b.CreateMul(fullRows, kc));
+  Value *top = b.CreateInBoundsGEP(f32, src, b.CreateMul(fullRows, lda));
+  Value *lastRow = b.CreateSub(rem, b.getInt64(1));
+  Value *kEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), kc, b.getInt64(0));
+  emitLoop(b, b.getInt64(0), kEnd, "kr", [&](Value *k) {
+    Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, widthV));
+    for (uint64_t r = 0; r < width; ++r) {
+      Value *rv = b.getInt64(r);
+      Value *row = b.CreateBinaryIntrinsic(Intrinsic::umin, rv, lastRow);
+      Value *x = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, top, b.CreateAdd(b.CreateMul(row, lda), k)));
+      x = b.CreateSelect(b.CreateICmpULT(rv, rem), x, ConstantFP::get(f32, 0.0));
+      b.CreateStore(x, b.CreateConstInBoundsGEP1_64(f32, to, r));
+    }
+  });
+  b.CreateRetVoid();
+  return f;
+}
+
+// void tile(i64 kc, const float *lhs, const float *rhs, float *acc, i64 ldacc):
+// acc[r][0..nr) = acc[r][..] + sum over k in order of lhs[k][r] * rhs[k][..]
+// for r < mr, one multiply-add (fused where the level has FMA) per k, with
+// |lhs| an mr-row panel of packRows and |rhs| an nr-column panel of pack
+// (or of packRows, for a transposed rhs).
+// Per k the microkernel reads nv rhs vectors and mr adjacent lhs values,
+// each broadcast straight from memory into nv multiply-adds.
 Function *packedMatmulTile(Module &m, const PackedMatmul &p) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
   bool fresh;
-  Function *f = leaf(m, "tile", {i64, t.ptr, i64, i64, t.ptr, t.ptr, i64}, p, fresh);
+  Function *f = leaf(m, "tile", {i64, t.ptr, t.ptr, t.ptr, i64}, p, fresh);
   if (!fresh)
     return f;
   BasicBlock *entry = BasicBlock::Create(c, "entry", f);
   IRBuilder<> b(entry);
-  Value *kc = f->getArg(0), *a = f->getArg(1), *lda = f->getArg(2), *rows = f->getArg(3),
-        *packed = f->getArg(4), *acc = f->getArg(5), *ldacc = f->getArg(6);
+  Value *kc = f->getArg(0), *lhs = f->getArg(1), *rhs = f->getArg(2), *acc = f->getArg(3),
+        *ldacc = f->getArg(4);
   const unsigned mr = p.mr, nv = p.nv, lanes = p.lanes;
-  std::vector<Value *> rowPtr(mr), accPtr(mr * nv), init(mr * nv);
-  Value *lastRow = b.CreateSub(rows, b.getInt64(1));
+  std::vector<Value *> accPtr(mr * nv), init(mr * nv);
   for (unsigned r = 0; r < mr; ++r) {
-    Value *row = b.CreateBinaryIntrinsic(Intrinsic::umin, b.getInt64(r), lastRow);
-    rowPtr[r] = b.CreateInBoundsGEP(f32, a, b.CreateMul(row, lda));
     Value *accRow = b.CreateInBoundsGEP(f32, acc, b.CreateMul(b.getInt64(r), ldacc));
     for (unsigned v = 0; v < nv; ++v) {
       accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, accRow, v * lanes);
@@ -161,16 +215,17 @@ Function *packedMatmulTile(Module &m, const PackedMatmul &p) {
   }
   b.CreateCondBr(b.CreateICmpSLT(k, kc), body, exit);
   b.SetInsertPoint(body);
-  Value *panelRow = b.CreateInBoundsGEP(f32, packed, b.CreateMul(k, b.getInt64(p.nr())));
-  std::vector<Value *> rhs(nv);
+  Value *rhsRow = b.CreateInBoundsGEP(f32, rhs, b.CreateMul(k, b.getInt64(p.nr())));
+  Value *lhsCol = b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(mr)));
+  std::vector<Value *> rv(nv);
   for (unsigned v = 0; v < nv; ++v)
-    rhs[v] = b.CreateAlignedLoad(vec, b.CreateConstInBoundsGEP1_64(f32, panelRow, v * lanes),
-                                 Align(4));
+    rv[v] = b.CreateAlignedLoad(vec, b.CreateConstInBoundsGEP1_64(f32, rhsRow, v * lanes),
+                                Align(4));
   for (unsigned r = 0; r < mr; ++r) {
-    Value *x = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, rowPtr[r], k));
+    Value *x = b.CreateLoad(f32, b.CreateConstInBoundsGEP1_64(f32, lhsCol, r));
     Value *splat = b.CreateVectorSplat(lanes, x);
     for (unsigned v = 0; v < nv; ++v) {
-      Value *next = b.CreateIntrinsic(Intrinsic::fmuladd, {vec}, {splat, rhs[v], accs[r * nv + v]});
+      Value *next = b.CreateIntrinsic(Intrinsic::fmuladd, {vec}, {splat, rv[v], accs[r * nv + v]});
       accs[r * nv + v]->addIncoming(next, body);
     }
   }

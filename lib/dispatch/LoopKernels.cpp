@@ -34,6 +34,14 @@ int Former::constNode(KB &kb, DType t, double f, int64_t i) {
 }
 
 int Former::loadNode(KB &kb, const Value *v, std::vector<int> map) {
+  if (views.count(v) && v->def->kind == OpKind::Transpose) {
+    // Dim i of the view is dim perm[i] of the operand.
+    std::vector<int64_t> perm = v->def->listAttr("perm");
+    std::vector<int> composed(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i)
+      composed[perm[i]] = map[i];
+    return loadNode(kb, v->def->operands[0], composed);
+  }
   if (views.count(v) && v->def->kind != OpKind::Broadcast) {
     std::vector<int> at;
     for (int d : map)

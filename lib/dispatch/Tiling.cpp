@@ -23,9 +23,10 @@ constexpr unsigned kL1Bytes = 32 * 1024;
 constexpr unsigned kRowStatTile = 16 * 1024;
 
 // The kernel's update is acc + lhs * rhs over f32 with lhs read as
-// [.., M, K] and rhs as [.., K, N] (matmul, batch_matmul): the inputs
-// PackedMatmul reads, or false.
-static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs) {
+// [.., M, K] and rhs as [.., K, N] or, through a transpose view, [.., N, K]
+// (matmul, batch_matmul): the inputs PackedMatmul reads, or false.
+static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
+                           bool &rhsTransposed) {
   unsigned P = L.numParallel;
   if (L.accType != DType::F32 || (P != 2 && P != 3) || L.accUpdate < 0)
     return false;
@@ -41,15 +42,18 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs) {
     return false;
   const KernelInput &ia = L.inputs[a.input], &ib = L.inputs[b.input];
   int m = int(P) - 2, n = int(P) - 1, k = int(P);
-  std::vector<int> am = {m, k}, bm = {k, n};
+  std::vector<int> am = {m, k}, bm = {k, n}, btm = {n, k};
   if (P == 3) {
     am.insert(am.begin(), 0);
     bm.insert(bm.begin(), 0);
+    btm.insert(btm.begin(), 0);
   }
-  if (ia.elem != DType::F32 || ib.elem != DType::F32 || ia.map != am || ib.map != bm)
+  if (ia.elem != DType::F32 || ib.elem != DType::F32 || ia.map != am ||
+      (ib.map != bm && ib.map != btm))
     return false;
   lhs = a.input;
   rhs = b.input;
+  rhsTransposed = ib.map == btm;
   return true;
 }
 
@@ -58,19 +62,23 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs) {
 // broadcast lhs value, the rest hold an mr x 2-vector accumulator tile
 // (x86-64-v2/v3: 6 x 2, x86-64-v4 and AArch64: 12 x 2, RISC-V's scalar FP
 // registers: 12 x 2 scalars).
-static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, unsigned rhs) {
+static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, unsigned rhs,
+                                      bool rhsTransposed) {
   PackedMatmul p;
   p.lhs = lhs;
   p.rhs = rhs;
+  p.rhsTransposed = rhsTransposed;
   p.lanes = std::max(1u, level.vectorBits / 32);
   p.nv = 2;
   p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / p.nv);
   p.kc = std::max(8u, kL1Bytes / (p.nr() * 4) / 8 * 8);
-  // A workgroup's block: 8 tile rows and 4 panels, so packing a kc x nc rhs
-  // block costs 1/mc of the block's multiply-adds, and a 1024-square matmul
-  // still has dozens of workgroups to spread over threads.
+  // A workgroup's block: 8 tile rows and 8 panels. Packing the rhs block
+  // (vector copies) costs 1/mc of the block's multiply-adds; packing the
+  // lhs block (a transpose, scalar copies) costs 1/nc of them, which is why
+  // the block is wider than tall. A 1024-square matmul still has dozens of
+  // workgroups to spread over threads.
   p.mc = 8 * p.mr;
-  p.nc = 4 * p.nr();
+  p.nc = 8 * p.nr();
   return p;
 }
 
@@ -140,9 +148,13 @@ void Former::finishLoop(KB &kb) {
     L.regRows = rows;
     L.regCols = std::min(16u, std::max(1u, level.vectorRegisters / 2 / rows) * lanes);
   }
+  // (A matmul whose rhs is transposed reads both inputs along K, which
+  // chose innerReduction above; packed, it reads neither directly.)
   unsigned lhs = 0, rhs = 0;
-  if (reduction && !L.innerReduction && matmulOperands(L, lhs, rhs)) {
-    L.packed = packedMatmulTiles(level, lhs, rhs);
+  bool rhsTransposed = false;
+  if (reduction && matmulOperands(L, lhs, rhs, rhsTransposed)) {
+    L.innerReduction = false;
+    L.packed = packedMatmulTiles(level, lhs, rhs, rhsTransposed);
     L.regRows = L.regCols = 1;
     L.tileX = L.packed.nc;
     L.tileY = L.packed.mc;

@@ -1,5 +1,6 @@
-// Values that are never materialised: broadcasts, gathers, slices, concats read
-// through a composed index map, iotas computed from the index, and row reductions computed by the dispatch
+// Values that are never materialised: broadcasts, gathers, slices, concats
+// and transposes read through a composed index map, iotas computed from the
+// index, and row reductions computed by the dispatch
 // that consumes them.
 //
 // LayerNorm and softmax broadcast a row statistic back over the row and use
@@ -8,7 +9,9 @@
 //   - A broadcast, gather, slice, iota or concat whose users are all maps or
 //     reductions is a *view*: its consumers load its operand at their point
 //     through the op's index map, or compute the iota from their index
-//     (LoopKernels.cpp, loadNode and viewAt).
+//     (LoopKernels.cpp, loadNode and viewAt). So is a transpose whose users
+//     are all matmuls reading it as their rhs (attention's q @ k^T): the
+//     packed matmul packs its rhs from either layout.
 //   - A reduction over the innermost dim whose every use is such a view
 //     broadcasting it back along that dim into maps is a *row statistic*:
 //     the dispatch of each consuming map computes it once per row, before
@@ -29,14 +32,23 @@ bool Former::isView(const Op *op) {
   bool movesData = op->kind == OpKind::Broadcast || op->kind == OpKind::Gather ||
                    op->kind == OpKind::Slice || op->kind == OpKind::Iota ||
                    op->kind == OpKind::Concat;
-  if (!movesData || returned.count(op->result()))
+  if ((!movesData && op->kind != OpKind::Transpose) || returned.count(op->result()))
     return false;
   const std::vector<Op *> &users = uses.users(op->result());
   if (users.empty())
     return false;
-  for (const Op *u : users)
-    if (u->kind != OpKind::Map && u->kind != OpKind::Reduce)
+  for (const Op *u : users) {
+    if (movesData && u->kind != OpKind::Map && u->kind != OpKind::Reduce)
       return false;
+    // A transpose only as a matmul's rhs: the packed matmul packs its rhs
+    // from either layout at the same cost, while a map reading it across
+    // rows would be as slow as the copy.
+    bool rhs = (u->kind == OpKind::Matmul || u->kind == OpKind::BatchMatmul) &&
+               u->operands[1] == op->result() && u->operands[0] != op->result() &&
+               u->operands[2] != op->result();
+    if (op->kind == OpKind::Transpose && !rhs)
+      return false;
+  }
   return true;
 }
 

@@ -7,9 +7,10 @@
 //                   with the level's tiles
 //     compileKernels  user kernels for the rules that matched (C -> bitcode),
 //                   per level with the level's clang flags
-//     compileSlice  LLVM codegen of every variant + kernel bitcode -> one
-//                   optimized object
-//     linkSlice     lld in-process: object + kernel objects + builtins -> ELF
+//   compileSlice    per target, on threads of their own: LLVM codegen of
+//                   every variant + kernel bitcode -> one optimized object
+//   linkSlice       per target, in order: lld in-process: object + kernel
+//                   objects + builtins -> ELF
 //   writeBundle   FatELF of all slices
 //
 // Each target and level is lowered from a fresh parse of the graph, so a rule
@@ -28,6 +29,7 @@
 #include "ir/KernelCall.h"
 #include "link/Builtins.h"
 #include "link/Linker.h"
+#include "link/TargetMachine.h"
 #include "shape/Shapes.h"
 #include "spec/KernelCompiler.h"
 #include "spec/Rewriter.h"
@@ -40,14 +42,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace graft {
 
@@ -297,22 +301,29 @@ std::string emitPath(const BuildContext &ctx, const TargetInfo &t, const std::st
   return ctx.opts.emitDir + "/" + ctx.moduleName + "." + t.name + "." + ext;
 }
 
-bool compileAndLink(BuildContext &ctx, TargetBuild &tb) {
+// The slice's object files: the dispatches (every variant) and graft's
+// builtins. Touches nothing of |ctx| but what it reads, so that targets
+// compile on threads of their own; reports go to |diag|.
+bool compileSlice(const BuildContext &ctx, const TargetBuild &tb, CompileOptions &co,
+                  std::string &builtins, DiagEngine &diag) {
   const TargetInfo &t = *tb.target;
   std::string dir = ctx.workDir + "/" + t.name;
   fs::create_directories(dir);
-  CompileOptions co;
   co.moduleName = ctx.moduleName;
   co.objectPath = dir + "/" + ctx.moduleName + ".o";
   if (ctx.emits("llvm"))
     co.llvmIRPath = emitPath(ctx, t, "ll");
   if (ctx.emits("asm"))
     co.asmPath = emitPath(ctx, t, "s");
-  if (!compileSliceObject(variantPrograms(tb), t, co, ctx.diag))
-    return false;
-  std::string builtins = dir + "/builtins.o";
-  if (!emitBuiltinsObject(t, builtins, ctx.diag))
-    return false;
+  builtins = dir + "/builtins.o";
+  return compileSliceObject(variantPrograms(tb), t, co, diag) &&
+         emitBuiltinsObject(t, builtins, diag);
+}
+
+bool linkAndKeep(BuildContext &ctx, TargetBuild &tb, const CompileOptions &co,
+                 const std::string &builtins) {
+  const TargetInfo &t = *tb.target;
+  std::string dir = ctx.workDir + "/" + t.name;
   std::vector<LinkInput> inputs = {{ctx.moduleName + " (" + t.name + " dispatches)", co.objectPath}};
   inputs.insert(inputs.end(), tb.objects.begin(), tb.objects.end());
   inputs.push_back({std::string("graft builtins (") + t.name + ")", builtins});
@@ -327,6 +338,49 @@ bool compileAndLink(BuildContext &ctx, TargetBuild &tb) {
   }
   ctx.log(std::string(t.name) + ": slice of " + std::to_string(elf.size()) + " bytes");
   ctx.slices.push_back(std::move(elf));
+  return true;
+}
+
+// LLVM's optimisation and code generation, most of a build's time, run for
+// every target at once, each on a thread with its own LLVMContext; their
+// diagnostics are reported afterwards in target order. Linking stays
+// sequential (lld keeps global state), in target order, so the bundle is
+// the same bytes however the threads ran.
+bool compileAndLinkAll(BuildContext &ctx, std::vector<TargetBuild> &builds) {
+  size_t n = builds.size();
+  std::vector<CompileOptions> co(n);
+  std::vector<std::string> builtins(n);
+  std::vector<std::unique_ptr<DiagEngine>> diags;
+  std::vector<char> ok(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    diags.push_back(std::make_unique<DiagEngine>(ctx.diag.sources()));
+    diags.back()->setDeferred(true);
+  }
+  // Registering a backend edits LLVM's target registry, which the threads
+  // read: every target's is registered first. (A backend this LLVM lacks
+  // is reported by its thread, as the compile of that target's slice.)
+  for (const TargetBuild &tb : builds) {
+    std::string unused;
+    initializeLLVMBackend(*tb.target, unused);
+  }
+  auto compile = [&](size_t i) { ok[i] = compileSlice(ctx, builds[i], co[i], builtins[i], *diags[i]); };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < n; ++i)
+    threads.emplace_back(compile, i);
+  if (n)
+    compile(0);
+  for (std::thread &th : threads)
+    th.join();
+  bool all = true;
+  for (size_t i = 0; i < n; ++i) {
+    diags[i]->replayInto(ctx.diag);
+    all = all && ok[i];
+  }
+  if (!all)
+    return false;
+  for (size_t i = 0; i < n; ++i)
+    if (!linkAndKeep(ctx, builds[i], co[i], builtins[i]))
+      return false;
   return true;
 }
 
@@ -392,13 +446,13 @@ int runBuild(const BuildOptions &opts) {
   ctx.workDir = ctx.work.path();
   if (!opts.emit.empty())
     fs::create_directories(opts.emitDir);
-  for (const TargetInfo *t : ctx.targets) {
-    TargetBuild tb;
-    tb.target = t;
-    if (!lowerTarget(ctx, tb) || !compileKernels(ctx, tb) || !compileAndLink(ctx, tb))
+  std::vector<TargetBuild> builds(ctx.targets.size());
+  for (size_t i = 0; i < builds.size(); ++i) {
+    builds[i].target = ctx.targets[i];
+    if (!lowerTarget(ctx, builds[i]) || !compileKernels(ctx, builds[i]))
       return 1;
   }
-  if (!writeBundle(ctx))
+  if (!compileAndLinkAll(ctx, builds) || !writeBundle(ctx))
     return 1;
   if (!opts.depfile.empty() && !writeDepfile(ctx))
     return 1;

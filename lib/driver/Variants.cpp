@@ -45,7 +45,8 @@ static std::string describeDispatch(const Dispatch &d) {
   if (p.mr)
     return "packed matmul, register tile " + std::to_string(p.mr) + "x" +
            std::to_string(p.nr()) + ", block " + std::to_string(p.mc) + "x" +
-           std::to_string(p.nc) + ", kc " + std::to_string(p.kc);
+           std::to_string(p.nc) + ", kc " + std::to_string(p.kc) +
+           (p.rhsTransposed ? ", rhs transposed" : "");
   std::string s = "tile " + std::to_string(L.tileY) + "x" + std::to_string(L.tileX);
   if (L.regRows > 1)
     s += ", register tile " + std::to_string(L.regRows) + "x" + std::to_string(L.regCols);

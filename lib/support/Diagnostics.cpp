@@ -128,6 +128,10 @@ void DiagEngine::emit(Severity sev, SourceLoc loc, const std::string &prefix,
   };
   if (sev == Severity::Error)
     ++errors_;
+  if (deferred_) {
+    pending_.push_back({sev, loc, prefix, msg});
+    return;
+  }
   text_ += render(false);
   // -q drops warnings and the notes that explain them, never errors.
   if (sev != Severity::Note)
@@ -135,6 +139,11 @@ void DiagEngine::emit(Severity sev, SourceLoc loc, const std::string &prefix,
   if (echo_ && !(sev == Severity::Warning && gQuiet) &&
       !(sev == Severity::Note && dropNotes_))
     std::fputs(render(gColors).c_str(), stderr);
+}
+
+void DiagEngine::replayInto(DiagEngine &to) const {
+  for (const Pending &p : pending_)
+    to.emit(p.sev, p.loc, p.prefix, p.msg);
 }
 
 void DiagEngine::error(SourceLoc loc, const std::string &msg) {

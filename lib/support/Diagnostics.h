@@ -82,9 +82,22 @@ public:
 
   const SourceManager &sources() const { return sm_; }
 
+  // A deferred engine keeps its reports until replayInto() reports them,
+  // in order, through another engine: diagnostics of work done on a
+  // thread, reported in a fixed order whatever the threads' timing.
+  void setDeferred(bool deferred) { deferred_ = deferred; }
+  void replayInto(DiagEngine &to) const;
+
 private:
+  struct Pending {
+    Severity sev;
+    SourceLoc loc;
+    std::string prefix, msg;
+  };
   void emit(Severity sev, SourceLoc loc, const std::string &prefix,
             const std::string &msg);
+  bool deferred_ = false;
+  std::vector<Pending> pending_;
   const SourceManager &sm_;
   unsigned errors_ = 0;
   std::string text_;
