@@ -63,7 +63,7 @@ macro(_graft_load_target_table)
     execute_process(COMMAND "${_graft_exe}" targets --format=cmake
       RESULT_VARIABLE _graft_rc OUTPUT_FILE "${_graft_table}" ERROR_VARIABLE _graft_err)
     if(NOT _graft_rc EQUAL 0)
-      message(FATAL_ERROR "graft_add_bundle(${_graft_name}): '${_graft_exe} targets "
+      message(FATAL_ERROR "${_graft_fn}(${_graft_name}): '${_graft_exe} targets "
         "--format=cmake' failed (${_graft_rc}): ${_graft_err}")
     endif()
     set_property(GLOBAL PROPERTY GRAFT_TARGET_TABLE_FILE "${_graft_table}")
@@ -86,7 +86,7 @@ function(_graft_bundle_targets out)
         endif()
       endforeach()
       if(NOT found)
-        message(FATAL_ERROR "graft_add_bundle(${_graft_name}): unknown target "
+        message(FATAL_ERROR "${_graft_fn}(${_graft_name}): unknown target "
           "'${want}' in TARGETS; graft's targets are ${known}")
       endif()
       list(APPEND targets ${found})
@@ -102,7 +102,7 @@ function(_graft_bundle_targets out)
       endforeach()
     endforeach()
     if(NOT targets)
-      message(FATAL_ERROR "graft_add_bundle(${_graft_name}): no TARGETS, and "
+      message(FATAL_ERROR "${_graft_fn}(${_graft_name}): no TARGETS, and "
         "CMAKE_SYSTEM_PROCESSOR '${CMAKE_SYSTEM_PROCESSOR}' is not an architecture "
         "graft targets (${known}); name them with TARGETS <arch>...")
     endif()
@@ -123,6 +123,24 @@ function(_graft_input_path out what file)
   set(${out} "${path}" PARENT_SCOPE)
 endfunction()
 
+# What every graft_add_*() call is checked for, after cmake_parse_arguments
+# (ARG_ prefix) and with _graft_fn set: no unknown arguments, a value after
+# every keyword, a target name nobody took. |what| names the product.
+macro(_graft_check_call name what usage)
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${_graft_fn}(${name}): unknown argument(s) "
+      "'${ARG_UNPARSED_ARGUMENTS}'; ${usage}")
+  endif()
+  if(ARG_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${_graft_fn}(${name}): no value after "
+      "'${ARG_KEYWORDS_MISSING_VALUES}'; ${usage}")
+  endif()
+  if(TARGET ${name})
+    message(FATAL_ERROR "${_graft_fn}(${name}): a target named '${name}' "
+      "already exists (the ${what}'s target takes its name)")
+  endif()
+endmacro()
+
 function(graft_add_bundle name)
   set(_graft_fn graft_add_bundle)
   set(_graft_name ${name})
@@ -134,20 +152,9 @@ function(graft_add_bundle name)
             "[DEFINES <name[=value]>...] [FLAGS <flag>...] [EMIT <kind>...] "
             "[EMIT_DIR <dir>] [DEPENDS <file>...] [EMBED] [EXTRA_ARGS <arg>...])")
   string(CONCAT usage ${usage})
-  if(ARG_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "graft_add_bundle(${name}): unknown argument(s) "
-      "'${ARG_UNPARSED_ARGUMENTS}'; ${usage}")
-  endif()
-  if(ARG_KEYWORDS_MISSING_VALUES)
-    message(FATAL_ERROR "graft_add_bundle(${name}): no value after "
-      "'${ARG_KEYWORDS_MISSING_VALUES}'; ${usage}")
-  endif()
+  _graft_check_call(${name} bundle "${usage}")
   if(NOT ARG_GRAPH)
     message(FATAL_ERROR "graft_add_bundle(${name}): missing GRAPH <file>; ${usage}")
-  endif()
-  if(TARGET ${name})
-    message(FATAL_ERROR "graft_add_bundle(${name}): a target named '${name}' "
-      "already exists (the bundle's target takes its name)")
   endif()
   if(ARG_EMBED)
     get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
@@ -285,7 +292,7 @@ endfunction()
 # <name>.so (or OUTPUT). With BARE_METAL, `graft plugin` compiles the sources
 # freestanding for every TARGETS architecture (default: the host) into one
 # FatELF <name>.sos (or OUTPUT), and <name> is a target in ALL that builds
-# it; headers the sources include rebuild it only when listed in DEPENDS.
+# it (TARGETS as for graft_add_bundle: default CMAKE_SYSTEM_PROCESSOR's); headers the sources include rebuild it only when listed in DEPENDS.
 # Either way the plugin's path is the target property GRAFT_PLUGIN_FILE, for
 # graft-run --plugin or graft_plugin_manager_load_file.
 function(graft_add_plugin name)
@@ -295,23 +302,12 @@ function(graft_add_plugin name)
             "[TARGETS <arch>...] [OUTPUT <path>] [INCLUDE_DIRECTORIES <dir>...] "
             "[DEFINES <name[=value]>...] [DEPENDS <file>...])")
   string(CONCAT usage ${usage})
-  if(ARG_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "graft_add_plugin(${name}): unknown argument(s) "
-      "'${ARG_UNPARSED_ARGUMENTS}'; ${usage}")
-  endif()
-  if(ARG_KEYWORDS_MISSING_VALUES)
-    message(FATAL_ERROR "graft_add_plugin(${name}): no value after "
-      "'${ARG_KEYWORDS_MISSING_VALUES}'; ${usage}")
-  endif()
+  set(_graft_fn graft_add_plugin)
+  set(_graft_name ${name})
+  _graft_check_call(${name} plugin "${usage}")
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "graft_add_plugin(${name}): missing SOURCES <file.c>...; ${usage}")
   endif()
-  if(TARGET ${name})
-    message(FATAL_ERROR "graft_add_plugin(${name}): a target named '${name}' "
-      "already exists (the plugin's target takes its name)")
-  endif()
-  set(_graft_fn graft_add_plugin)
-  set(_graft_name ${name})
   set(sources "")
   foreach(src IN LISTS ARG_SOURCES)
     _graft_input_path(path "SOURCES file" "${src}")
@@ -371,10 +367,11 @@ function(graft_add_plugin name)
         "(GRAFT_BUILD_COMPILER=OFF)")
     endif()
     set(args plugin ${sources} -o "${output}")
-    if(ARG_TARGETS)
-      string(REPLACE ";" "," targets "${ARG_TARGETS}")
-      list(APPEND args --target "${targets}")
-    endif()
+    # The same targets a bundle would get: checked, aliases resolved,
+    # default CMAKE_SYSTEM_PROCESSOR's.
+    _graft_bundle_targets(ARG_TARGETS ${ARG_TARGETS})
+    string(REPLACE ";" "," targets "${ARG_TARGETS}")
+    list(APPEND args --target "${targets}")
     foreach(dir IN LISTS includes)
       list(APPEND args -I "${dir}")
     endforeach()
