@@ -34,7 +34,6 @@ cat > host.c <<'CSRC'
 #include <stdint.h>
 #include <stdio.h>
 #include "graft/abi.h"
-#include "iree/hal/local/executable_plugin.h"
 typedef struct {
   const float *lhs, *rhs;
   float *result;
@@ -75,37 +74,12 @@ static int host_neg(void *params, void *context, void *reserved) {
   for (uint64_t i = 0; i < d->constants[0]; ++i) out[i] = -x[i];
   return 0;
 }
-static iree_hal_executable_plugin_status_t load(const iree_hal_executable_plugin_environment_v0_t *e,
-    size_t n, const iree_hal_executable_plugin_string_pair_t *p, void **self) {
-  loader = pthread_self();
-  *self = NULL;
-  return iree_hal_executable_plugin_ok_status();
-}
-static void unload(void *self) {}
-static iree_hal_executable_plugin_status_t resolve(void *self,
-    const iree_hal_executable_plugin_resolve_params_v0_t *params,
-    iree_hal_executable_plugin_resolution_t *out) {
-  *out = 0;
-  for (size_t i = 0; i < params->count; ++i)
-    if (!params->out_fn_ptrs[i] &&
-        iree_hal_executable_plugin_strcmp(params->symbol_names[i], "host_matmul") == 0)
-      params->out_fn_ptrs[i] = (void *)host_matmul;
-    else if (!params->out_fn_ptrs[i] &&
-             iree_hal_executable_plugin_strcmp(params->symbol_names[i], "host_neg") == 0)
-      params->out_fn_ptrs[i] = (void *)host_neg;
-  return iree_hal_executable_plugin_ok_status();
-}
-IREE_HAL_EXECUTABLE_PLUGIN_EXPORT const iree_hal_executable_plugin_header_t **
-iree_hal_executable_plugin_query(iree_hal_executable_plugin_version_t v, void *r) {
-  static const iree_hal_executable_plugin_header_t header = {
-      .version = IREE_HAL_EXECUTABLE_PLUGIN_VERSION_LATEST, .name = "host_test",
-      .features = IREE_HAL_EXECUTABLE_PLUGIN_FEATURE_NONE};
-  static const iree_hal_executable_plugin_v0_t plugin = {
-      .header = &header, .load = load, .unload = unload, .resolve = resolve};
-  return (const iree_hal_executable_plugin_header_t **)&plugin;
-}
+#define FIXED_PLUGIN_NAME "host_test"
+#define FIXED_PLUGIN_FUNCTIONS FIXED_PLUGIN_FUNCTION(host_matmul) FIXED_PLUGIN_FUNCTION(host_neg)
+#define FIXED_PLUGIN_ON_LOAD() (loader = pthread_self())
+#include "fixed_plugin.h"
 CSRC
-"$CLANG" -shared -fPIC -O2 -pthread -I"$SRC/runtime/include" host.c -o host.so
+"$CLANG" -shared -fPIC -O2 -pthread -I"$SRC/runtime/include" -I"$SRC/tests/plugins" host.c -o host.so
 
 rule "link: host" > host.yaml
 "$GRAFT" build "$G" --spec host.yaml --target "$ALL_TARGETS" -o host.graft --explain > explain.txt
@@ -190,34 +164,12 @@ check --check-prefix=FAIL "$C" < "$T/out"
 
 # A bare-metal plugin may not serve a host command.
 cat > bare.c <<'CSRC'
-#include "iree/hal/local/executable_plugin.h"
 static int host_matmul(void *p, void *context, void *reserved) { return 0; }
-static iree_hal_executable_plugin_status_t load(const iree_hal_executable_plugin_environment_v0_t *e,
-    size_t n, const iree_hal_executable_plugin_string_pair_t *p, void **self) {
-  *self = 0;
-  return iree_hal_executable_plugin_ok_status();
-}
-static void unload(void *self) {}
-static iree_hal_executable_plugin_status_t resolve(void *self,
-    const iree_hal_executable_plugin_resolve_params_v0_t *params,
-    iree_hal_executable_plugin_resolution_t *out) {
-  *out = 0;
-  for (size_t i = 0; i < params->count; ++i)
-    if (iree_hal_executable_plugin_strcmp(params->symbol_names[i], "host_matmul") == 0)
-      params->out_fn_ptrs[i] = (void *)host_matmul;
-  return iree_hal_executable_plugin_ok_status();
-}
-IREE_HAL_EXECUTABLE_PLUGIN_EXPORT const iree_hal_executable_plugin_header_t **
-iree_hal_executable_plugin_query(iree_hal_executable_plugin_version_t v, void *r) {
-  static const iree_hal_executable_plugin_header_t header = {
-      .version = IREE_HAL_EXECUTABLE_PLUGIN_VERSION_LATEST, .name = "bare",
-      .features = IREE_HAL_EXECUTABLE_PLUGIN_FEATURE_STANDALONE};
-  static const iree_hal_executable_plugin_v0_t plugin = {
-      .header = &header, .load = load, .unload = unload, .resolve = resolve};
-  return (const iree_hal_executable_plugin_header_t **)&plugin;
-}
+#define FIXED_PLUGIN_NAME "bare"
+#define FIXED_PLUGIN_FUNCTIONS FIXED_PLUGIN_FUNCTION(host_matmul)
+#include "fixed_plugin.h"
 CSRC
-"$GRAFT" plugin bare.c --target "$ALL_TARGETS" -o bare.sos
+"$GRAFT" plugin bare.c -I "$SRC/tests/plugins" --target "$ALL_TARGETS" -o bare.sos
 for target in "${TARGETS[@]}"; do
   expect_fail run_on "$target" host.graft --plugin bare.sos "${mlp_in[@]}"
   check --check-prefix=BARE "$C" < "$T/out"

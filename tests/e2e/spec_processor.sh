@@ -62,7 +62,6 @@ void probe(const int64_t *x, int64_t *result, size_t row, int32_t processor_id,
 CSRC
 cat > plugin.c <<'CSRC'
 #include <stddef.h>
-#include "iree/hal/local/executable_plugin.h"
 #include "probe.h"
 /* The parameter struct: the args in order, processor_id and processor_data
  * last, where IREE's sample plugins read them. */
@@ -79,30 +78,9 @@ static int probe(void *p, void *context, void *reserved) {
             params->processor_data);
   return 0;
 }
-static iree_hal_executable_plugin_status_t load(const iree_hal_executable_plugin_environment_v0_t *e,
-    size_t n, const iree_hal_executable_plugin_string_pair_t *p, void **self) {
-  *self = NULL;
-  return iree_hal_executable_plugin_ok_status();
-}
-static void unload(void *self) {}
-static iree_hal_executable_plugin_status_t resolve(void *self,
-    const iree_hal_executable_plugin_resolve_params_v0_t *params,
-    iree_hal_executable_plugin_resolution_t *out) {
-  *out = 0;
-  for (size_t i = 0; i < params->count; ++i)
-    if (iree_hal_executable_plugin_strcmp(params->symbol_names[i], "probe") == 0)
-      params->out_fn_ptrs[i] = (void *)probe;
-  return iree_hal_executable_plugin_ok_status();
-}
-IREE_HAL_EXECUTABLE_PLUGIN_EXPORT const iree_hal_executable_plugin_header_t **
-iree_hal_executable_plugin_query(iree_hal_executable_plugin_version_t v, void *r) {
-  static const iree_hal_executable_plugin_header_t header = {
-      .version = IREE_HAL_EXECUTABLE_PLUGIN_VERSION_LATEST, .name = "processor_probe",
-      .features = IREE_HAL_EXECUTABLE_PLUGIN_FEATURE_STANDALONE};
-  static const iree_hal_executable_plugin_v0_t plugin = {
-      .header = &header, .load = load, .unload = unload, .resolve = resolve};
-  return (const iree_hal_executable_plugin_header_t **)&plugin;
-}
+#define FIXED_PLUGIN_NAME "processor_probe"
+#define FIXED_PLUGIN_FUNCTIONS FIXED_PLUGIN_FUNCTION(probe)
+#include "fixed_plugin.h"
 CSRC
 
 kernels=()
@@ -111,8 +89,8 @@ rule static "kernels: {$(IFS=,; echo "${kernels[*]}")}" > static.yaml
 "$GRAFT" build p.graph --spec static.yaml --target "$ALL_TARGETS" -o static.graft
 rule import > import.yaml
 "$GRAFT" build p.graph --spec import.yaml --target "$ALL_TARGETS" -o import.graft
-"$GRAFT" plugin plugin.c --target "$ALL_TARGETS" -o probe.sos
-"$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" plugin.c -o probe.so
+"$GRAFT" plugin plugin.c -I "$SRC/tests/plugins" --target "$ALL_TARGETS" -o probe.sos
+"$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" -I"$SRC/tests/plugins" plugin.c -o probe.so
 
 # The prototype graft expects for the static kernel names the pointer.
 "$GRAFT" spec --header static.yaml --target x86_64 | check --check-prefix=HEADER "$C"
