@@ -121,4 +121,4 @@ check --check-prefix=NOEXT "$TEST_DIR/spec_errors.sh" < "$T/out"
 expect_fail "$GRAFT_RUN" good.graft --function mlp --input "3000000000x0xf32=[]" \
   --input "0x2xf32=[]"
 check --check-prefix=I32 "$TEST_DIR/spec_errors.sh" < "$T/out"
-# I32: graft-run: error: good.yaml:18:33: kernel argument 'dim(lhs, 0) : i32' of rule 'r' does not fit in i32: 2147483647 != 3000000000
+# I32: graft-run: error: mlp.graph:11:11: rule 'r' matched here, but good.yaml:18:33: kernel argument 'dim(lhs, 0) : i32' of rule 'r' does not fit in i32: 2147483647 != 3000000000
