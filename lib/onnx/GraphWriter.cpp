@@ -57,8 +57,23 @@ std::string Body::constant(double v, const std::string &type) {
   return op("constant " + lit, type);
 }
 
+// True for the names map bodies use for their own values (Body::op's "%N"
+// and the block arguments "%xN"): a body sees the function's names, so
+// those must never be taken there.
+static bool isBodyLocalName(const std::string &name) {
+  size_t digits = name[0] == 'x' ? 1 : 0;
+  if (digits == name.size())
+    return false;
+  for (size_t i = digits; i < name.size(); ++i)
+    if (name[i] < '0' || name[i] > '9')
+      return false;
+  return true;
+}
+
 std::string GraphWriter::freshName(const std::string &hint) {
   std::string base = sanitizeName(hint);
+  if (isBodyLocalName(base))
+    base = "v" + base;
   std::string name = base;
   for (unsigned i = 1; used_.count(name); ++i)
     name = base + "." + std::to_string(i);
