@@ -81,7 +81,7 @@ check "$TEST_DIR/cmake_package.sh" --check-prefix=CTEST <"$T/ctest.log"
 # CTEST: saxpy_plugin {{.*}} Passed
 # CTEST: saxpy_plugin_bare {{.*}} Passed
 # CTEST: 100% tests passed
-file build/saxpy_plugin.so | grep -q "ELF 64-bit LSB shared object"
+file build/saxpy_plugin.so | grep "ELF 64-bit LSB shared object" >/dev/null
 "$P/bin/graft" inspect build/saxpy_plugin_bare.sos | check "$TEST_DIR/cmake_package.sh" --check-prefix=SLICES
 # The bare-metal plugin's aarch64 slice serves the aarch64 runtime.
 run_on aarch64 build/saxpy_import.graft --plugin build/saxpy_plugin_bare.sos "${run[@]}" \
