@@ -1,183 +1,357 @@
 #!/usr/bin/env python3
-"""Mutation testing of the runtime's protections (on demand, not in CI).
+"""Mutation testing: do the tests notice a broken compiler or runtime?
 
-Each mutant below removes one check of the loader, the validator, the file
-reader or the executor. For each, the script applies the edit to a private
-copy of the sources, rebuilds the runtime there (runtime-only build, no
-LLVM: seconds per mutant with ccache) and runs the tests that are supposed
-to notice. A mutant is KILLED when one of them fails, SURVIVED when all
-pass; every mutant must be killed, or the check it removes is untested.
+Each mutant below is one small edit to graft's sources: a check of the
+loader, the validator, the file reader, the executor, the guard or the
+watchdog removed; a scalar op, a packed-matmul tile edge or an index stride
+changed in codegen; a check of the spec matcher or the rewriter disabled; a
+shape rule of the verifier dropped; a fusion legality check of dispatch
+formation removed. For each, the script applies the edit to a private copy
+of the sources, rebuilds only the targets its tests need in one build
+directory shared by all mutants (ccache makes the unchanged files free),
+runs those tests, and restores the file. A mutant is KILLED when one of its
+tests fails, SURVIVED when all pass: every mutant must be killed, or what
+it breaks is untested.
 
-    tests/mutation/run.py [--build-dir DIR] [--graft PATH] [NAME...]
+    tests/mutation/run.py [--dir DIR] [--list] [NAME...]
 
---graft: a graft compiler for the e2e scripts some mutants need (default:
-build/cmd/graft/graft of this checkout); those mutants are reported SKIPPED
-without one. NAME...: only these mutants. Exit status 1 if any survived.
+Tests of a mutant, cheapest first:
+  unit/NAME    the CTest test unit/NAME (binary target NAME)
+  e2e/NAME     the CTest test e2e/NAME (tests/e2e/NAME.sh)
+  diff/GRAPH   tests/diff/difftest.py on tests/diff/graphs/GRAPH.graph, two
+               rounds on the host target
+
+--dir: where the copy (DIR/src) and its build (DIR/src/build) live (default
+build-mutation/ of this checkout; the build sits one level below the copy
+like build/ below the checkout, so ccache with CCACHE_BASEDIR finds the
+objects of an ordinary build). NAME...: only these mutants. Before the
+mutants, the unmutated build must pass every selected test. Exit status 1 if
+any mutant was not killed.
 """
 import argparse
+import collections
+import functools
+import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# (name, file, exact text, replacement, ctest regex or None, e2e scripts)
+Mutant = collections.namedtuple("Mutant", "name path old new tests")
+
 MUTANTS = [
-    ("relro-not-protected", "runtime/src/loader/elf_loader.c",
-     "  if (plan->has_relro && plan->relro.p_memsz > 0) {\n    /* validate_relro",
-     "  if (0) {\n    /* validate_relro",
-     "unit/loader_test$", []),
-    ("relro-outside-writable-load", "runtime/src/loader/elf_loader.c",
-     "  return validate_relro(plan);", "  return NULL;",
-     "unit/loader_test$", []),
-    ("wx-segment-accepted", "runtime/src/loader/elf_loader.c",
-     "  if ((ph->p_flags & GRAFT_PF_W) && (ph->p_flags & GRAFT_PF_X)) {",
-     "  if (0) {",
-     "unit/loader_test$", []),
-    ("text-left-writable", "runtime/src/loader/elf_loader.c",
-     "  if (pf_flags & GRAFT_PF_X) prot |= GRAFT_PROT_EXEC;",
-     "  if (pf_flags & GRAFT_PF_X) prot |= GRAFT_PROT_EXEC | GRAFT_PROT_WRITE;",
-     "unit/loader_test$", []),
-    ("copy-into-read-only", "runtime/src/loader/library_validate.c",
-     "    if (read_only_role(f, s->bindings[1], role, sizeof(role))) {",
-     "    if (0) {",
-     "unit/(loader_test|graft_executor_test)$", []),
-    ("dispatch-writes-read-only", "runtime/src/loader/library_validate.c",
-     "    if (!(attrs->binding_flags[b] & GRAFT_BINDING_WRITE)) continue;",
-     "    continue;",
-     "unit/loader_test$", []),
-    ("binding-index-unchecked", "runtime/src/loader/library_validate.c",
-     "    if (s->bindings[b] >= f->buffer_count) {",
-     "    if (0) {",
-     "unit/loader_test$", []),
-    ("step-counts-unchecked", "runtime/src/loader/library_validate.c",
-     "  if (s->binding_count != attrs->binding_count ||\n"
-     "      s->constant_count != attrs->constant_count) {",
-     "  if (0) {",
-     "unit/loader_test$", []),
-    ("required-imports-ignored", "runtime/src/exec/import_table.c",
-     "  graft_status_t st = graft_library_check_imports(library, table->functions);",
-     "  graft_status_t st = NULL;",
-     "unit/graft_plugin_test$", []),
-    ("special-files-read", "runtime/src/io/file.c",
-     "  if (!S_ISREG(st.st_mode)) {", "  if (0) {",
-     "unit/graft_io_test$", []),
-    ("argument-storage-unchecked", "runtime/src/exec/executor.c",
-     "    if (t->size < needed || (needed && !t->data))",
-     "    if (0)",
-     "unit/graft_executor_test$", []),
-    ("guard-inputs-writable", "runtime/src/exec/executor.c",
-     "    st = graft_guard_region_seal(r);", "    st = NULL;",
-     None, ["run_guard"]),
-    ("guard-canary-unchecked", "runtime/src/exec/executor.c",
-     "  return inv->regions ? graft_guard_check_dispatch(&watch) : NULL;",
-     "  return NULL;",
-     None, ["run_guard"]),
-    ("deadline-does-not-stop-workgroups", "runtime/src/exec/executor.c",
-     "  if (run->watchdog && graft_watchdog_expired(run->watchdog)) return -1;",
-     "",
-     "unit/graft_module_test$", []),
+    # --- runtime: loader, validator, file reader, executor, guard, watchdog
+    Mutant('relro-not-protected', 'runtime/src/loader/elf_loader.c',
+           '  if (plan->has_relro && plan->relro.p_memsz > 0) {\n    /* validate_relro',
+           '  if (0) {\n    /* validate_relro',
+           ['unit/loader_test']),
+    Mutant('relro-outside-writable-load', 'runtime/src/loader/elf_loader.c',
+           '  return validate_relro(plan);',
+           '  return ((void)validate_relro, NULL);',
+           ['unit/loader_test']),
+    Mutant('wx-segment-accepted', 'runtime/src/loader/elf_loader.c',
+           '  if ((ph->p_flags & GRAFT_PF_W) && (ph->p_flags & GRAFT_PF_X)) {',
+           '  if (0) {',
+           ['unit/loader_test']),
+    Mutant('text-left-writable', 'runtime/src/loader/elf_loader.c',
+           '  if (pf_flags & GRAFT_PF_X) prot |= GRAFT_PROT_EXEC;',
+           '  if (pf_flags & GRAFT_PF_X) prot |= GRAFT_PROT_EXEC | GRAFT_PROT_WRITE;',
+           ['unit/loader_test']),
+    Mutant('copy-into-read-only', 'runtime/src/loader/library_validate.c',
+           '    if (read_only_role(f, s->bindings[1], role, sizeof(role))) {',
+           '    if (0) {',
+           ['unit/loader_test', 'unit/graft_executor_test']),
+    Mutant('dispatch-writes-read-only', 'runtime/src/loader/library_validate.c',
+           '    if (!(attrs->binding_flags[b] & GRAFT_BINDING_WRITE)) continue;',
+           '    continue;',
+           ['unit/loader_test']),
+    Mutant('binding-index-unchecked', 'runtime/src/loader/library_validate.c',
+           '    if (s->bindings[b] >= f->buffer_count) {',
+           '    if (0) {',
+           ['unit/loader_test']),
+    Mutant('step-counts-unchecked', 'runtime/src/loader/library_validate.c',
+           '  if (s->binding_count != attrs->binding_count ||\n      s->constant_count != attrs->constant_count) {',
+           '  if (0) {',
+           ['unit/loader_test']),
+    Mutant('required-imports-ignored', 'runtime/src/exec/import_table.c',
+           '  graft_status_t st = graft_library_check_imports(library, table->functions);',
+           '  graft_status_t st = NULL;',
+           ['unit/graft_plugin_test']),
+    Mutant('special-files-read', 'runtime/src/io/file.c',
+           '  if (!S_ISREG(st.st_mode)) {',
+           '  if (0) {',
+           ['unit/graft_io_test']),
+    Mutant('argument-storage-unchecked', 'runtime/src/exec/executor.c',
+           '    if (t->size < needed || (needed && !t->data))',
+           '    if (0)',
+           ['unit/graft_executor_test']),
+    Mutant('guard-inputs-writable', 'runtime/src/exec/executor.c',
+           '    st = graft_guard_region_seal(r);',
+           '    st = NULL;',
+           ['e2e/run_guard']),
+    Mutant('guard-canary-unchecked', 'runtime/src/exec/executor.c',
+           '  return inv->regions ? graft_guard_check_dispatch(&watch) : NULL;',
+           '  return NULL;',
+           ['e2e/run_guard']),
+    Mutant('deadline-does-not-stop-workgroups', 'runtime/src/exec/executor.c',
+           '  if (run->watchdog && graft_watchdog_expired(run->watchdog)) return -1;',
+           '',
+           ['unit/graft_module_test']),
+    # --- codegen: scalar ops, the packed matmul's tile edge, index strides
+    Mutant("sub-emitted-as-add", "lib/codegen/ScalarOps.cpp",
+           "  case OpKind::Sub: return fl ? b.CreateFSub(o[0], o[1])",
+           "  case OpKind::Sub: return fl ? b.CreateFAdd(o[0], o[1])",
+           ["diff/map_f32"]),
+    Mutant("int-div-truncates", "lib/codegen/ScalarOps.cpp",
+           "  Value *floorDiv = b.CreateSelect(adjust, b.CreateSub(q, one), q);",
+           "  Value *floorDiv = q;",
+           ["diff/map_i32"]),
+    Mutant("cmp-le-emitted-as-lt", "lib/codegen/ScalarOps.cpp",
+           '      if (pred == "le") return b.CreateFCmpOLE(o[0], o[1]);',
+           '      if (pred == "le") return b.CreateFCmpOLT(o[0], o[1]);',
+           ["diff/map_f32"]),
+    Mutant("max-of-zeros-unsigned", "lib/codegen/ScalarOps.cpp",
+           "  Value *zeros = max ? b.CreateFAdd(x, y)",
+           "  Value *zeros = max ? x",
+           ["diff/special_values"]),
+    Mutant("ragged-rhs-panel-not-packed", "lib/codegen/PackedMatmul.cpp",
+           "  Value *lastCol = b.CreateSub(rem, b.getInt64(1));\n"
+           "  Value *kEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), kc, b.getInt64(0));",
+           "  Value *lastCol = b.CreateSub(rem, b.getInt64(1));\n"
+           "  Value *kEnd = b.getInt64(0);",
+           ["diff/matmul_tiles"]),
+    Mutant("load-uses-outer-stride", "lib/codegen/LoopEmitter.cpp",
+           "b_.CreateMul(idx_[in.map[k]], strides_[node.input][k]",
+           "b_.CreateMul(idx_[in.map[k]], strides_[node.input][0]",
+           ["diff/transpose", "diff/map_f32"]),
+    # --- the spec matcher and rewriter
+    Mutant("matcher-op-kind-unchecked", "lib/spec/Matcher.cpp",
+           "  if (p->kind != g->kind)\n    return failAt(g, p, \"op kind mismatch",
+           "  if (false)\n    return failAt(g, p, \"op kind mismatch",
+           ["unit/spec_matcher_test"]),
+    Mutant("matcher-attribute-value-unchecked", "lib/spec/Matcher.cpp",
+           "    if (!(*ga == pa.value))",
+           "    if (false)",
+           ["unit/spec_matcher_test"]),
+    Mutant("matcher-binding-conflict-accepted", "lib/spec/Matcher.cpp",
+           "    if (it->second != g)\n      return failAt(user, patternUser, \"conflicting",
+           "    if (false)\n      return failAt(user, patternUser, \"conflicting",
+           ["unit/spec_matcher_test"]),
+    Mutant("matcher-operands-reversed", "lib/spec/Matcher.cpp",
+           "      Value *gv = gOperands[i];",
+           "      Value *gv = gOperands[gOperands.size() - 1 - i];",
+           ["unit/spec_matcher_test"]),
+    Mutant("rewriter-drops-op-used-outside", "lib/spec/Rewriter.cpp",
+           "    if (!used)\n      dropped.insert(op);",
+           "    if (!used || true)\n      dropped.insert(op);",
+           ["unit/spec_matcher_test"]),
+    Mutant("rewriter-accepts-output-used-early", "lib/spec/Rewriter.cpp",
+           "      if (early) {\n        f.why = \"output \"",
+           "      if (false) {\n        f.why = \"output \"",
+           ["unit/spec_matcher_test"]),
+    # --- shape analysis: the verifier's size rules
+    Mutant("reshape-count-unchecked", "lib/graph/VerifyTensorOps.cpp",
+           "    if (a != b)\n      return fail(\"'reshape' changes",
+           "    if (false)\n      return fail(\"'reshape' changes",
+           ["unit/graph_verifier_test"]),
+    Mutant("broadcast-size-unchecked", "lib/graph/VerifyTensorOps.cpp",
+           "    if (!dimsCompatible(in.dims[i], out.dims[j]))\n      return fail(\"'broadcast' input",
+           "    if (false)\n      return fail(\"'broadcast' input",
+           ["unit/graph_verifier_test"]),
+    # --- dispatch formation: fusion legality
+    Mutant("map-fused-across-domains", "lib/dispatch/Formation.cpp",
+           "  if (shapes.dimsOf(op->result()) != shapes.dimsOf(rootVal))\n    return -1;",
+           "  (void)rootVal;",
+           ["diff/fusion_edges"]),
+    Mutant("fill-absorbed-with-other-users", "lib/dispatch/Formation.cpp",
+           "  if (users.size() != 1)\n    return false;",
+           "",
+           ["diff/fusion_edges"]),
 ]
 
 
-def run(cmd, **kwargs):
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, **kwargs)
+def run(cmd, timeout=None, **kwargs):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, errors="replace", timeout=timeout, **kwargs)
+        return p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return 124, out + f"\n(timed out after {timeout}s)"
 
 
 def copy_sources(dest):
-    files = run(["git", "-C", ROOT, "ls-files", "-z"]).stdout.split("\0")
-    for f in files:
+    """The checkout's tracked files (as they are in the work tree) into |dest|."""
+    _, listing = run(["git", "-C", ROOT, "ls-files", "-z"])
+    for f in listing.split("\0"):
         if not f or not os.path.isfile(os.path.join(ROOT, f)):
             continue
         os.makedirs(os.path.join(dest, os.path.dirname(f)), exist_ok=True)
         shutil.copy2(os.path.join(ROOT, f), os.path.join(dest, f))
 
 
-def e2e_env(src, build, graft):
-    env = dict(os.environ)
-    env.update(GRAFT=graft, GRAFT_RUN=os.path.join(build, "cmd/graft-run/graft-run"),
-               SRC=src, BIN=build,
-               FILECHECK=shutil.which("FileCheck-19") or "/usr/lib/llvm-19/bin/FileCheck")
-    return env
+@functools.lru_cache(maxsize=None)
+def python_with_numpy():
+    """A python3 that has numpy, as the e2e tests pick one (a pyenv shim
+    first on PATH may not have it)."""
+    for p in [os.environ.get("PYTHON"), "/usr/bin/python3", shutil.which("python3"),
+              sys.executable]:
+        if p and run([p, "-c", "import numpy"])[0] == 0:
+            return p
+    sys.exit("run.py: no python3 with numpy for the differential tests (set PYTHON)")
+
+
+class Tree:
+    """The private copy, its build directory and how to run a test in it."""
+
+    def __init__(self, top):
+        self.src = os.path.join(top, "src")
+        self.build = os.path.join(self.src, "build")
+        # A fresh copy, but the build of an earlier run is kept: copy2 keeps
+        # the files' times, so only what changed since is rebuilt.
+        if os.path.isdir(self.src):
+            for entry in os.listdir(self.src):
+                if entry != "build":
+                    path = os.path.join(self.src, entry)
+                    shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
+        copy_sources(self.src)
+        launcher = ["-DCMAKE_C_COMPILER_LAUNCHER=ccache",
+                    "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
+        rc, out = run(["cmake", "-S", self.src, "-B", self.build, "-G", "Ninja",
+                       "-DGRAFT_WERROR=ON", "-DGRAFT_CROSS_RUNTIMES=ON"] + launcher)
+        if rc != 0:
+            sys.exit("run.py: configure failed:\n" + out[-3000:])
+
+    def targets(self, tests):
+        """The build targets |tests| need: for a unit test, every file of the
+        build its command names (the binary, the plugins it loads, ...)."""
+        names = set()
+        for t in tests:
+            kind, name = t.split("/", 1)
+            if kind == "unit":
+                names.update(self.unit_files(name))
+            else:
+                names.update(["graft", "graft-run"])
+            if kind == "e2e":
+                # The e2e scripts also run other targets' slices under qemu.
+                names.update(["graft-fatelf", "graft_invoke_repeat_check"] +
+                             self.cross_runtimes())
+
+        return sorted(names)
+
+    @functools.lru_cache(maxsize=None)
+    def cross_runtimes(self):
+        _, out = run(["ninja", "-C", self.build, "-t", "targets", "all"])
+        return sorted({line.split(":")[0] for line in out.splitlines()
+                       if line.startswith("graft-run-") and ":" in line})
+
+    def unit_files(self, name):
+        rc, out = run(["ctest", "--test-dir", self.build, "-R", f"^unit/{name}$",
+                       "--show-only=json-v1"])
+        tests = json.loads(out[out.index("{"):]).get("tests", []) if rc == 0 else []
+        if len(tests) != 1:
+            sys.exit(f"run.py: no CTest test unit/{name} in {self.build}")
+        prefix = self.build + os.sep
+        return [os.path.relpath(arg, self.build) for arg in tests[0].get("command", [])
+                if arg.startswith(prefix)]
+
+    def make(self, tests):
+        return run(["nice", "-n", "10", "ninja", "-C", self.build, "-j2"] + self.targets(tests))
+
+    def test(self, t):
+        """(passed, log) of one test."""
+        kind, name = t.split("/", 1)
+        if kind in ("unit", "e2e"):
+            rc, out = run(["ctest", "--test-dir", self.build, "-R", f"^{kind}/{name}$",
+                           "--output-on-failure", "--timeout", "600", "--no-tests=error"])
+        elif kind == "diff":
+            env = dict(os.environ, BIN=self.build)
+            rc, out = run(["nice", "-n", "10", python_with_numpy(),
+                           os.path.join(self.src, "tests/diff/difftest.py"),
+                           "--graft", os.path.join(self.build, "cmd/graft/graft"),
+                           "--graft-run", os.path.join(self.build, "cmd/graft-run/graft-run"),
+                           "--graph", name + ".graph", "--rounds", "2", "-j", "1",
+                           "--keep-dir", os.path.join(self.build, "difftest-failures")],
+                          timeout=900, env=env)
+        else:
+            sys.exit(f"run.py: unknown test kind '{t}' (expected unit/, e2e/ or diff/)")
+        return rc == 0, out
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build-mutation"))
-    parser.add_argument("--graft", default=os.path.join(ROOT, "build/cmd/graft/graft"))
+    parser.add_argument("--dir", default=os.path.join(ROOT, "build-mutation"))
+    parser.add_argument("--list", action="store_true", help="print the mutants and exit")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
-    known = {m[0] for m in MUTANTS}
+    known = {m.name for m in MUTANTS}
     for name in args.names:
         if name not in known:
             sys.exit(f"run.py: no mutant '{name}' (expected one of: {', '.join(sorted(known))})")
+    chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
+    if args.list:
+        for m in chosen:
+            print(f"{m.name:40} {m.path:36} {' '.join(m.tests)}")
+        return 0
 
-    src = tempfile.mkdtemp(prefix="graft-mutation-")
-    build = args.build_dir
-    copy_sources(src)
-    configure = run(["cmake", "-S", src, "-B", build, "-G", "Ninja",
-                     "-DGRAFT_BUILD_COMPILER=OFF", "-DGRAFT_CROSS_RUNTIMES=OFF",
-                     "-DGRAFT_WERROR=OFF"])
-    if configure.returncode != 0:
-        sys.exit("run.py: configure failed:\n" + configure.stdout[-3000:])
+    os.environ.setdefault("CCACHE_BASEDIR", os.path.dirname(ROOT))
+    os.environ.setdefault("CCACHE_NOHASHDIR", "1")
+    tree = Tree(os.path.abspath(args.dir))
+    kinds = {"unit": 0, "e2e": 1, "diff": 2}  # cheapest first
+    every = sorted({t for m in chosen for t in m.tests},
+                   key=lambda t: (kinds.get(t.split("/")[0], 3), t))
+    rc, out = tree.make(every)
+    if rc != 0:
+        sys.exit("run.py: the unmutated sources do not build:\n" + out[-3000:])
+    for t in every:
+        ok, out = tree.test(t)
+        if not ok:
+            sys.exit(f"run.py: {t} fails without a mutant:\n{out[-3000:]}")
 
-    def build_and_test(regex, scripts):
-        b = run(["ninja", "-C", build, "-j2"])
-        if b.returncode != 0:
-            return "build failed", b.stdout[-2000:]
-        if regex:
-            t = run(["ctest", "--test-dir", build, "-R", regex])
-            if t.returncode != 0:
-                return "failed", t.stdout
-        for script in scripts:
-            t = run(["bash", os.path.join(src, "tests/e2e/lib/run-one.sh"),
-                     os.path.join(src, "tests/e2e", script + ".sh")],
-                    env=e2e_env(src, build, args.graft))
-            if t.returncode != 0:
-                return "failed", t.stdout
-        return "passed", ""
-
-    status, log = build_and_test(r"unit/(loader_test|graft_(io|executor|module|plugin)_test)$", [])
-    if status != "passed":
-        sys.exit(f"run.py: the unmutated runtime's tests {status}:\n{log[-3000:]}")
-
-    survived = []
-    for name, path, old, new, regex, scripts in MUTANTS:
-        if args.names and name not in args.names:
-            continue
-        if scripts and not os.access(args.graft, os.X_OK):
-            print(f"SKIPPED   {name} (needs a graft compiler for {', '.join(scripts)})")
-            continue
-        file = os.path.join(src, path)
+    results = []
+    for m in chosen:
+        file = os.path.join(tree.src, m.path)
         with open(file) as f:
             text = f.read()
-        if text.count(old) != 1:
-            print(f"STALE     {name}: the text to mutate is not in {path} exactly once")
-            survived.append(name)
+        start = time.monotonic()
+        if text.count(m.old) != 1:
+            results.append((m, "STALE", f"the text to mutate is not in {m.path} exactly once", 0))
+            print(f"STALE     {m.name}: the text to mutate is not in {m.path} exactly once",
+                  flush=True)
             continue
         with open(file, "w") as f:
-            f.write(text.replace(old, new))
+            f.write(text.replace(m.old, m.new))
         try:
-            status, _ = build_and_test(regex, scripts)
+            rc, out = tree.make(m.tests)
+            if rc != 0:
+                status, why = "BROKEN", "the mutant does not build"
+            else:
+                status, why = "SURVIVED", "every test passed: " + " ".join(m.tests)
+                for t in m.tests:
+                    ok, _ = tree.test(t)
+                    if not ok:
+                        status, why = "KILLED", "by " + t
+                        break
         finally:
             with open(file, "w") as f:
                 f.write(text)
-        if status == "passed":
-            survived.append(name)
-            print(f"SURVIVED  {name} ({path})")
-        elif status == "build failed":
-            survived.append(name)
-            print(f"BROKEN    {name}: the mutant does not build")
-        else:
-            print(f"KILLED    {name} (tests {status})")
-    shutil.rmtree(src)
-    if survived:
-        print(f"run.py: {len(survived)} mutant(s) not killed: {', '.join(survived)}")
+        took = time.monotonic() - start
+        results.append((m, status, why, took))
+        print(f"{status:9} {m.name} ({why}; {took:.0f}s)", flush=True)
+
+    print()
+    print(f"| mutant | file | tests | result | seconds |")
+    print(f"|---|---|---|---|---|")
+    for m, status, why, took in results:
+        print(f"| {m.name} | {m.path} | {' '.join(m.tests)} | {status.lower()} | {took:.0f} |")
+    bad = [m.name for m, status, _, _ in results if status != "KILLED"]
+    if bad:
+        print(f"run.py: {len(bad)} mutant(s) not killed: {', '.join(bad)}")
         return 1
-    print("run.py: every mutant was killed")
+    print(f"run.py: all {len(results)} mutants were killed")
     return 0
 
 

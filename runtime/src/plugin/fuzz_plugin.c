@@ -108,6 +108,15 @@ static graft_plugin_status_t scripted_load(
   ++s->loads;
   if (s->load_code != GRAFT_PLUGIN_STATUS_OK)
     return graft_plugin_status_from_code(s->load_code);
+  if (!s->api.unload) {
+    /* Nothing may be allocated that no unload would free. */
+    static loaded_t unowned[MAX_PLUGINS];
+    loaded_t* loaded = &unowned[s - g_scripts];
+    memset(loaded, 0, sizeof(*loaded));
+    loaded->script = s;
+    *out_self = loaded;
+    return graft_plugin_ok_status();
+  }
   graft_plugin_allocator_t allocator = environment->host_allocator;
   void* self = NULL;
   graft_plugin_status_t st = graft_plugin_allocator_malloc(
