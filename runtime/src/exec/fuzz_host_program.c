@@ -187,7 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const graft_library_v1_t* valid[GRAFT_FUZZ_MAX_CANDIDATES];
-  size_t count = graft_fuzz_valid_libraries(&image, valid);
+  size_t count = graft_fuzz_valid_libraries(&image, (size_t)slice.size, valid);
   static const uint64_t kNoProcessorData[GRAFT_PROCESSOR_DATA_WORD_COUNT];
   graft_executor_t executor = {pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
                                0,    NULL, NULL, NULL, NULL, kNoProcessorData};

@@ -15,17 +15,21 @@
 /* At most this many candidates are validated per input. */
 #define GRAFT_FUZZ_MAX_CANDIDATES 4
 
-/* Validates every candidate in |image|; stores those that pass in |valid|
- * (GRAFT_FUZZ_MAX_CANDIDATES entries) and returns how many did. */
+/* Validates every candidate in |image|, loaded from |file_size| bytes;
+ * stores those that pass in |valid| (GRAFT_FUZZ_MAX_CANDIDATES entries) and
+ * returns how many did. A header is initialized data, so only the first
+ * |file_size| bytes of a segment are searched: a segment's zero-filled rest
+ * may be a gigabyte (a fuzzed p_memsz), which the loader maps without
+ * touching but a full scan would fault in page by page. */
 static size_t graft_fuzz_valid_libraries(
-    const graft_elf_image_t* image,
+    const graft_elf_image_t* image, size_t file_size,
     const graft_library_v1_t* valid[GRAFT_FUZZ_MAX_CANDIDATES]) {
   size_t candidates = 0, valid_count = 0;
   for (size_t i = 0; i < image->segment_count; ++i) {
     const graft_elf_segment_t* seg = &image->segments[i];
     if (!(seg->flags & GRAFT_PF_R)) continue;
-    for (uint64_t off = (8 - seg->vaddr % 8) % 8; off + 8 <= seg->memsz;
-         off += 8) {
+    uint64_t end = seg->memsz < file_size ? seg->memsz : file_size;
+    for (uint64_t off = (8 - seg->vaddr % 8) % 8; off + 8 <= end; off += 8) {
       const uint8_t* p = (const uint8_t*)graft_elf_image_address(
           image, seg->vaddr + off);
       uint32_t magic;

@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   graft_status_free(
       graft_elf_image_lookup_function(&image, GRAFT_QUERY_SYMBOL, &query));
   const graft_library_v1_t* valid[GRAFT_FUZZ_MAX_CANDIDATES];
-  graft_fuzz_valid_libraries(&image, valid);
+  graft_fuzz_valid_libraries(&image, (size_t)slice.size, valid);
   graft_elf_image_unload(&image);
   return 0;
 }
