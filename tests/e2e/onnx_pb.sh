@@ -40,6 +40,12 @@ printf '\x08\x02\x08\x02\x10\x01\x4a\x04\x00\x00\x80\x3f' > few.pb
 expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input @few.pb --input "2x2xf32=1"
 check "$TEST_DIR/onnx_pb.sh" --check-prefix=FEW < "$T/out"
 # FEW: 'few.pb': raw_data holds 4 bytes, the shape needs 16
+# A shape of 2^50 floats with 4 bytes of data is refused for the data
+# before anything is allocated (not "cannot allocate").
+printf '\x08\x80\x80\x40\x08\x80\x80\x40\x08\x80\x08\x10\x01\x4a\x04\x00\x00\x80\x3f' > huge.pb
+expect_fail "$GRAFT_RUN" mlp.graft --function mlp --input @huge.pb --input "2x2xf32=1"
+check "$TEST_DIR/onnx_pb.sh" --check-prefix=HUGE < "$T/out"
+# HUGE: 'huge.pb': raw_data holds 4 bytes, the shape needs 4503599627370496
 # float_data (field 4, packed): the typed form ONNX writers also use.
 # The identity [[1 0][0 1]] as float_data, unpacked dims.
 printf '\x08\x02\x08\x02\x10\x01\x22\x10\x00\x00\x80\x3f\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x3f' > typed.pb

@@ -10,6 +10,7 @@
  * runs past the end of the file or disagrees with the shape. Write: dims,
  * data_type and raw_data (little-endian), which every ONNX reader accepts.
  * Wire format: https://protobuf.dev/programming-guides/encoding/ */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +262,46 @@ static graft_status_t scan(reader_t* r, header_t* h, fill_ctx_t* fill) {
   return NULL;
 }
 
+/* The elements of |h|'s shape; UINT64_MAX for a negative dim or a count
+ * that overflows (graft_tensor_allocate then says which). */
+static uint64_t shape_elements(const header_t* h) {
+  uint64_t n = 1;
+  for (uint32_t i = 0; i < h->rank; ++i) {
+    if (h->dims[i] < 0) return UINT64_MAX;
+    uint64_t d = (uint64_t)h->dims[i];
+    if (d != 0 && n > (UINT64_MAX - 1) / d) return UINT64_MAX;
+    n *= d;
+  }
+  return n;
+}
+
+static graft_status_t check_raw_length(const char* path, const header_t* h,
+                                       uint32_t dtype, uint64_t count) {
+  uint64_t elem = graft_dtype_size(dtype);
+  if (count > UINT64_MAX / elem) return NULL; /* allocate refuses it */
+  if (h->raw_len == count * elem) return NULL;
+  return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                           "'%s': raw_data holds %llu bytes, the shape needs %llu",
+                           path, (unsigned long long)h->raw_len,
+                           (unsigned long long)(count * elem));
+}
+
+static graft_status_t check_typed_count(const char* path, const header_t* h,
+                                        uint64_t count) {
+  uint32_t elem_wire;
+  int field = typed_field(h->data_type, &elem_wire);
+  uint64_t others = h->counts[4] + h->counts[5] + h->counts[7] +
+                    h->counts[10] - h->counts[field];
+  if (h->counts[field] == count && !others) return NULL;
+  return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                           "'%s': the TensorProto holds %llu elements for "
+                           "its data type (and %llu in other fields), its "
+                           "shape needs %llu",
+                           path, (unsigned long long)h->counts[field],
+                           (unsigned long long)others,
+                           (unsigned long long)count);
+}
+
 graft_status_t graft_io_pb_decode(const char* path, const uint8_t* bytes,
                                   size_t size, graft_tensor_t* out) {
   memset(out, 0, sizeof(*out));
@@ -281,38 +322,25 @@ graft_status_t graft_io_pb_decode(const char* path, const uint8_t* bytes,
                              "(graft reads FLOAT, DOUBLE, FLOAT16, BFLOAT16, "
                              "INT8, INT16, INT32, INT64, BOOL)",
                              path, (int)h.data_type);
+  /* The data present must fill the shape before anything is allocated: an
+   * 18-byte file must not make graft zero a gigabyte only to refuse it. */
+  uint64_t count = shape_elements(&h);
+  if (count != UINT64_MAX) {
+    st = h.has_raw ? check_raw_length(path, &h, dtype, count)
+                   : check_typed_count(path, &h, count);
+    if (st) return st;
+  }
   graft_tensor_t t;
   st = graft_tensor_allocate(dtype, h.rank, h.dims, &t);
   if (st) return graft_status_annotate(st, "'%s'", path);
-  uint64_t count = graft_tensor_element_count(&t);
+  assert(count == graft_tensor_element_count(&t) &&
+         "allocate accepted a shape whose count overflows");
   if (h.has_raw) {
-    if (h.raw_len != t.size) {
-      uint64_t needed = t.size;
-      graft_tensor_release(&t);
-      return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                               "'%s': raw_data holds %llu bytes, the shape needs %llu",
-                               path, (unsigned long long)h.raw_len,
-                               (unsigned long long)needed);
-    }
     if (t.size) memcpy(t.data, h.raw, (size_t)t.size);
     if (dtype == GRAFT_DTYPE_I1)
       for (uint64_t i = 0; i < count; ++i)
         ((uint8_t*)t.data)[i] = ((uint8_t*)t.data)[i] != 0;
   } else {
-    uint32_t elem_wire;
-    int field = typed_field(h.data_type, &elem_wire);
-    uint64_t others = h.counts[4] + h.counts[5] + h.counts[7] + h.counts[10] -
-                      h.counts[field];
-    if (h.counts[field] != count || others) {
-      graft_tensor_release(&t);
-      return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                               "'%s': the TensorProto holds %llu elements for "
-                               "its data type (and %llu in other fields), its "
-                               "shape needs %llu",
-                               path, (unsigned long long)h.counts[field],
-                               (unsigned long long)others,
-                               (unsigned long long)count);
-    }
     fill_ctx_t f = {&t, 0, 0};
     reader_t again = {path, bytes, bytes, bytes + size};
     st = scan(&again, &h, &f);
