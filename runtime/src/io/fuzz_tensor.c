@@ -6,6 +6,7 @@
  * skipped so the fuzzer never opens arbitrary paths.
  *
  * Build and run: cmake/fuzz.sh (seed corpus: tests/fuzz/corpus/fuzz_tensor/). */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,9 @@ static uint64_t declared_elements(const uint8_t* text, size_t size) {
   uint64_t count = 1;
   int dims = 0;
   size_t i = 0;
-  while (i < size && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
-    ++i;
+  /* The leading space graft_tensor_parse skips: isspace's, form feed and
+   * vertical tab included. */
+  while (i < size && isspace(text[i])) ++i;
   while (i < size) {
     size_t start = i;
     uint64_t d = 0;
