@@ -165,7 +165,11 @@ MUTANTS = [
     Mutant("map-fused-across-domains", "lib/dispatch/Formation.cpp",
            "  if (shapes.dimsOf(op->result()) != shapes.dimsOf(rootVal))\n    return -1;",
            "  (void)rootVal;",
-           ["diff/fusion_edges"]),
+           ["diff/fusion_edges", "diff/row_stats", "diff/reduce", "diff/softmax"]),
+    Mutant("row-stat-fused-into-non-pointwise-group", "lib/dispatch/Formation.cpp",
+           "    return inGroup ? pointwiseGroup(g) : availableIn(in, g);",
+           "    return inGroup ? true : availableIn(in, g);",
+           ["diff/row_stats", "diff/fusion_edges", "diff/softmax", "diff/layer"]),
     Mutant("fill-absorbed-with-other-users", "lib/dispatch/Formation.cpp",
            "  if (users.size() != 1)\n    return false;",
            "",
@@ -184,13 +188,26 @@ def run(cmd, timeout=None, **kwargs):
 
 
 def copy_sources(dest):
-    """The checkout's tracked files (as they are in the work tree) into |dest|."""
+    """The checkout's tracked files (as they are in the work tree) into |dest|.
+    A file whose copy already has its bytes is left alone; any other is
+    written anew. Never with the original's time: a file restored after a
+    mutant of an earlier run is newer than the object built from the mutant,
+    and must stay so for ninja to rebuild it."""
     _, listing = run(["git", "-C", ROOT, "ls-files", "-z"])
     for f in listing.split("\0"):
-        if not f or not os.path.isfile(os.path.join(ROOT, f)):
+        src, dst = os.path.join(ROOT, f), os.path.join(dest, f)
+        if not f or not os.path.isfile(src):
             continue
-        os.makedirs(os.path.join(dest, os.path.dirname(f)), exist_ok=True)
-        shutil.copy2(os.path.join(ROOT, f), os.path.join(dest, f))
+        with open(src, "rb") as a:
+            data = a.read()
+        if os.path.isfile(dst):
+            with open(dst, "rb") as b:
+                if b.read() == data:
+                    continue
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "wb") as b:
+            b.write(data)
+        shutil.copymode(src, dst)
 
 
 @functools.lru_cache(maxsize=None)
@@ -210,13 +227,8 @@ class Tree:
     def __init__(self, top):
         self.src = os.path.join(top, "src")
         self.build = os.path.join(self.src, "build")
-        # A fresh copy, but the build of an earlier run is kept: copy2 keeps
-        # the files' times, so only what changed since is rebuilt.
-        if os.path.isdir(self.src):
-            for entry in os.listdir(self.src):
-                if entry != "build":
-                    path = os.path.join(self.src, entry)
-                    shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
+        # The copy and the build of an earlier run are reused: only what
+        # changed since is rewritten and rebuilt.
         copy_sources(self.src)
         launcher = ["-DCMAKE_C_COMPILER_LAUNCHER=ccache",
                     "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
