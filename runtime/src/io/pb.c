@@ -10,7 +10,6 @@
  * runs past the end of the file or disagrees with the shape. Write: dims,
  * data_type and raw_data (little-endian), which every ONNX reader accepts.
  * Wire format: https://protobuf.dev/programming-guides/encoding/ */
-#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,9 +264,12 @@ static graft_status_t scan(reader_t* r, header_t* h, fill_ctx_t* fill) {
 /* The elements of |h|'s shape; UINT64_MAX for a negative dim or a count
  * that overflows (graft_tensor_allocate then says which). */
 static uint64_t shape_elements(const header_t* h) {
-  uint64_t n = 1;
   for (uint32_t i = 0; i < h->rank; ++i) {
     if (h->dims[i] < 0) return UINT64_MAX;
+    if (h->dims[i] == 0) return 0; /* even after dims whose product overflows */
+  }
+  uint64_t n = 1;
+  for (uint32_t i = 0; i < h->rank; ++i) {
     uint64_t d = (uint64_t)h->dims[i];
     if (d != 0 && n > (UINT64_MAX - 1) / d) return UINT64_MAX;
     n *= d;
@@ -325,7 +327,8 @@ graft_status_t graft_io_pb_decode(const char* path, const uint8_t* bytes,
   /* The data present must fill the shape before anything is allocated: an
    * 18-byte file must not make graft zero a gigabyte only to refuse it. */
   uint64_t count = shape_elements(&h);
-  if (count != UINT64_MAX) {
+  int checked = count != UINT64_MAX;
+  if (checked) {
     st = h.has_raw ? check_raw_length(path, &h, dtype, count)
                    : check_typed_count(path, &h, count);
     if (st) return st;
@@ -333,8 +336,16 @@ graft_status_t graft_io_pb_decode(const char* path, const uint8_t* bytes,
   graft_tensor_t t;
   st = graft_tensor_allocate(dtype, h.rank, h.dims, &t);
   if (st) return graft_status_annotate(st, "'%s'", path);
-  assert(count == graft_tensor_element_count(&t) &&
-         "allocate accepted a shape whose count overflows");
+  count = graft_tensor_element_count(&t);
+  if (!checked) {
+    /* A shape the pre-check could not count but allocate accepted. */
+    st = h.has_raw ? check_raw_length(path, &h, dtype, count)
+                   : check_typed_count(path, &h, count);
+    if (st) {
+      graft_tensor_release(&t);
+      return st;
+    }
+  }
   if (h.has_raw) {
     if (t.size) memcpy(t.data, h.raw, (size_t)t.size);
     if (dtype == GRAFT_DTYPE_I1)
