@@ -398,4 +398,11 @@ Function *Module::lookup(const std::string &name) const {
   return nullptr;
 }
 
+const KernelDecl *Module::lookupKernel(const std::string &name) const {
+  for (const auto &k : kernels)
+    if (k->name == name)
+      return k.get();
+  return nullptr;
+}
+
 } // namespace graft
