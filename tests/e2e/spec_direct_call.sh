@@ -72,21 +72,31 @@ for kind in bitcode object; do
   done
 done
 
-# A plugin import: the system plugin provides the kernel when the bundle is
-# opened; a host command: the same plugin, called on the invoking thread.
+# A plugin import: a bare-metal plugin (one .sos for every target)
+# provides the kernel when the bundle is opened, on every target. A host
+# command: a system plugin, called on the invoking thread.
+PLUGIN=$TEST_DIR/inputs/mul_plugin.c
+"$GRAFT" plugin "$PLUGIN" '-DSYMBOL="simple_mul_workgroup"' -DFN=mul --target "$ALL_TARGETS" \
+  -o mul.sos
 "$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" '-DSYMBOL="simple_mul_workgroup"' -DFN=mul \
-  "$TEST_DIR/inputs/mul_plugin.c" -o mul.so
-for link in import host; do
-  spec "call: simple_mul_workgroup" "link: $link" "workgroup_size: [64]" "$ARGS" > $link.yaml
-  "$GRAFT" build "$EX/direct.graph" --spec $link.yaml --target x86_64 -o $link.graft
-  "$GRAFT_RUN" $link.graft --plugin ./mul.so --input "${IN[0]}" --input "${IN[1]}" \
-    --threads 3 --trace > got.$link 2> trace.$link
-  diff -u want.200 got.$link
-  grep "direct_dispatch_1_mul (.*) grid 4x1x1" trace.$link >/dev/null
+  "$PLUGIN" -o mul.so
+spec "call: simple_mul_workgroup" "link: import" "workgroup_size: [64]" "$ARGS" > import.yaml
+"$GRAFT" build "$EX/direct.graph" --spec import.yaml --target "$ALL_TARGETS" -o import.graft
+for target in "${TARGETS[@]}"; do
+  run_on "$target" import.graft --plugin mul.sos --input "${IN[0]}" --input "${IN[1]}" \
+    --threads 3 --trace > got.import.$target 2> trace.import.$target
+  diff -u want.200 got.import.$target
+  grep "direct_dispatch_1_mul (.*) grid 4x1x1" trace.import.$target >/dev/null
 done
+spec "call: simple_mul_workgroup" "link: host" "workgroup_size: [64]" "$ARGS" > host.yaml
+"$GRAFT" build "$EX/direct.graph" --spec host.yaml --target x86_64 -o host.graft
+"$GRAFT_RUN" host.graft --plugin ./mul.so --input "${IN[0]}" --input "${IN[1]}" \
+  --threads 3 --trace > got.host 2> trace.host
+diff -u want.200 got.host
+grep "direct_dispatch_1_mul (.*) grid 4x1x1" trace.host >/dev/null
 expect_fail "$GRAFT_RUN" import.graft --input "${IN[0]}" --input "${IN[1]}"
 check --check-prefix=NOPLUGIN "$C" < "$T/out"
-# NOPLUGIN: simple_mul_workgroup
+# NOPLUGIN: graft-run: error: import.graft: library 'direct' requires 1 import that nothing provides: 'simple_mul_workgroup' (no plugins registered)
 
 # A called kernel that no rule provides for a target being built: an error
 # at the call, naming the target.
@@ -142,3 +152,23 @@ spec "call: simple_mul_workgroup" "link: optional" "workgroup_size: [64]" "$ARGS
 expect_fail "$GRAFT" build "$EX/direct.graph" --spec optional.yaml --target x86_64 -o x.graft
 check --check-prefix=OPTIONAL "$C" < "$T/out"
 # OPTIONAL: optional.yaml:7:13: error: a kernel the graph calls directly has no graft code to fall back on, so it cannot be 'link: optional'; use 'link: import'
+
+# The graph's own mistakes, at the call, with the declaration as a note.
+cat > bad.graph <<'G'
+kernel @simple_mul(%lhs: tensor<?xf32>, %rhs: tensor<?xf32>) -> tensor<?xf32>
+func @f(%a: tensor<?xf32>, %b: tensor<?xi32>) -> tensor<?xf32> {
+  %n = dim %a {axis = 0} : index
+  %p = kernel_call @simple_mul %a, %b, %n : tensor<?xf32>
+  return %p
+}
+G
+expect_fail "$GRAFT" check bad.graph
+check --check-prefix=BADCALL "$C" < "$T/out"
+# BADCALL: bad.graph:4:8: error: kernel_call @simple_mul operand 2 ('%b') is tensor<?xi32>, but the kernel declares %rhs: tensor<?xf32>
+# BADCALL-NEXT: {{^}}  %p = kernel_call @simple_mul %a, %b, %n : tensor<?xf32>
+# BADCALL-NEXT: {{^}}       ^
+# BADCALL-NEXT: bad.graph:1:41: note: declared here
+sed -i 's/%p = kernel_call @simple_mul %a, %b/%p = kernel_call @simple_muls %a, %a/' bad.graph
+expect_fail "$GRAFT" check bad.graph
+check --check-prefix=UNDECL "$C" < "$T/out"
+# UNDECL: bad.graph:4:20: error: call of undeclared kernel '@simple_muls'; declare it before the function: 'kernel @simple_muls(%a: tensor<?xf32>, ...) -> tensor<?xf32>'
