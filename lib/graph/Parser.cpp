@@ -63,6 +63,7 @@ private:
 
   bool parseFunction();
   bool parseKernelDecl();
+  bool parseResultLike(KernelDecl &k);
   bool parseType(Type &out);
   bool parseTensorType(const Token &t, Type &out);
   bool parseStatement(std::vector<Op *> &ops);
@@ -190,6 +191,8 @@ bool Parser::parseKernelDecl() {
                      "found " + k->resultType.str());
     return false;
   }
+  if (atIdent("like") && !parseResultLike(*k))
+    return false;
   module_->kernels.push_back(std::move(k));
   return true;
 }
@@ -737,6 +740,32 @@ bool Parser::parseStatement(std::vector<Op *> &ops) {
     return true;
   ops.push_back(op);
   guard.ok = true;
+  return true;
+}
+
+// `like %a` after a kernel's result type: the result has %a's sizes (a
+// tensor of the same rank; a static result size must be %a's).
+bool Parser::parseResultLike(KernelDecl &k) {
+  advance();
+  if (!at(Tok::ValueName))
+    return expected("an argument after 'like'");
+  for (size_t i = 0; i < k.argNames.size(); ++i)
+    if (k.argNames[i] == tok_.text)
+      k.resultLike = static_cast<int>(i);
+  if (k.resultLike < 0) {
+    error(tok_.loc, "kernel @" + k.name + " has no argument '%" + tok_.text + "'");
+    return false;
+  }
+  const Type &arg = k.argTypes[k.resultLike];
+  bool fits = arg.tensor && arg.rank() == k.resultType.rank();
+  for (size_t d = 0; fits && d < arg.rank(); ++d)
+    fits = k.resultType.dims[d] == kDynamic || k.resultType.dims[d] == arg.dims[d];
+  if (!fits) {
+    error(tok_.loc, "the result " + k.resultType.str() + " of kernel @" + k.name +
+                        " cannot have the sizes of %" + tok_.text + ": " + arg.str());
+    return false;
+  }
+  advance();
   return true;
 }
 

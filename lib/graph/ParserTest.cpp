@@ -322,6 +322,11 @@ TEST(Parser, RoundTripDirectCall) {
                   "  %r = kernel_call @k %x, %s, %n : tensor<?x4xf32>\n"
                   "  return %r\n"
                   "}\n");
+  expectRoundTrip("kernel @k(%a: tensor<?x3xf32>, %b: tensor<?x3xf32>) -> tensor<?x3xf32> like %b\n\n"
+                  "func @f(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {\n"
+                  "  %r = kernel_call @k %x, %x : tensor<?x3xf32>\n"
+                  "  return %r\n"
+                  "}\n");
   auto p = parse("kernel @k(%a: tensor<4xf32>) -> tensor<4xf32>\n"
                  "func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
                  "  %r = kernel_call @k %x : tensor<4xf32>\n"
@@ -354,6 +359,12 @@ TEST(ParserErrors, DirectCalls) {
             "t.graph:1:23: error: kernel @k must return a tensor (the buffer it writes), found f32");
   EXPECT_EQ(firstError("kernel @k(%a: f32) -> (tensor<?xf32>, tensor<?xf32>)\n"),
             "t.graph:1:23: error: a kernel returns one tensor; expected its type, found '('");
+  EXPECT_EQ(firstError("kernel @k(%a: tensor<?xf32>) -> tensor<?xf32> like %b\n"),
+            "t.graph:1:52: error: kernel @k has no argument '%b'");
+  EXPECT_EQ(firstError("kernel @k(%a: tensor<?xf32>) -> tensor<?x2xf32> like %a\n"),
+            "t.graph:1:54: error: the result tensor<?x2xf32> of kernel @k cannot have the sizes of %a: tensor<?xf32>");
+  EXPECT_EQ(firstError("kernel @k(%a: tensor<3xf32>) -> tensor<4xf32> like %a\n"),
+            "t.graph:1:52: error: the result tensor<4xf32> of kernel @k cannot have the sizes of %a: tensor<3xf32>");
   EXPECT_EQ(firstError("kernel @k(%a: f32)\nfunc @f() {\n  return\n}\n"),
             "t.graph:2:1: error: expected '->' and the kernel's result type, found 'func'");
 }

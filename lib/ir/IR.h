@@ -156,8 +156,9 @@ struct KernelCall;
 // An external kernel a graph declares and calls directly (`kernel
 // @name(%a: T, ...) -> T`, docs/graph-format.md): its signature. Its code
 // comes from the spec rule that names it (`kernel: name`,
-// docs/spec-format.md). Each '?' of the result type is given at the call
-// by one trailing `index` operand, as `empty` takes them.
+// docs/spec-format.md). The result's sizes are an argument's (`-> T like
+// %a`), or each '?' of the result type is given at the call by one
+// trailing `index` operand, as `empty` takes them.
 struct KernelDecl {
   std::string name; // without '@'
   SourceLoc loc;    // of the name
@@ -165,12 +166,14 @@ struct KernelDecl {
   std::vector<Type> argTypes;
   std::vector<SourceLoc> argLocs;
   Type resultType;
+  int resultLike = -1; // the argument whose sizes the result has, or -1
 
-  // The call's operands: the arguments, then one index per '?' of the result.
+  // The call's operands: the arguments, then one index per '?' of the
+  // result unless it is like an argument.
   unsigned dynamicResultDims() const {
     unsigned n = 0;
     for (int64_t d : resultType.dims)
-      n += d == kDynamic;
+      n += d == kDynamic && resultLike < 0;
     return n;
   }
 };

@@ -161,7 +161,10 @@ std::string printKernelDecl(const KernelDecl &k) {
   std::string out = "kernel @" + k.name + "(";
   for (size_t i = 0; i < k.argTypes.size(); ++i)
     out += (i ? ", %" : "%") + k.argNames[i] + ": " + k.argTypes[i].str();
-  return out + ") -> " + k.resultType.str() + "\n";
+  out += ") -> " + k.resultType.str();
+  if (k.resultLike >= 0)
+    out += " like %" + k.argNames[k.resultLike];
+  return out + "\n";
 }
 
 std::string printModule(const Module &m) {

@@ -21,6 +21,22 @@ std::unique_ptr<Module> declarationPattern(const KernelDecl &k) {
     fn->args.push_back(a);
   }
   Op *empty = fn->newOp(OpKind::Empty, k.loc);
+  // `like %a`: the result's '?' sizes are %a's dims.
+  for (size_t d = 0; k.resultLike >= 0 && d < k.resultType.rank(); ++d) {
+    if (k.resultType.dims[d] != kDynamic)
+      continue;
+    Op *dim = fn->newOp(OpKind::Dim, k.loc);
+    dim->operands.push_back(fn->args[k.resultLike]);
+    Attr axis;
+    axis.kind = Attr::Kind::Int;
+    axis.i = static_cast<int64_t>(d);
+    dim->attrs.push_back({"axis", axis, k.loc});
+    Value *v = fn->newValue(Type::scalar(DType::Index), "", k.loc);
+    v->def = dim;
+    dim->results.push_back(v);
+    fn->ops.push_back(dim);
+    empty->operands.push_back(v);
+  }
   for (unsigned d = 0; d < k.dynamicResultDims(); ++d) {
     std::string name = "dim" + std::to_string(d);
     while (names.count(name))

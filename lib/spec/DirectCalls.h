@@ -16,8 +16,9 @@ namespace graft {
 
 // The pattern standing for |k|'s calls: its arguments are the call's
 // operands (the declared arguments, then one index per '?' of the result,
-// named dim0, dim1, ...), its result an `empty` of the declared type whose
-// sizes are those operands.
+// named dim0, dim1, ..., unless it is `like` an argument), its result an
+// `empty` of the declared type whose sizes are those operands (or the
+// `like` argument's dims).
 std::unique_ptr<Module> declarationPattern(const KernelDecl &k);
 
 // Gives every kernel_call written in |m| the plan of the first rule that

@@ -98,6 +98,30 @@ expect_fail "$GRAFT_RUN" import.graft --input "${IN[0]}" --input "${IN[1]}"
 check --check-prefix=NOPLUGIN "$C" < "$T/out"
 # NOPLUGIN: graft-run: error: import.graft: library 'direct' requires 1 import that nothing provides: 'simple_mul_workgroup' (no plugins registered)
 
+# Result sizes given at the call instead of `like %lhs`: one index operand
+# per '?' (here a size of its own, n - 1: the kernel writes dim(result, 0)
+# elements), as `empty` takes them.
+cat > sized.graph <<'G'
+kernel @simple_mul(%lhs: tensor<?xf32>, %rhs: tensor<?xf32>) -> tensor<?xf32>
+func @f(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %one = constant 1 : index
+  %n = dim %a {axis = 0} : index
+  %m = sub %n, %one : index
+  %p = kernel_call @simple_mul %a, %b, %m : tensor<?xf32>
+  return %p
+}
+G
+spec "call: simple_mul_workgroup" "workgroup_size: [64]" \
+  'args: [lhs, "0", rhs, "0", result, "0", "dim(result, 0)", "workgroup_offset(0)"]' \
+  "kernels: {x86_64: {source: $KSRC}, aarch64: {source: $KSRC}}" > sized.yaml
+"$GRAFT" build sized.graph --spec sized.yaml --target x86_64,aarch64 -o sized.graft
+for target in x86_64 aarch64; do
+  run_on $target sized.graft --input "66xf32=2" --input "66xf32=3" --trace \
+    > got.sized.$target 2> trace.sized.$target
+  [[ $(cat got.sized.$target) == "65xf32=$(printf '6 %.0s' {1..64})6" ]]
+  grep "f_dispatch_0_mul (.*) grid 2x1x1" trace.sized.$target >/dev/null
+done
+
 # A called kernel that no rule provides for a target being built: an error
 # at the call, naming the target.
 spec "call: simple_mul_workgroup" "workgroup_size: [64]" "$ARGS" \
@@ -105,7 +129,7 @@ spec "call: simple_mul_workgroup" "workgroup_size: [64]" "$ARGS" \
 expect_fail "$GRAFT" build "$EX/direct.graph" --spec x86only.yaml --target x86_64,riscv64 -o x.graft
 check --check-prefix=NOTARGET "$C" < "$T/out"
 # NOTARGET: direct.graph:17:8: error: no spec rule provides kernel @simple_mul for target riscv64 (feature level rv64gc); rule 'mul' (x86only.yaml:3:11) has no kernel for it
-# NOTARGET-NEXT: {{^}}  %p = kernel_call @simple_mul %a1, %b, %n : tensor<?xf32>
+# NOTARGET-NEXT: {{^}}  %p = kernel_call @simple_mul %a1, %b : tensor<?xf32>
 # NOTARGET-NEXT: {{^}}       ^
 expect_fail "$GRAFT" build "$EX/direct.graph" --target x86_64 -o x.graft
 check --check-prefix=NOSPEC "$C" < "$T/out"
