@@ -7,23 +7,6 @@
 
 namespace graft {
 
-namespace {
-
-// A declared size accepts an operand's when it is '?' or the same static
-// size: a static declared size is what the kernel's plan computes with, so
-// an operand whose size is only known at run time cannot be proven to fit.
-bool fitsDeclared(const Type &operand, const Type &declared) {
-  if (operand.tensor != declared.tensor || operand.elem != declared.elem ||
-      operand.rank() != declared.rank())
-    return false;
-  for (size_t i = 0; i < declared.rank(); ++i)
-    if (declared.dims[i] != kDynamic && declared.dims[i] != operand.dims[i])
-      return false;
-  return true;
-}
-
-} // namespace
-
 bool verifyKernelCall(const Op &op, VerifyContext &cx) {
   const KernelDecl *k = op.callee;
   if (!k)
@@ -47,7 +30,7 @@ bool verifyKernelCall(const Op &op, VerifyContext &cx) {
   bool ok = true;
   for (size_t i = 0; i < args; ++i) {
     const Value *v = op.operands[i];
-    if (fitsDeclared(v->type, k->argTypes[i]))
+    if (castCompatible(k->argTypes[i], v->type))
       continue;
     cx.error(op.loc, call + " operand " + std::to_string(i + 1) + " (" + valueRef(v) + ") is " +
                          v->type.str() + ", but the kernel declares %" + k->argNames[i] + ": " +

@@ -63,6 +63,12 @@ struct Type {
   std::string str() const; // "tensor<?x4xf32>", "f32"
 };
 
+// True when a value of type |payload| may stand where |pattern| is
+// declared (a spec pattern's argument, a kernel's declared argument): same
+// scalar/tensor kind, element type and rank; a '?' in |pattern| accepts any
+// size, a static size needs the same static size (a '?' could differ).
+bool castCompatible(const Type &pattern, const Type &payload);
+
 enum class OpKind : uint8_t {
   // Tensor ops.
   Constant,    // scalar or dense tensor literal

@@ -13,17 +13,8 @@ EX=$SRC/specs/direct_call
 check --check-prefix=EXPLAIN "$C" < explain.txt
 # EXPLAIN: @direct: kernel_call @simple_mul ({{.*}}direct.graph:17:8) calls rule 'simple_mul' ({{.*}}direct.yaml:7:11)
 
-# inputs <n>: two random f32 tensors of n elements, one per line.
-inputs() {
-  "$PYTHON" -c "
-import random
-random.seed($1)
-for _ in range(2):
-    print('$1xf32=[' + ' '.join(str(random.randint(-64, 64) / 8) for _ in range($1)) + ']')
-"
-}
 for n in 8 200 1000; do
-  inputs $n > in.$n
+  random_f32_inputs $n > in.$n
   mapfile -t IN < in.$n
   "$GRAFT" eval "$EX/direct.reference.graph" --input "${IN[0]}" --input "${IN[1]}" > want.$n
   for target in "${TARGETS[@]}"; do
@@ -75,11 +66,9 @@ done
 # A plugin import: a bare-metal plugin (one .sos for every target)
 # provides the kernel when the bundle is opened, on every target. A host
 # command: a system plugin, called on the invoking thread.
-PLUGIN=$TEST_DIR/inputs/mul_plugin.c
-"$GRAFT" plugin "$PLUGIN" '-DSYMBOL="simple_mul_workgroup"' -DFN=mul --target "$ALL_TARGETS" \
-  -o mul.sos
-"$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" '-DSYMBOL="simple_mul_workgroup"' -DFN=mul \
-  "$PLUGIN" -o mul.so
+PLUGIN=$SRC/tests/plugins/mul_plugin.c
+"$GRAFT" plugin "$PLUGIN" -I "$SRC/tests/plugins" --target "$ALL_TARGETS" -o mul.sos
+"$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" -I"$SRC/tests/plugins" "$PLUGIN" -o mul.so
 spec "call: simple_mul_workgroup" "link: import" "workgroup_size: [64]" "$ARGS" > import.yaml
 "$GRAFT" build "$EX/direct.graph" --spec import.yaml --target "$ALL_TARGETS" -o import.graft
 for target in "${TARGETS[@]}"; do

@@ -19,8 +19,9 @@ sed -n '1,/- name: simple_mul_inplace/p' "$EX/simple_mul.yaml" | sed '$d' |
 # HEADER-NEXT: };
 # HEADER-NEXT: int simple_mul_workgroup(void *params, void *context, void *reserved); /* import */
 
-"$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" '-DSYMBOL="simple_mul_workgroup"' -DFN=mul \
-  "$TEST_DIR/inputs/mul_plugin.c" -o wg.so
+# The plugin provides both kernels (tests/plugins/mul_plugin.c).
+"$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" -I"$SRC/tests/plugins" \
+  "$SRC/tests/plugins/mul_plugin.c" -o wg.so
 read_run_args "$EX/run.args"
 for threads in 1 3; do
   # 200 elements: four workgroups (ceildiv(200, 64)), the last one partial.
@@ -43,10 +44,8 @@ awk '/- name: simple_mul_inplace/ { x = 1 } x' "$EX/simple_mul.yaml" |
 diff out.txt "$EX/expected.txt"
 check --check-prefix=FALLBACK "$C" < trace.txt
 # FALLBACK-NOT: simple_mul_inplace
-"$CLANG" -shared -fPIC -O2 -I"$SRC/runtime/include" '-DSYMBOL="simple_mul_inplace_workgroup"' \
-  -DFN=mul_inplace "$TEST_DIR/inputs/mul_plugin.c" -o ip.so
 for threads in 1 3; do
-  "$GRAFT_RUN" optional.graft --plugin ./ip.so --threads $threads --trace "${RUN_ARGS[@]}" \
+  "$GRAFT_RUN" optional.graft --plugin ./wg.so --threads $threads --trace "${RUN_ARGS[@]}" \
     > out.txt 2> trace.txt
   diff out.txt "$EX/expected.txt"
   check --check-prefix=INPLACE "$C" < trace.txt
