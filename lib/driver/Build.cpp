@@ -3,7 +3,8 @@
 //   readInputs    parse + verify the graph, load specs (all errors at once)
 //   per target:
 //     lowerTarget   per feature level (ISA variant): re-parse, apply the
-//                   target's spec rules, analyse shapes, form dispatches
+//                   target's spec rules, bind direct kernel calls to the
+//                   rules providing them, analyse shapes, form dispatches
 //                   with the level's tiles
 //     compileKernels  user kernels for the rules that matched (C -> bitcode),
 //                   per level with the level's clang flags
@@ -31,6 +32,7 @@
 #include "link/Linker.h"
 #include "link/TargetMachine.h"
 #include "shape/Shapes.h"
+#include "spec/DirectCalls.h"
 #include "spec/KernelCompiler.h"
 #include "spec/Rewriter.h"
 #include "spec/SpecLoader.h"
@@ -119,7 +121,9 @@ bool readInputs(BuildContext &ctx) {
   if (ctx.graph)
     verifyModule(*ctx.graph, ctx.diag);
   for (const std::string &s : ctx.opts.specs)
-    loadSpecFile(s, ctx.sm, ctx.diag, ctx.specs);
+    loadSpecFile(s, ctx.sm, ctx.diag, ctx.specs, ctx.graph.get());
+  if (ctx.graph)
+    warnUncalledKernels(*ctx.graph, ctx.specs, ctx.diag);
   return !ctx.diag.hasErrors();
 }
 
@@ -170,6 +174,8 @@ bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, std::str
     if (explain)
       *explain = report.explainText;
   }
+  if (!bindDirectCalls(*lb.module, ctx.specs, t.name, lb.level->name, ctx.diag, explain))
+    return false;
   for (auto &fn : lb.module->functions) {
     if (fn->isPattern)
       continue;

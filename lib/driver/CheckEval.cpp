@@ -27,8 +27,9 @@ int usage(const char *cmd, const std::string &msg) {
   return 2;
 }
 
-// Reads, parses and verifies |path|; diagnostics go to stderr.
-std::unique_ptr<Module> load(const std::string &path, SourceManager &sm) {
+} // namespace
+
+std::unique_ptr<Module> loadGraph(const std::string &path, SourceManager &sm) {
   if (isOnnxPath(path)) {
     DiagEngine diag(sm);
     std::string text;
@@ -55,6 +56,8 @@ std::unique_ptr<Module> load(const std::string &path, SourceManager &sm) {
     return nullptr;
   return m;
 }
+
+namespace {
 
 // "--name value" or "--name=value": sets |out| and advances |i|.
 bool optionValue(int argc, char **argv, int &i, const char *name, std::string &out,
@@ -103,7 +106,7 @@ int runCheck(int argc, char **argv) {
   if (path.empty())
     return usage("check", "expected a graph file (graft check GRAPH [--print])");
   SourceManager sm;
-  std::unique_ptr<Module> m = load(path, sm);
+  std::unique_ptr<Module> m = loadGraph(path, sm);
   if (!m)
     return 1;
   if (print)
@@ -140,7 +143,7 @@ int runEval(int argc, char **argv) {
     return usage("eval", "expected a graph file (graft eval GRAPH --function F "
                          "--input T...)");
   SourceManager sm;
-  std::unique_ptr<Module> m = load(path, sm);
+  std::unique_ptr<Module> m = loadGraph(path, sm);
   if (!m)
     return 1;
   const Function *fn = nullptr;

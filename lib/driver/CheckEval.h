@@ -2,7 +2,16 @@
 // |argv| holds only the arguments after the subcommand word (argc of them).
 #pragma once
 
+#include "ir/IR.h"
+
+#include <memory>
+#include <string>
+
 namespace graft {
+
+// Reads, parses and verifies the graph (or ONNX model) at |path| into |sm|;
+// diagnostics go to stderr. Null on any error.
+std::unique_ptr<Module> loadGraph(const std::string &path, SourceManager &sm);
 
 // graft check GRAPH [--print]
 // Parses and verifies GRAPH, printing every diagnostic; with --print writes

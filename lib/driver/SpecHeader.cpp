@@ -4,6 +4,7 @@
 #include "driver/SpecHeader.h"
 
 #include "driver/DriverSupport.h"
+#include "driver/CheckEval.h"
 #include "spec/CallPlan.h"
 #include "spec/Prototype.h"
 #include "spec/SpecLoader.h"
@@ -49,10 +50,15 @@ std::string formatImport(const KernelPrototype &p, const KernelCall &plan) {
 int runSpec(int argc, char **argv) {
   bool header = false;
   std::vector<std::string> specs, targetNames;
+  std::string graphPath;
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--header") {
       header = true;
+    } else if (a == "--graph" || a.compare(0, 8, "--graph=") == 0) {
+      graphPath = a.size() > 7 ? a.substr(8) : (i + 1 < argc ? argv[++i] : "");
+      if (graphPath.empty())
+        return usage("option '--graph' needs a value");
     } else if (a == "--target" || a.compare(0, 9, "--target=") == 0) {
       std::string v = a.size() > 8 ? a.substr(9) : (i + 1 < argc ? argv[++i] : "");
       if (v.empty())
@@ -78,8 +84,12 @@ int runSpec(int argc, char **argv) {
   SourceManager sm;
   DiagEngine diag(sm);
   SpecSet set;
+  // The graph declares the kernels of direct rules (`kernel: NAME`).
+  std::unique_ptr<Module> graph;
+  if (!graphPath.empty() && !(graph = loadGraph(graphPath, sm)))
+    return 1;
   for (const std::string &s : specs)
-    loadSpecFile(s, sm, diag, set);
+    loadSpecFile(s, sm, diag, set, graph.get());
   std::vector<const TargetInfo *> targets;
   if (!targetNames.empty())
     resolveTargets(targetNames, diag, targets);
@@ -122,6 +132,8 @@ int runSpec(int argc, char **argv) {
     GRAFT_CHECK(variants.size() == 1, "rule '" + rule->name +
                                           "' has a C prototype that differs between targets");
     std::string where = sm.formatShort(rule->loc);
+    if (rule->direct())
+      where += ", kernel @" + rule->kernel;
     std::string on;
     for (const std::string &t : variants[0].second)
       on += (on.empty() ? "" : ", ") + t;

@@ -291,6 +291,10 @@ bool Evaluator::evalOp(const Op &op) {
       return false;
     break;
   case OpKind::KernelCall:
+    if (op.callee)
+      return fail(op, "kernel_call @" + op.callee->name + " calls an external kernel, which the "
+                      "reference evaluator cannot run: its code comes from a spec rule when "
+                      "the graph is built");
     return fail(op, "kernel calls cannot be run by the reference evaluator; "
                     "evaluate the graph before spec rewriting");
   default:

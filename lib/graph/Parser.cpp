@@ -62,6 +62,8 @@ private:
   void skipToFunction();
 
   bool parseFunction();
+  bool parseKernelDecl();
+  bool parseResultLike(KernelDecl &k);
   bool parseType(Type &out);
   bool parseTensorType(const Token &t, Type &out);
   bool parseStatement(std::vector<Op *> &ops);
@@ -76,6 +78,7 @@ private:
                     const char *whatColon, const char *whatSep);
   void skipBlock();
   bool parseReturn();
+  bool parseCallee(Op &op);
 
   // Name scopes: [0] is the function, then one per open map body.
   Value *lookup(const Token &name, bool &poisoned);
@@ -112,15 +115,20 @@ void Parser::recover(uint32_t line) {
 }
 
 void Parser::skipToFunction() {
-  while (!at(Tok::Eof) && !atIdent("func") && !atIdent("pattern"))
+  while (!at(Tok::Eof) && !atIdent("func") && !atIdent("pattern") && !atIdent("kernel"))
     advance();
 }
 
 std::unique_ptr<Module> Parser::run() {
   module_ = std::make_unique<Module>();
   while (!at(Tok::Eof)) {
+    if (atIdent("kernel")) {
+      if (!parseKernelDecl())
+        skipToFunction();
+      continue;
+    }
     if (!atIdent("func") && !atIdent("pattern")) {
-      expected("'func' or 'pattern'");
+      expected("'func', 'pattern' or 'kernel'");
       advance();
       skipToFunction();
       continue;
@@ -129,6 +137,64 @@ std::unique_ptr<Module> Parser::run() {
       skipToFunction();
   }
   return std::move(module_);
+}
+
+// `kernel @name(%a: type, ...) -> type`: an external kernel the graph calls
+// with kernel_call; no body (its code comes from a spec).
+bool Parser::parseKernelDecl() {
+  advance();
+  if (!at(Tok::FuncName))
+    return expected("a kernel name like '@simple_mul'");
+  auto k = std::make_unique<KernelDecl>();
+  k->name = tok_.text;
+  k->loc = tok_.loc;
+  if (module_->lookupKernel(k->name) || module_->lookup(k->name)) {
+    error(tok_.loc, "redefinition of '@" + k->name + "'" +
+                        (module_->lookup(k->name) ? ", defined as a function" : ""));
+    return false;
+  }
+  advance();
+  if (!expect(Tok::LParen, "'(' after the kernel name"))
+    return false;
+  while (!at(Tok::RParen)) {
+    if (!at(Tok::ValueName))
+      return expected("an argument like '%x: tensor<?xf32>' or ')'");
+    for (const std::string &n : k->argNames)
+      if (n == tok_.text) {
+        error(tok_.loc, "duplicate argument '%" + n + "' of kernel @" + k->name);
+        return false;
+      }
+    k->argNames.push_back(tok_.text);
+    k->argLocs.push_back(tok_.loc);
+    advance();
+    Type t;
+    if (!expect(Tok::Colon, "':' after argument name") || !parseType(t))
+      return false;
+    k->argTypes.push_back(t);
+    if (at(Tok::Comma))
+      advance();
+    else if (!at(Tok::RParen))
+      return expected("',' or ')' in the argument list");
+  }
+  advance();
+  if (!expect(Tok::Arrow, "'->' and the kernel's result type"))
+    return false;
+  SourceLoc resultLoc = tok_.loc;
+  if (at(Tok::LParen)) {
+    error(tok_.loc, "a kernel returns one tensor; expected its type, found '('");
+    return false;
+  }
+  if (!parseType(k->resultType))
+    return false;
+  if (!k->resultType.tensor) {
+    error(resultLoc, "kernel @" + k->name + " must return a tensor (the buffer it writes), "
+                     "found " + k->resultType.str());
+    return false;
+  }
+  if (atIdent("like") && !parseResultLike(*k))
+    return false;
+  module_->kernels.push_back(std::move(k));
+  return true;
 }
 
 Value *Parser::lookup(const Token &name, bool &poisoned) {
@@ -246,6 +312,8 @@ bool Parser::parseFunction() {
   fn->isPattern = isPattern;
   if (module_->lookup(fn->name))
     error(tok_.loc, "redefinition of function '@" + fn->name + "'");
+  else if (module_->lookupKernel(fn->name))
+    error(tok_.loc, "redefinition of '@" + fn->name + "', declared as a kernel");
   advance();
   fn_ = fn;
   scopes_.assign(1, Scope());
@@ -627,14 +695,11 @@ bool Parser::parseStatement(std::vector<Op *> &ops) {
     error(tok_.loc, "unknown op '" + tok_.text + "'");
     return false;
   }
-  if (*kind == OpKind::KernelCall) {
-    error(tok_.loc, "'kernel_call' is created by spec rewriting and cannot be "
-                    "written in graph files");
-    return false;
-  }
   Op *op = fn_->newOp(*kind, tok_.loc);
   uint32_t line = tok_.rawLine;
   advance();
+  if (*kind == OpKind::KernelCall && !parseCallee(*op))
+    return false;
   Literal lit;
   if (*kind == OpKind::Constant && !parseLiteral(lit, 0))
     return false;
@@ -675,6 +740,57 @@ bool Parser::parseStatement(std::vector<Op *> &ops) {
     return true;
   ops.push_back(op);
   guard.ok = true;
+  return true;
+}
+
+// `like %a` after a kernel's result type: the result has %a's sizes (a
+// tensor of the same rank; a static result size must be %a's).
+bool Parser::parseResultLike(KernelDecl &k) {
+  advance();
+  if (!at(Tok::ValueName))
+    return expected("an argument after 'like'");
+  for (size_t i = 0; i < k.argNames.size(); ++i)
+    if (k.argNames[i] == tok_.text)
+      k.resultLike = static_cast<int>(i);
+  if (k.resultLike < 0) {
+    error(tok_.loc, "kernel @" + k.name + " has no argument '%" + tok_.text + "'");
+    return false;
+  }
+  const Type &arg = k.argTypes[k.resultLike];
+  bool fits = arg.tensor && arg.rank() == k.resultType.rank();
+  for (size_t d = 0; fits && d < arg.rank(); ++d)
+    fits = k.resultType.dims[d] == kDynamic || k.resultType.dims[d] == arg.dims[d];
+  if (!fits) {
+    error(tok_.loc, "the result " + k.resultType.str() + " of kernel @" + k.name +
+                        " cannot have the sizes of %" + tok_.text + ": " + arg.str());
+    return false;
+  }
+  advance();
+  return true;
+}
+
+// `@name` after `kernel_call`: a kernel declared earlier in the file.
+// Only functions call kernels: a pattern matches graft's ops and a map body
+// is scalar code.
+bool Parser::parseCallee(Op &op) {
+  if (fn_->isPattern) {
+    error(op.loc, "a pattern cannot call a kernel; 'kernel_call' is written in functions");
+    return false;
+  }
+  if (scopes_.size() > 1) {
+    error(op.loc, "'kernel_call' cannot be used in a map body");
+    return false;
+  }
+  if (!at(Tok::FuncName))
+    return expected("the called kernel's name like '@simple_mul'");
+  op.callee = module_->lookupKernel(tok_.text);
+  if (!op.callee) {
+    error(tok_.loc, "call of undeclared kernel '@" + tok_.text + "'; declare it before the "
+                    "function: 'kernel @" + tok_.text + "(%a: tensor<?xf32>, ...) -> "
+                    "tensor<?xf32>'");
+    return false;
+  }
+  advance();
   return true;
 }
 

@@ -296,7 +296,7 @@ TEST(ParserErrors, Messages) {
   EXPECT_EQ(firstError("func @f() {\n  %a = constant 1e39 : f32\n  return\n}\n"),
             "t.graph:2:17: error: float literal 1e39 is out of range for f32");
   EXPECT_EQ(firstError("func @f(%a: f32) -> f32 {\n  %b = kernel_call %a : f32\n  return %b\n}\n"),
-            "t.graph:2:8: error: 'kernel_call' is created by spec rewriting and cannot be written in graph files");
+            "t.graph:2:20: error: expected the called kernel's name like '@simple_mul', found '%a'");
   EXPECT_EQ(firstError("func @f(%a: f32) {\n  %b = neg %a {x = 1, x = 2} : f32\n  return\n}\n"),
             "t.graph:2:23: error: duplicate attribute 'x'");
   EXPECT_EQ(firstError("func @f(%a: f32) {\n  %b = neg %a : f32 %a\n  return\n}\n"),
@@ -304,7 +304,7 @@ TEST(ParserErrors, Messages) {
   EXPECT_EQ(firstError("func @f(%a: f32) {\n  %b = neg %a : f32\n}\n"),
             "t.graph:3:1: error: function '@f' must end with 'return'");
   EXPECT_EQ(firstError("fun @f() {}\n"),
-            "t.graph:1:1: error: expected 'func' or 'pattern', found 'fun'");
+            "t.graph:1:1: error: expected 'func', 'pattern' or 'kernel', found 'fun'");
   EXPECT_EQ(firstError("func @f() {\n  %a = constant 1 : index\n  return\n}\nfunc @f() {\n  return\n}\n"),
             "t.graph:5:6: error: redefinition of function '@f'");
   EXPECT_EQ(firstError("func @f(%t: tensor<4xf32>) -> tensor<4xf32> {\n  %m = map %t : tensor<4xf32> {\n    %0 = neg %t : f32\n    yield %0\n  }\n  return %m\n}\n"),
@@ -313,6 +313,60 @@ TEST(ParserErrors, Messages) {
             "t.graph:2:17: error: expected a constant literal (number, true, false, inf, nan or list), found string \"s\"");
   EXPECT_EQ(firstError("func @f(%a: tensor<1x1x1x1x1x1x1x1x1xf32>) {\n  return\n}\n"),
             "t.graph:1:13: error: tensor rank 9 exceeds the maximum of 8");
+}
+
+TEST(Parser, RoundTripDirectCall) {
+  expectRoundTrip("kernel @k(%a: tensor<?xf32>, %s: f32) -> tensor<?x4xf32>\n\n"
+                  "func @f(%x: tensor<?xf32>, %s: f32) -> tensor<?x4xf32> {\n"
+                  "  %n = dim %x {axis = 0} : index\n"
+                  "  %r = kernel_call @k %x, %s, %n : tensor<?x4xf32>\n"
+                  "  return %r\n"
+                  "}\n");
+  expectRoundTrip("kernel @k(%a: tensor<?x3xf32>, %b: tensor<?x3xf32>) -> tensor<?x3xf32> like %b\n\n"
+                  "func @f(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {\n"
+                  "  %r = kernel_call @k %x, %x : tensor<?x3xf32>\n"
+                  "  return %r\n"
+                  "}\n");
+  auto p = parse("kernel @k(%a: tensor<4xf32>) -> tensor<4xf32>\n"
+                 "func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "  %r = kernel_call @k %x : tensor<4xf32>\n"
+                 "  return %r\n"
+                 "}\n");
+  ASSERT_FALSE(p->diag->hasErrors()) << p->diag->text();
+  const KernelDecl *k = p->module->lookupKernel("k");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->argNames, std::vector<std::string>{"a"});
+  EXPECT_EQ(k->resultType.str(), "tensor<4xf32>");
+  EXPECT_EQ(p->module->functions[0]->ops[0]->callee, k);
+}
+
+TEST(ParserErrors, DirectCalls) {
+  const std::string decl = "kernel @k(%a: tensor<?xf32>) -> tensor<?xf32>\n";
+  EXPECT_EQ(firstError("func @f(%a: tensor<?xf32>) {\n  %b = kernel_call @k %a : tensor<?xf32>\n  return\n}\n"),
+            "t.graph:2:20: error: call of undeclared kernel '@k'; declare it before the function: "
+            "'kernel @k(%a: tensor<?xf32>, ...) -> tensor<?xf32>'");
+  EXPECT_EQ(firstError(decl + "pattern @p(%a: tensor<?xf32>) -> tensor<?xf32> {\n  %b = kernel_call @k %a : tensor<?xf32>\n  return %b\n}\n"),
+            "t.graph:3:8: error: a pattern cannot call a kernel; 'kernel_call' is written in functions");
+  EXPECT_EQ(firstError(decl + "func @f(%a: tensor<?xf32>) {\n  %m = map %a : tensor<?xf32> {\n  ^bb0(%x: f32):\n"
+                       "    %0 = kernel_call @k %x : f32\n    yield %0\n  }\n  return\n}\n"),
+            "t.graph:5:10: error: 'kernel_call' cannot be used in a map body");
+  EXPECT_EQ(firstError(decl + decl), "t.graph:2:8: error: redefinition of '@k'");
+  EXPECT_EQ(firstError(decl + "func @k() {\n  return\n}\n"),
+            "t.graph:2:6: error: redefinition of '@k', declared as a kernel");
+  EXPECT_EQ(firstError("kernel @k(%a: f32, %a: f32) -> tensor<?xf32>\n"),
+            "t.graph:1:20: error: duplicate argument '%a' of kernel @k");
+  EXPECT_EQ(firstError("kernel @k(%a: f32) -> f32\n"),
+            "t.graph:1:23: error: kernel @k must return a tensor (the buffer it writes), found f32");
+  EXPECT_EQ(firstError("kernel @k(%a: f32) -> (tensor<?xf32>, tensor<?xf32>)\n"),
+            "t.graph:1:23: error: a kernel returns one tensor; expected its type, found '('");
+  EXPECT_EQ(firstError("kernel @k(%a: tensor<?xf32>) -> tensor<?xf32> like %b\n"),
+            "t.graph:1:52: error: kernel @k has no argument '%b'");
+  EXPECT_EQ(firstError("kernel @k(%a: tensor<?xf32>) -> tensor<?x2xf32> like %a\n"),
+            "t.graph:1:54: error: the result tensor<?x2xf32> of kernel @k cannot have the sizes of %a: tensor<?xf32>");
+  EXPECT_EQ(firstError("kernel @k(%a: tensor<3xf32>) -> tensor<4xf32> like %a\n"),
+            "t.graph:1:52: error: the result tensor<4xf32> of kernel @k cannot have the sizes of %a: tensor<3xf32>");
+  EXPECT_EQ(firstError("kernel @k(%a: f32)\nfunc @f() {\n  return\n}\n"),
+            "t.graph:2:1: error: expected '->' and the kernel's result type, found 'func'");
 }
 
 TEST(ParserErrors, SeveralErrorsInOneRun) {

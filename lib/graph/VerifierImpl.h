@@ -31,5 +31,8 @@ bool checkAttrNames(const Op &op, const char *const *allowed, VerifyContext &cx)
 
 // Per-op rules for tensor ops (Constant..Reduce). False if reported.
 bool verifyTensorOp(const Op &op, VerifyContext &cx);
+// A kernel_call written in the graph, against its kernel's declaration
+// (VerifyKernelCall.cpp). False if reported.
+bool verifyKernelCall(const Op &op, VerifyContext &cx);
 
 } // namespace graft

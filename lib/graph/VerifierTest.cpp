@@ -132,6 +132,38 @@ TEST(VerifierErrors, Messages) {
     EXPECT_EQ(firstError(fn(c.body, c.ret)), c.message) << c.body;
 }
 
+TEST(VerifierErrors, DirectCalls) {
+  const std::string decl = "kernel @k(%a: tensor<?x4xf32>, %s: f32) -> tensor<?xf32>\n";
+  auto call = [&](const std::string &line) {
+    return firstError(decl + "func @f(%x: tensor<?x4xf32>, %y: tensor<?x5xf32>, %s: f32, "
+                             "%i: index) {\n" + line + "\n  return\n}\n");
+  };
+  bool ok = false;
+  verify(decl + "func @f(%x: tensor<3x4xf32>, %s: f32, %i: index) {\n"
+                "  %r = kernel_call @k %x, %s, %i : tensor<?xf32>\n  return\n}\n", &ok);
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(call("  %r = kernel_call @k %x, %s : tensor<?xf32>"),
+            "v.graph:3:8: error: kernel_call @k takes 2 arguments and 1 index operand for the '?' "
+            "sizes of its result tensor<?xf32>, found 2 operands");
+  EXPECT_EQ(call("  %r = kernel_call @k %y, %s, %i : tensor<?xf32>"),
+            "v.graph:3:8: error: kernel_call @k operand 1 ('%y') is tensor<?x5xf32>, but the "
+            "kernel declares %a: tensor<?x4xf32>");
+  EXPECT_EQ(call("  %r = kernel_call @k %x, %s, %s : tensor<?xf32>"),
+            "v.graph:3:8: error: kernel_call @k operand 3 ('%s') gives a '?' size of the result "
+            "and must be index, found f32");
+  EXPECT_EQ(call("  %r = kernel_call @k %x, %s, %i : tensor<?xf64>"),
+            "v.graph:3:8: error: kernel_call @k result type is tensor<?xf64>, but the kernel "
+            "returns tensor<?xf32>");
+  EXPECT_EQ(call("  %r = kernel_call @k %x, %s, %i {axis = 0} : tensor<?xf32>"),
+            "v.graph:3:35: error: unknown attribute 'axis' for 'kernel_call' (it takes none)");
+  // A declared static size needs the same static size: a '?' could differ.
+  EXPECT_EQ(firstError("kernel @k(%a: tensor<4xf32>) -> tensor<4xf32>\n"
+                       "func @f(%x: tensor<?xf32>) {\n  %r = kernel_call @k %x : tensor<4xf32>\n"
+                       "  return\n}\n"),
+            "v.graph:3:8: error: kernel_call @k operand 1 ('%x') is tensor<?xf32>, but the "
+            "kernel declares %a: tensor<4xf32>");
+}
+
 TEST(VerifierErrors, Returns) {
   EXPECT_EQ(firstError("func @f(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, f32) {\n  return %a\n}\n"),
             "v.graph:2:3: error: 'return' has 1 value, but '@f' declares 2 results");

@@ -137,7 +137,8 @@ bool TensorOpVerifier::run() {
   case OpKind::Slice: return slice();
   case OpKind::Iota: return iota();
   case OpKind::Concat: return concat();
-  default: return true; // KernelCall: checked by the spec rewriter
+  case OpKind::KernelCall: return verifyKernelCall(op_, cx_);
+  default: return true; // scalar ops: Verifier.cpp
   }
 }
 

@@ -398,4 +398,21 @@ Function *Module::lookup(const std::string &name) const {
   return nullptr;
 }
 
+bool castCompatible(const Type &pattern, const Type &payload) {
+  if (pattern.tensor != payload.tensor || pattern.elem != payload.elem ||
+      pattern.rank() != payload.rank())
+    return false;
+  for (unsigned i = 0; i < pattern.rank(); ++i)
+    if (pattern.dims[i] != kDynamic && pattern.dims[i] != payload.dims[i])
+      return false;
+  return true;
+}
+
+const KernelDecl *Module::lookupKernel(const std::string &name) const {
+  for (const auto &k : kernels)
+    if (k->name == name)
+      return k.get();
+  return nullptr;
+}
+
 } // namespace graft

@@ -63,6 +63,12 @@ struct Type {
   std::string str() const; // "tensor<?x4xf32>", "f32"
 };
 
+// True when a value of type |payload| may stand where |pattern| is
+// declared (a spec pattern's argument, a kernel's declared argument): same
+// scalar/tensor kind, element type and rank; a '?' in |pattern| accepts any
+// size, a static size needs the same static size (a '?' could differ).
+bool castCompatible(const Type &pattern, const Type &payload);
+
 enum class OpKind : uint8_t {
   // Tensor ops.
   Constant,    // scalar or dense tensor literal
@@ -153,6 +159,31 @@ struct ConstantData {
 // The call plan of a kernel_call op (ir/KernelCall.h).
 struct KernelCall;
 
+// An external kernel a graph declares and calls directly (`kernel
+// @name(%a: T, ...) -> T`, docs/graph-format.md): its signature. Its code
+// comes from the spec rule that names it (`kernel: name`,
+// docs/spec-format.md). The result's sizes are an argument's (`-> T like
+// %a`), or each '?' of the result type is given at the call by one
+// trailing `index` operand, as `empty` takes them.
+struct KernelDecl {
+  std::string name; // without '@'
+  SourceLoc loc;    // of the name
+  std::vector<std::string> argNames; // without '%'
+  std::vector<Type> argTypes;
+  std::vector<SourceLoc> argLocs;
+  Type resultType;
+  int resultLike = -1; // the argument whose sizes the result has, or -1
+
+  // The call's operands: the arguments, then one index per '?' of the
+  // result unless it is like an argument.
+  unsigned dynamicResultDims() const {
+    unsigned n = 0;
+    for (int64_t d : resultType.dims)
+      n += d == kDynamic && resultLike < 0;
+    return n;
+  }
+};
+
 struct Op {
   OpKind kind;
   std::vector<Value *> operands;
@@ -163,6 +194,10 @@ struct Op {
   // KernelCall only: what to call and how; shared by every call of one rule
   // on one target, immutable.
   std::shared_ptr<const KernelCall> call;
+  // KernelCall written in the graph (a direct call): the kernel it calls.
+  // Its plan comes from the spec rule that provides the kernel for the
+  // target being built (spec/DirectCalls.h).
+  const KernelDecl *callee = nullptr;
   // An op of graft's own fallback for the kernel_call |fallbackFor|: it runs
   // only when the call does not (no plugin provides an optional import, or
   // the call's run-time guard does not hold).
@@ -222,12 +257,17 @@ struct Function {
 
 struct Module {
   std::vector<std::unique_ptr<Function>> functions;
+  std::vector<std::unique_ptr<KernelDecl>> kernels; // in file order
   Function *lookup(const std::string &name) const;
+  const KernelDecl *lookupKernel(const std::string &name) const;
 };
 
 // Prints a function back in graph syntax (used by --emit and tests).
 std::string printFunction(const Function &f);
-// Prints every function of |m|, separated by blank lines.
+// Prints a kernel declaration: `kernel @k(%a: tensor<?xf32>) -> tensor<?xf32>`.
+std::string printKernelDecl(const KernelDecl &k);
+// Prints the kernel declarations, then every function of |m|, separated by
+// blank lines.
 std::string printModule(const Module &m);
 // Shortest decimal form of |v| that reads back as the same value (as a
 // float when |asFloat|), always recognisably a float: "0.0", "1e+30", "inf".

@@ -103,7 +103,9 @@ private:
     out_ += " = ";
     out_ += opName(op.kind);
     if (op.kind == OpKind::KernelCall)
-      out_ += " @" + (op.call ? op.call->name : std::string("<no plan>"));
+      out_ += " @" + (op.callee  ? op.callee->name
+                      : op.call ? op.call->name
+                                : std::string("<no plan>"));
     if (op.kind == OpKind::Constant && op.result()) {
       out_ += " ";
       printConstant(op);
@@ -155,10 +157,22 @@ private:
 
 std::string printFunction(const Function &f) { return Printer(f).run(); }
 
+std::string printKernelDecl(const KernelDecl &k) {
+  std::string out = "kernel @" + k.name + "(";
+  for (size_t i = 0; i < k.argTypes.size(); ++i)
+    out += (i ? ", %" : "%") + k.argNames[i] + ": " + k.argTypes[i].str();
+  out += ") -> " + k.resultType.str();
+  if (k.resultLike >= 0)
+    out += " like %" + k.argNames[k.resultLike];
+  return out + "\n";
+}
+
 std::string printModule(const Module &m) {
   std::string out;
+  for (const auto &k : m.kernels)
+    out += printKernelDecl(*k);
   for (size_t i = 0; i < m.functions.size(); ++i)
-    out += (i ? "\n" : "") + printFunction(*m.functions[i]);
+    out += (i || !m.kernels.empty() ? "\n" : "") + printFunction(*m.functions[i]);
   return out;
 }
 

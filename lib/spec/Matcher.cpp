@@ -21,16 +21,6 @@
 
 namespace graft {
 
-bool castCompatible(const Type &pattern, const Type &payload) {
-  if (pattern.tensor != payload.tensor || pattern.elem != payload.elem ||
-      pattern.rank() != payload.rank())
-    return false;
-  for (unsigned i = 0; i < pattern.rank(); ++i)
-    if (pattern.dims[i] != kDynamic && pattern.dims[i] != payload.dims[i])
-      return false;
-  return true;
-}
-
 namespace {
 
 std::string valueName(const Value *v) {

@@ -45,11 +45,6 @@ struct MatchFailure {
   bool specError = false;
 };
 
-// True when payload type |payload| may stand where the pattern says
-// |pattern|: same scalar/tensor kind, element type and rank; a '?' in the
-// pattern accepts any size, a static pattern size needs the same static size.
-bool castCompatible(const Type &pattern, const Type &payload);
-
 // Tries |rule| with its pattern root (the op defining pattern result 0) at
 // payload op |root|. On success fills |out| (except ruleIndex and fn).
 bool matchRule(const Rule &rule, Op *root, Match &out, MatchFailure &failure);

@@ -225,13 +225,13 @@ std::vector<Match> findMatches(Function &fn, const SpecSet &specs, const std::st
   std::vector<Match> accepted;
   std::map<const Op *, size_t> claimedBy; // non-constant op -> accepted index
   for (const auto &r : specs.rules)
-    if (r->pattern && !r->appliesTo(target, level))
+    if (r->pattern && !r->direct() && !r->appliesTo(target, level))
       ex.skipped(fn, *r, target);
   for (size_t i = fn.ops.size(); i-- > 0;) {
     Op *root = fn.ops[i];
     for (unsigned ri = 0; ri < specs.rules.size(); ++ri) {
       const Rule &rule = *specs.rules[ri];
-      if (!rule.pattern || !rule.appliesTo(target, level) ||
+      if (!rule.pattern || rule.direct() || !rule.appliesTo(target, level) ||
           rule.pattern->results[0]->def->kind != root->kind)
         continue;
       if (claimedBy.count(root)) {

@@ -93,10 +93,18 @@ struct Constraint {
 struct Rule {
   std::string name;
   SourceLoc loc;
+  // A direct rule (`kernel: NAME`) provides the kernel the graph declares
+  // as `kernel @NAME` and calls with kernel_call; it matches nothing.
+  std::string kernel;
+  SourceLoc kernelLoc;
   // The pattern, parsed with the graph parser: arguments are the pattern
-  // inputs, results the values the match replaces (outputs).
+  // inputs, results the values the match replaces (outputs). A direct
+  // rule's is made from the kernel's declaration (DirectCalls.h): its
+  // arguments are the call's operands, its result an `empty` of the
+  // declared type, so names, shapes and plans work as for any rule.
   std::unique_ptr<Module> patternModule;
   Function *pattern = nullptr;
+  bool direct() const { return !kernel.empty(); }
   std::vector<Constraint> constraints;
 
   // Replacement (what the rewriter turns into a KernelCall plan).

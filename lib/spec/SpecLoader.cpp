@@ -9,6 +9,7 @@
 #include "graph/Parser.h"
 #include "graph/Verifier.h"
 #include "spec/DagOperands.h"
+#include "spec/DirectCalls.h"
 #include "spec/ReplaceLoader.h"
 #include "spec/SpecExpr.h"
 #include "spec/YamlSource.h"
@@ -202,9 +203,40 @@ bool isIdentifier(const std::string &s) {
   return true;
 }
 
+// `kernel: NAME`: the rule provides the graph's `kernel @NAME` (direct
+// calls); its pattern is made from that declaration. Returns false on an
+// error; true with no pattern when the graph does not declare the kernel
+// (the rule is dropped with a warning: a spec may serve several graphs).
+bool loadDirectKernel(const YamlSource &ys, const YAML::Node &node, const Module *graph,
+                      Rule &rule) {
+  if (!ys.expectScalar(node, "'kernel'"))
+    return false;
+  rule.kernel = node.Scalar();
+  rule.kernelLoc = ys.contentLoc(node);
+  if (!rule.kernel.empty() && rule.kernel[0] == '@')
+    rule.kernel.erase(0, 1);
+  if (!isIdentifier(rule.kernel))
+    return ys.error(node, "kernel name '" + rule.kernel +
+                              "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+  if (!graph)
+    return ys.error(node, "rule '" + rule.name + "' provides kernel @" + rule.kernel +
+                              ", whose signature is declared in a graph; give the graph "
+                              "(graft spec --header --graph G)");
+  const KernelDecl *decl = graph->lookupKernel(rule.kernel);
+  if (!decl) {
+    ys.diag().warning(rule.kernelLoc, "rule '" + rule.name + "' provides kernel @" +
+                                          rule.kernel + ", which the graph does not declare; "
+                                          "the rule is not used");
+    return true;
+  }
+  rule.patternModule = declarationPattern(*decl);
+  rule.pattern = rule.patternModule->functions[0].get();
+  return true;
+}
+
 bool loadRule(const YamlSource &ys, const YAML::Node &node, const std::string &baseDir,
-              const SpecSet &existing, std::unique_ptr<Rule> &out) {
-  bool ok = ys.checkKeys(node, {"name", "match", "where", "replace"}, "rule");
+              const SpecSet &existing, const Module *graph, std::unique_ptr<Rule> &out) {
+  bool ok = ys.checkKeys(node, {"name", "match", "kernel", "where", "replace"}, "rule");
   if (!node.IsMap())
     return false;
   auto rule = std::make_unique<Rule>();
@@ -226,14 +258,29 @@ bool loadRule(const YamlSource &ys, const YAML::Node &node, const std::string &b
   } else {
     ok = false;
   }
-  if (!node["match"])
-    return ys.error(node, "rule '" + rule->name + "' has no 'match'");
+  if (node["match"] && node["kernel"])
+    return ys.error(node["kernel"], "rule '" + rule->name + "' has both 'match' and 'kernel'; "
+                                    "a rule either matches a pattern or provides a kernel "
+                                    "the graph calls directly");
+  if (!node["match"] && !node["kernel"])
+    return ys.error(node, "rule '" + rule->name + "' has no 'match' (or 'kernel', for a "
+                          "kernel the graph calls directly)");
   if (!node["replace"])
     return ys.error(node, "rule '" + rule->name + "' has no 'replace'");
+  if (node["kernel"] && node["where"])
+    return ys.error(node["where"], "rule '" + rule->name + "' provides a kernel the graph "
+                                   "calls directly: it has no graft code to fall back on, so "
+                                   "it takes no 'where'");
   // Names in the rest of the rule refer to the pattern, so stop here when it
   // does not parse.
-  if (!loadPattern(ys, node["match"], *rule))
+  if (node["kernel"]) {
+    if (!loadDirectKernel(ys, node["kernel"], graph, *rule))
+      return false;
+    if (!rule->pattern)
+      return ok; // not declared by this graph: dropped
+  } else if (!loadPattern(ys, node["match"], *rule)) {
     return false;
+  }
 
   SpecScope scope;
   scope.pattern = rule->pattern;
@@ -248,6 +295,10 @@ bool loadRule(const YamlSource &ys, const YAML::Node &node, const std::string &b
     ok = false;
   }
   ok &= loadReplace(ys, node["replace"], baseDir, scope, *rule);
+  if (ok && rule->direct() && rule->link == KernelLink::Optional)
+    ok = ys.error(node["replace"]["link"], "a kernel the graph calls directly has no graft "
+                                           "code to fall back on, so it cannot be 'link: "
+                                           "optional'; use 'link: import'");
   if (ok)
     out = std::move(rule);
   return ok;
@@ -256,7 +307,7 @@ bool loadRule(const YamlSource &ys, const YAML::Node &node, const std::string &b
 } // namespace
 
 bool loadSpecText(uint32_t file, const std::string &baseDir, DiagEngine &diag,
-                  SpecSet &out) {
+                  SpecSet &out, const Module *graph) {
   const std::string &text = diag.sources().text(file);
   YamlSource ys(file, text, diag);
   YAML::Node loadedDoc;
@@ -306,7 +357,7 @@ bool loadSpecText(uint32_t file, const std::string &baseDir, DiagEngine &diag,
     std::unique_ptr<Rule> rule;
     bool loaded_ok;
     try {
-      loaded_ok = loadRule(ys, item, baseDir, seen, rule);
+      loaded_ok = loadRule(ys, item, baseDir, seen, graph, rule);
     } catch (const YAML::Exception &e) {
       // yaml-cpp throws on shapes the checks above did not anticipate
       // (e.g. subscripting a scalar); report it like any other error.
@@ -317,6 +368,8 @@ bool loadSpecText(uint32_t file, const std::string &baseDir, DiagEngine &diag,
       ok = false;
       continue;
     }
+    if (!rule)
+      continue; // a direct rule for a kernel this graph does not declare
     auto copy = std::make_unique<Rule>();
     copy->name = rule->name;
     copy->loc = rule->loc;
@@ -331,7 +384,7 @@ bool loadSpecText(uint32_t file, const std::string &baseDir, DiagEngine &diag,
 }
 
 bool loadSpecFile(const std::string &path, SourceManager &sm, DiagEngine &diag,
-                  SpecSet &out) {
+                  SpecSet &out, const Module *graph) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     diag.error(path, "cannot open spec file");
@@ -344,7 +397,7 @@ bool loadSpecFile(const std::string &path, SourceManager &sm, DiagEngine &diag,
   std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
   if (dir.empty())
     dir = "/";
-  return loadSpecText(file, dir, diag, out);
+  return loadSpecText(file, dir, diag, out, graph);
 }
 
 } // namespace graft

@@ -13,13 +13,14 @@ namespace graft {
 // problem is reported through |diag| as file:line:col; returns false if any
 // was found (|out| then holds only the rules of earlier files). Kernel paths
 // are resolved relative to the directory of |path|. Rule names must be unique
-// across all files loaded into |out|.
+// across all files loaded into |out|. |graph| declares the kernels that
+// direct rules (`kernel: NAME`) provide; without it such a rule is an error.
 bool loadSpecFile(const std::string &path, SourceManager &sm, DiagEngine &diag,
-                  SpecSet &out);
+                  SpecSet &out, const Module *graph = nullptr);
 
 // Same, for spec text already in |sm| as file |file|; |baseDir| resolves
 // kernel paths.
 bool loadSpecText(uint32_t file, const std::string &baseDir, DiagEngine &diag,
-                  SpecSet &out);
+                  SpecSet &out, const Module *graph = nullptr);
 
 } // namespace graft

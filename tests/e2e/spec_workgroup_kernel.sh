@@ -12,12 +12,7 @@ check --check-prefix=EXPLAIN "$TEST_DIR/spec_workgroup_kernel.sh" < explain.txt
 # EXPLAIN: rule 'simple_mul' matched at %p = map
 
 for n in 8 200 1000; do
-  python3 -c "
-import random
-random.seed($n)
-for _ in range(2):
-    print('${n}xf32=[' + ' '.join(str(random.randint(-64, 64) / 8) for _ in range($n)) + ']')
-" > in.$n
+  random_f32_inputs $n > in.$n
   mapfile -t IN < in.$n
   "$GRAFT" eval "$EX/simple_mul.graph" --input "${IN[0]}" --input "${IN[1]}" > want.$n
   for target in "${TARGETS[@]}"; do

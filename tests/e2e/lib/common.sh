@@ -120,3 +120,14 @@ build_slice() {
     -Wl,-z,relro,-z,now,--hash-style=sysv,--no-undefined,--build-id=none \
     -I"$SRC/runtime/include" -I"$SRC/tests/plugins" "$2" -o "$3"
 }
+
+# random_f32_inputs <n>: two random f32 tensors of n elements (eighths in
+# [-8, 8], seeded by n), one graft-run --input value per line.
+random_f32_inputs() {
+  "$PYTHON" -c "
+import random
+random.seed($1)
+for _ in range(2):
+    print('$1xf32=[' + ' '.join(str(random.randint(-64, 64) / 8) for _ in range($1)) + ']')
+"
+}
