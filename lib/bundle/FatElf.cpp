@@ -12,7 +12,7 @@ namespace {
 // e_ident offsets and the ELF header fields FatELF records copy.
 constexpr size_t kEiClass = 4, kEiData = 5, kEiOsabi = 7, kEiAbiVersion = 8;
 constexpr size_t kEMachineOffset = 18;
-constexpr size_t kMinElfHeader = 52; // ELF32 header; ELF64's is 64
+constexpr size_t kElf32Header = 52, kElf64Header = 64;
 constexpr size_t kMaxRecords = 255;
 
 uint64_t readLE(const uint8_t *p, unsigned bytes) {
@@ -38,9 +38,10 @@ bool sliceKey(const uint8_t *p, uint64_t size, FatElfSlice &slice,
     error = "is not an ELF file (no \\x7fELF magic)";
     return false;
   }
-  if (size < kMinElfHeader) {
-    error =
-        "is too small for an ELF header: " + std::to_string(size) + " bytes";
+  // The smaller header first: what is read below lies in any ELF header.
+  if (size < kElf32Header) {
+    error = "is too small for an ELF header: " + std::to_string(size) +
+            " bytes, expected at least " + std::to_string(kElf32Header);
     return false;
   }
   slice.wordSize = p[kEiClass];
@@ -50,6 +51,11 @@ bool sliceKey(const uint8_t *p, uint64_t size, FatElfSlice &slice,
   if (slice.wordSize != 1 && slice.wordSize != 2) {
     error = "has ELF class " + std::to_string(slice.wordSize) +
             ", expected 1 (32-bit) or 2 (64-bit)";
+    return false;
+  }
+  if (slice.wordSize == 2 && size < kElf64Header) {
+    error = "is too small for an ELF64 header: " + std::to_string(size) +
+            " bytes, expected at least " + std::to_string(kElf64Header);
     return false;
   }
   if (slice.byteOrder == 1) {

@@ -99,7 +99,9 @@ TEST(FatElf, WriterRejectsBadSlices) {
       writeFatElf({fakeElf(62), std::vector<uint8_t>(100, 0)}, out, error));
   EXPECT_EQ(error, "slice 1 is not an ELF file (no \\x7fELF magic)");
   EXPECT_FALSE(writeFatElf({fakeElf(62, 20)}, out, error));
-  EXPECT_EQ(error, "slice 0 is too small for an ELF header: 20 bytes");
+  EXPECT_EQ(error, "slice 0 is too small for an ELF header: 20 bytes, expected at least 52");
+  EXPECT_FALSE(writeFatElf({fakeElf(62, 60)}, out, error));
+  EXPECT_EQ(error, "slice 0 is too small for an ELF64 header: 60 bytes, expected at least 64");
   std::vector<uint8_t> badClass = fakeElf(62);
   badClass[4] = 7;
   EXPECT_FALSE(writeFatElf({badClass}, out, error));

@@ -1,6 +1,7 @@
 #include "codegen/AbiTypes.h"
 
 #include "codegen/ScalarOps.h"
+#include "support/InternalError.h"
 
 namespace graft::codegen {
 
@@ -134,8 +135,9 @@ Type *registerType(LLVMContext &c, DType t) {
   case DType::F16: case DType::BF16: return Type::getFloatTy(c);
   case DType::F32: return Type::getFloatTy(c);
   case DType::F64: return Type::getDoubleTy(c);
-  default: return Type::getInt8Ty(c);
+  case DType::Invalid: break;
   }
+  GRAFT_INTERNAL_ERROR("a value of invalid element type reached codegen");
 }
 
 Type *memoryType(LLVMContext &c, DType t) {

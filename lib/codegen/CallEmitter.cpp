@@ -33,8 +33,10 @@ Type *argType(LLVMContext &c, DType t, Type *sizeTy) {
   case DType::I16: return Type::getInt16Ty(c);
   case DType::I32: return Type::getInt32Ty(c);
   case DType::I64: return Type::getInt64Ty(c);
-  default: return sizeTy;
+  case DType::Index: return sizeTy;
+  default: break;
   }
+  GRAFT_INTERNAL_ERROR(std::string("a ") + dtypeName(t) + " size argument of a kernel call");
 }
 
 // Calls import |index| of the dispatch state: fn(params, context, reserved).

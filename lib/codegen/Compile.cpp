@@ -2,6 +2,7 @@
 
 #include "codegen/Codegen.h"
 #include "link/TargetMachine.h"
+#include "support/InternalError.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/DiagnosticInfo.h>
@@ -116,6 +117,8 @@ static void prepareVariant(llvm::Module &m, const std::string &suffix) {
 
 bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetInfo &target,
                         const CompileOptions &opts, DiagEngine &diag) {
+  const std::string passPrefix = std::string(target.name) + ": ";
+  PassTimer pass(opts.times, passPrefix + "codegen");
   std::string err;
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(target, err);
   if (!tm) {
@@ -123,16 +126,26 @@ bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetI
     return false;
   }
   LLVMContext ctx;
-  // Messages of the bitcode linker, for errors that name the kernel file.
-  std::string linkMessage;
+  // What LLVM says: the bitcode linker's messages, for errors that name the
+  // kernel file, and every error, which the backend reports here too (an
+  // error in a kernel's inline assembly) instead of failing the emission.
+  struct Messages {
+    std::string link;
+    std::string errors;
+  } messages;
+  std::string &linkMessage = messages.link;
   ctx.setDiagnosticHandlerCallBack(
       [](const llvm::DiagnosticInfo *info, void *out) {
-        llvm::raw_string_ostream os(*static_cast<std::string *>(out));
+        auto &m = *static_cast<Messages *>(out);
+        std::string text;
+        llvm::raw_string_ostream os(text);
         llvm::DiagnosticPrinterRawOStream printer(os);
         info->print(printer);
-        os << "\n";
+        m.link += text + "\n";
+        if (info->getSeverity() == llvm::DS_Error)
+          m.errors += (m.errors.empty() ? "" : "\n") + text;
       },
-      &linkMessage);
+      &messages);
   auto m = std::make_unique<llvm::Module>(opts.moduleName, ctx);
   m->setSourceFileName(opts.moduleName);
   m->setTargetTriple(target.triple);
@@ -155,12 +168,11 @@ bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetI
       vs.dispatchSymbols.push_back(d.name + suffix);
     symbols.push_back(std::move(vs));
     linkMessage.clear();
-    if (llvm::Linker::linkModules(*m, std::move(vm))) {
-      diag.error(std::string(target.name) + " slice",
-                 std::string("internal error: cannot link the ") + v.level->name +
-                     " variant into the slice module: " + linkMessage);
-      return false;
-    }
+    // Kernels were linked into the variant (and their clashes reported)
+    // above; its remaining globals are graft's, suffixed per variant.
+    bool failed = llvm::Linker::linkModules(*m, std::move(vm));
+    GRAFT_CHECK(!failed, std::string("cannot link the ") + v.level->name +
+                             " variant into the slice module: " + linkMessage);
   }
   codegen::emitLibrary(*m, target, symbols, opts.moduleName);
 
@@ -176,12 +188,11 @@ bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetI
 
   std::string verr;
   llvm::raw_string_ostream vos(verr);
-  if (llvm::verifyModule(*m, &vos)) {
-    diag.error(std::string(target.name) + " slice",
-               "internal error: generated LLVM IR is invalid: " + vos.str());
-    return false;
-  }
+  // Kernel bitcode was verified when it was checked (KernelCompiler).
+  bool invalid = llvm::verifyModule(*m, &vos);
+  GRAFT_CHECK(!invalid, "the generated LLVM IR is invalid: " + vos.str());
 
+  pass.next(passPrefix + "LLVM opt");
   {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
@@ -200,6 +211,7 @@ bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetI
     mpm.run(*m, mam);
   }
 
+  pass.next(passPrefix + "object emission");
   if (!opts.llvmIRPath.empty()) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -215,16 +227,30 @@ bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetI
       return false;
     }
     llvm::legacy::PassManager pm;
-    if (tm->addPassesToEmitFile(pm, os, nullptr, kind)) {
-      diag.error(std::string(target.name), "internal error: the target cannot emit this file type");
-      return false;
-    }
+    bool cannot = tm->addPassesToEmitFile(pm, os, nullptr, kind);
+    GRAFT_CHECK(!cannot, std::string("LLVM cannot emit this file type for ") + target.name);
     pm.run(*m);
     return true;
   };
   if (!opts.asmPath.empty() && !emit(opts.asmPath, llvm::CodeGenFileType::AssemblyFile))
     return false;
-  return emit(opts.objectPath, llvm::CodeGenFileType::ObjectFile);
+  if (!emit(opts.objectPath, llvm::CodeGenFileType::ObjectFile))
+    return false;
+  if (messages.errors.empty())
+    return true;
+  // Graft's own IR compiles cleanly; kernel bitcode (its inline assembly)
+  // may not, and the object LLVM wrote anyway is not to be linked.
+  std::string kernels;
+  for (const SliceVariant &v : variants)
+    for (const KernelBitcode &k : v.bitcode)
+      if (kernels.find(k.name) == std::string::npos)
+        kernels += (kernels.empty() ? "" : ", ") + k.name;
+  GRAFT_CHECK(!kernels.empty(), "LLVM failed to compile the " + std::string(target.name) +
+                                    " slice: " + messages.errors);
+  diag.error(std::string(target.name) + " slice",
+             "LLVM failed to compile the kernels linked into it (" + kernels +
+                 "): " + messages.errors);
+  return false;
 }
 
 } // namespace graft

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "dispatch/Dispatch.h"
+#include "support/PassTimes.h"
 #include "targets/Target.h"
 
 #include <string>
@@ -27,6 +28,9 @@ struct CompileOptions {
   std::string moduleName;               // library name
   std::string objectPath;               // where to write the object
   std::string llvmIRPath, asmPath;      // --emit dumps; empty = skip
+  // --time-passes: "<target>: codegen", "LLVM opt" and "object emission"
+  // (of the calling thread); null = not timed.
+  PassTimes *times = nullptr;
 };
 
 // One ISA variant of a slice (graft_variant_v1_t): the dispatches and host

@@ -2,10 +2,10 @@
 
 #include "codegen/AbiTypes.h"
 #include "codegen/MathFunctions.h"
+#include "support/InternalError.h"
 
 #include <llvm/IR/Intrinsics.h>
 
-#include <cassert>
 #include <cmath>
 
 namespace graft::codegen {
@@ -240,6 +240,7 @@ static Value *emitScalarOpImpl(IRBuilder<> &b, OpKind op, const std::string &pre
       if (pred == "lt") return b.CreateFCmpOLT(o[0], o[1]);
       if (pred == "le") return b.CreateFCmpOLE(o[0], o[1]);
       if (pred == "gt") return b.CreateFCmpOGT(o[0], o[1]);
+      GRAFT_CHECK(pred == "ge", "cmp with unverified predicate '" + pred + "'");
       return b.CreateFCmpOGE(o[0], o[1]);
     }
     if (pred == "eq") return b.CreateICmpEQ(o[0], o[1]);
@@ -247,13 +248,13 @@ static Value *emitScalarOpImpl(IRBuilder<> &b, OpKind op, const std::string &pre
     if (pred == "lt") return b.CreateICmpSLT(o[0], o[1]);
     if (pred == "le") return b.CreateICmpSLE(o[0], o[1]);
     if (pred == "gt") return b.CreateICmpSGT(o[0], o[1]);
+    GRAFT_CHECK(pred == "ge", "cmp with unverified predicate '" + pred + "'");
     return b.CreateICmpSGE(o[0], o[1]);
   }
   case OpKind::Select: return b.CreateSelect(o[0], o[1], o[2]);
   case OpKind::Cast: return emitCast(b, o[0], operandType, resultType);
   default:
-    assert(false && "not a scalar op");
-    return o[0];
+    GRAFT_INTERNAL_ERROR(std::string("'") + opName(op) + "' is not a scalar op");
   }
 }
 

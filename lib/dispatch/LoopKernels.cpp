@@ -2,6 +2,7 @@
 // its root op (matmul, reduce, fill, broadcast, transpose, gather, slice,
 // iota, concat, map) and the maps fused into it.
 #include "dispatch/Former.h"
+#include "support/InternalError.h"
 
 #include <algorithm>
 #include <cassert>
@@ -403,7 +404,7 @@ void Former::rootKernel(KB &kb, const Op *op) {
     emitMap(kb, op);
     break;
   default:
-    assert(false && "not a loop-kernel root");
+    GRAFT_INTERNAL_ERROR(std::string("'") + opName(op->kind) + "' is not a loop-kernel root");
   }
   kb.domain = domain;
 }

@@ -2,10 +2,10 @@
 //
 //   readInputs    parse + verify the graph, load specs (all errors at once)
 //   per target:
-//     lowerTarget   per feature level (ISA variant): re-parse, apply the
-//                   target's spec rules, bind direct kernel calls to the
-//                   rules providing them, analyse shapes, form dispatches
-//                   with the level's tiles
+//     lowerTarget   per feature level (ISA variant): clone the verified
+//                   graph, apply the target's spec rules, bind direct
+//                   kernel calls to the rules providing them, analyse
+//                   shapes, form dispatches with the level's tiles
 //     compileKernels  user kernels for the rules that matched (C -> bitcode),
 //                   per level with the level's clang flags
 //   compileSlice    per target, on threads of their own: LLVM codegen of
@@ -14,9 +14,11 @@
 //                   objects + builtins -> ELF
 //   writeBundle   FatELF of all slices
 //
-// Each target and level is lowered from a fresh parse of the graph, so a rule
-// without a kernel for one target leaves that subgraph to graft's codegen
-// there.
+// --time-passes prints each pass's wall and CPU time (support/PassTimes.h).
+//
+// Each target and level is lowered from its own clone of the verified graph
+// (rewriting and formation edit it in place), so a rule without a kernel for
+// one target leaves that subgraph to graft's codegen there.
 #include "driver/Driver.h"
 
 #include "bundle/FatElf.h"
@@ -27,6 +29,7 @@
 #include "driver/Variants.h"
 #include "graph/Parser.h"
 #include "graph/Verifier.h"
+#include "ir/Clone.h"
 #include "ir/KernelCall.h"
 #include "link/Builtins.h"
 #include "link/Linker.h"
@@ -38,10 +41,12 @@
 #include "spec/SpecLoader.h"
 #include "support/Depfile.h"
 #include "support/Diagnostics.h"
+#include "support/PassTimes.h"
 #include "targets/Target.h"
 
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -65,8 +70,8 @@ struct BuildContext {
   const BuildOptions &opts;
   SourceManager sm;
   DiagEngine diag{sm};
-  uint32_t graphFile = 0;
-  std::unique_ptr<Module> graph; // as read, before any target's rewrites
+  // As read and verified; every (target, level) lowers a clone of it.
+  std::unique_ptr<Module> graph;
   SpecSet specs;
   std::vector<const TargetInfo *> targets;
   // The feature levels compiled per target (--levels; default: all).
@@ -79,7 +84,12 @@ struct BuildContext {
   // objects), over all targets: they go into the depfile.
   std::set<std::string> kernelDependencies;
 
+  // --time-passes: every pass of the driver's thread; the compile threads
+  // keep their own and are appended in target order.
+  PassTimes passTimes;
+
   explicit BuildContext(const BuildOptions &o) : opts(o) {}
+  PassTimes *times() { return opts.timePasses ? &passTimes : nullptr; }
   void log(const std::string &s) const {
     if (opts.verbose)
       std::fprintf(stderr, "graft: %s\n", s.c_str());
@@ -104,6 +114,7 @@ bool readFile(const std::string &path, std::string &out) {
 
 // Parses and verifies the graph and loads the specs, reporting every error.
 bool readInputs(BuildContext &ctx) {
+  PassTimer pass(ctx.times(), "parse");
   std::string text;
   if (isOnnxPath(ctx.opts.graph)) {
     if (!importGraphText(ctx.opts.graph, ctx.opts.onnx, ctx.diag, text))
@@ -115,11 +126,13 @@ bool readInputs(BuildContext &ctx) {
     ctx.diag.error(ctx.opts.graph, "cannot read graph file: " + std::string(std::strerror(errno)));
     return false;
   }
-  ctx.graphFile = ctx.sm.add(ctx.opts.graph, text);
+  uint32_t file = ctx.sm.add(ctx.opts.graph, text);
   ctx.moduleName = fs::path(ctx.opts.graph).stem().string();
-  ctx.graph = parseModule(ctx.sm, ctx.graphFile, ctx.diag);
+  ctx.graph = parseModule(ctx.sm, file, ctx.diag);
+  pass.next("verify");
   if (ctx.graph)
     verifyModule(*ctx.graph, ctx.diag);
+  pass.next("load specs");
   for (const std::string &s : ctx.opts.specs)
     loadSpecFile(s, ctx.sm, ctx.diag, ctx.specs, ctx.graph.get());
   if (ctx.graph)
@@ -156,13 +169,10 @@ std::vector<SliceVariant> variantPrograms(const TargetBuild &tb) {
 // Lowers the graph for one level; |explain| (may be null) receives the
 // spec rules' report.
 bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, std::string *explain) {
-  DiagEngine quiet(ctx.sm);
-  quiet.setEcho(false);
-  lb.module = parseModule(ctx.sm, ctx.graphFile, quiet);
-  if (!lb.module || !verifyModule(*lb.module, quiet)) {
-    ctx.diag.error(ctx.opts.graph, "internal error: graph failed to re-parse");
-    return false;
-  }
+  const std::string passPrefix = std::string(t.name) + " " + lb.level->name + ": ";
+  PassTimer pass(ctx.times(), passPrefix + "clone");
+  lb.module = cloneModule(*ctx.graph);
+  pass.next(passPrefix + "match specs");
   if (!ctx.specs.rules.empty()) {
     RewriteReport report;
     unsigned n = applySpecs(*lb.module, ctx.specs, t.name, ctx.diag, explain ? &report : nullptr,
@@ -176,6 +186,7 @@ bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, std::str
   }
   if (!bindDirectCalls(*lb.module, ctx.specs, t.name, lb.level->name, ctx.diag, explain))
     return false;
+  pass.next(passPrefix + "lower");
   for (auto &fn : lb.module->functions) {
     if (fn->isPattern)
       continue;
@@ -196,7 +207,7 @@ bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, std::str
 }
 
 // Every level of the target the build compiles (--levels), each lowered
-// from a fresh parse of the graph. The spec report (--explain) is printed
+// from a clone of the verified graph. The spec report (--explain) is printed
 // for the first level and for each later one where it differs (kernels
 // per feature level).
 bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
@@ -237,6 +248,7 @@ bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
     unsigned ruleCount = 0;
   };
   for (LevelBuild &lb : tb.levels) {
+    PassTimer pass(ctx.times(), std::string(t.name) + " " + lb.level->name + ": kernels");
     options.level = lb.level;
     std::vector<Shared> kernels;
     for (size_t i = 0; i < lb.calls.size(); ++i) {
@@ -297,7 +309,7 @@ bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
       }
       if (std::none_of(tb.objects.begin(), tb.objects.end(),
                        [&](const LinkInput &o) { return o.path == k.kernel.path; }))
-        tb.objects.push_back({name, k.kernel.path});
+        tb.objects.push_back({name, k.kernel.path, /*userCode=*/true});
     }
   }
   return true;
@@ -322,18 +334,29 @@ bool compileSlice(const BuildContext &ctx, const TargetBuild &tb, CompileOptions
   if (ctx.emits("asm"))
     co.asmPath = emitPath(ctx, t, "s");
   builtins = dir + "/builtins.o";
-  return compileSliceObject(variantPrograms(tb), t, co, diag) &&
-         emitBuiltinsObject(t, builtins, diag);
+  if (!compileSliceObject(variantPrograms(tb), t, co, diag))
+    return false;
+  PassTimer pass(co.times, std::string(t.name) + ": builtins");
+  return emitBuiltinsObject(t, builtins, diag);
 }
 
 bool linkAndKeep(BuildContext &ctx, TargetBuild &tb, const CompileOptions &co,
                  const std::string &builtins) {
   const TargetInfo &t = *tb.target;
   std::string dir = ctx.workDir + "/" + t.name;
-  std::vector<LinkInput> inputs = {{ctx.moduleName + " (" + t.name + " dispatches)", co.objectPath}};
+  // Kernel bitcode is inlined into the dispatches: their object holds user code.
+  std::set<std::string> inlined;
+  for (const LevelBuild &lb : tb.levels)
+    for (const KernelBitcode &k : lb.bitcode)
+      inlined.insert(k.name);
+  std::string dispatches = ctx.moduleName + " (" + t.name + " dispatches)";
+  for (const std::string &k : inlined)
+    dispatches += (k == *inlined.begin() ? " with " : ", ") + k;
+  std::vector<LinkInput> inputs = {{dispatches, co.objectPath, !inlined.empty()}};
   inputs.insert(inputs.end(), tb.objects.begin(), tb.objects.end());
   inputs.push_back({std::string("graft builtins (") + t.name + ")", builtins});
   std::vector<uint8_t> elf;
+  PassTimer pass(ctx.times(), std::string(t.name) + ": link");
   if (!linkSlice(t, inputs, dir, elf, ctx.diag))
     return false;
   if (ctx.emits("obj"))
@@ -357,10 +380,12 @@ bool compileAndLinkAll(BuildContext &ctx, std::vector<TargetBuild> &builds) {
   std::vector<CompileOptions> co(n);
   std::vector<std::string> builtins(n);
   std::vector<std::unique_ptr<DiagEngine>> diags;
+  std::vector<PassTimes> times(n);
   std::vector<char> ok(n, 0);
   for (size_t i = 0; i < n; ++i) {
     diags.push_back(std::make_unique<DiagEngine>(ctx.diag.sources()));
     diags.back()->setDeferred(true);
+    co[i].times = ctx.opts.timePasses ? &times[i] : nullptr;
   }
   // Registering a backend edits LLVM's target registry, which the threads
   // read: every target's is registered first. (A backend this LLVM lacks
@@ -380,6 +405,7 @@ bool compileAndLinkAll(BuildContext &ctx, std::vector<TargetBuild> &builds) {
   bool all = true;
   for (size_t i = 0; i < n; ++i) {
     diags[i]->replayInto(ctx.diag);
+    ctx.passTimes.append(times[i]);
     all = all && ok[i];
   }
   if (!all)
@@ -427,6 +453,7 @@ bool writeEmbedFiles(BuildContext &ctx, const std::vector<uint8_t> &bundle) {
 }
 
 bool writeBundle(BuildContext &ctx) {
+  PassTimer pass(ctx.times(), "bundle");
   std::vector<uint8_t> bundle;
   std::string err;
   if (!writeFatElf(ctx.slices, bundle, err)) {
@@ -441,6 +468,8 @@ bool writeBundle(BuildContext &ctx) {
 } // namespace
 
 int runBuild(const BuildOptions &opts) {
+  auto wallStart = std::chrono::steady_clock::now();
+  double cpuStart = processCpuSeconds();
   BuildContext ctx(opts);
   if (!resolveTargets(opts.targets, ctx.diag, ctx.targets) ||
       !resolveLevels(opts.levels, ctx.targets, ctx.diag, ctx.levels))
@@ -463,6 +492,11 @@ int runBuild(const BuildOptions &opts) {
   if (!opts.depfile.empty() && !writeDepfile(ctx))
     return 1;
   ctx.log("wrote " + opts.output);
+  if (opts.timePasses) {
+    std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wallStart;
+    std::fprintf(stderr, "graft: pass times of %s\n", opts.output.c_str());
+    ctx.passTimes.print(stderr, wall.count(), processCpuSeconds() - cpuStart);
+  }
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "driver/EmbedC.h"
 #include "driver/SpecHeader.h"
 #include "support/Diagnostics.h"
+#include "support/InternalError.h"
 #include "targets/Describe.h"
 #include "targets/Target.h"
 
@@ -51,6 +52,7 @@ const OptionDesc kBuildOptions[] = {
     {"--explain", nullptr,
      "report every spec match and why candidates did not match"},
     {"-v", nullptr, "print what each pass did"},
+    {"--time-passes", nullptr, "print each pass's wall and CPU time to stderr"},
     {"--weights-as-args", nullptr,
      "ONNX input: initializers become function arguments, not constants"},
     {"--constant", "NAME=T",
@@ -316,6 +318,8 @@ int parseBuild(int argc, char **argv, BuildOptions o) {
       o.explain = true;
     else if (n == "-v")
       o.verbose = true;
+    else if (n == "--time-passes")
+      o.timePasses = true;
     else if (n == "--weights-as-args")
       o.onnx.weightsAsArguments = true;
     else if (n == "--constant") {
@@ -528,11 +532,7 @@ int driverMain(int argc, char **argv) {
     return runSpec(argc - 2, argv + 2);
   if (cmd == "targets")
     return runTargets(argc - 2, argv + 2);
-  std::fprintf(stderr,
-               "graft: internal error: command '%s' has help but no handler; "
-               "please report a bug\n",
-               cmd.c_str());
-  return 1;
+  GRAFT_INTERNAL_ERROR("command '" + cmd + "' has help but no handler");
 }
 
 } // namespace graft

@@ -29,6 +29,7 @@ struct BuildOptions {
   bool color = false;                // coloured diagnostics (also clang's)
   bool explain = false;              // --explain
   bool verbose = false;              // -v
+  bool timePasses = false;           // --time-passes
 };
 
 // Runs the build pipeline; returns the process exit code.
@@ -39,7 +40,7 @@ int runBuild(const BuildOptions &opts);
 int runImport(int argc, char **argv);
 
 // Imports the ONNX model |path| as graph text that parses and verifies
-// (an import that does not is an internal error, reported as one).
+// (an import that does not is a graft bug: an internal error aborts).
 bool importGraphText(const std::string &path, const OnnxImportOptions &opts, DiagEngine &diag,
                      std::string &text);
 

@@ -94,7 +94,7 @@ bool compileSources(PluginContext &ctx, const TargetInfo &target, const std::str
     if (!checkObjectFor(compiled, target, src, GRAFT_PLUGIN_QUERY_SYMBOL, defines, ctx.diag))
       ok = false;
     hasQuery |= defines;
-    objects.push_back({src, object});
+    objects.push_back({src, object, /*userCode=*/true});
   }
   if (ok && !hasQuery) {
     ctx.diag.error(ctx.opts.sources.front(),

@@ -3,6 +3,7 @@
 #include "ir/IR.h"
 
 #include "ir/FloatBits.h"
+#include "support/InternalError.h"
 
 #include <cassert>
 #include <cstdio>
@@ -144,9 +145,6 @@ std::optional<OpKind> parseOpName(const std::string &s) {
 
 bool isScalarOp(OpKind k) { return k >= OpKind::Add && k <= OpKind::Cast; }
 bool isUnaryScalarOp(OpKind k) { return k >= OpKind::Neg && k <= OpKind::IsInf; }
-bool isBinaryScalarOp(OpKind k) {
-  return (k >= OpKind::Add && k <= OpKind::Pow) || k == OpKind::Cmp;
-}
 bool isFloatScalarOp(OpKind k) {
   return k == OpKind::Pow || (k >= OpKind::Exp && k <= OpKind::IsInf);
 }
@@ -208,7 +206,7 @@ std::string Attr::str() const {
     return out + "]";
   }
   }
-  return "";
+  GRAFT_INTERNAL_ERROR("an attribute of no known kind");
 }
 
 const Attr *Op::attr(const std::string &name) const {

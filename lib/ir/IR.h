@@ -5,6 +5,8 @@
 // has exactly one result except KernelCall (one per kernel output). Scalar
 // bodies of `map` are Regions: block arguments, ops over scalars and one
 // yielded value. A body may use ("capture") scalar values defined outside it.
+// ir/Clone.h copies a function deeply: a field added to Value, Op, Region or
+// Function must be copied there too (its unit test compares every field).
 #pragma once
 
 #include "graft/abi.h"
@@ -103,7 +105,6 @@ const char *opName(OpKind k); // the keyword used in graph files
 std::optional<OpKind> parseOpName(const std::string &s);
 bool isScalarOp(OpKind k);    // Add..Cast
 bool isUnaryScalarOp(OpKind k);  // Neg..IsInf
-bool isBinaryScalarOp(OpKind k); // Add..Pow and Cmp
 bool isFloatScalarOp(OpKind k);  // takes float operands only: Pow, Exp..IsInf
 bool isPredicateOp(OpKind k);    // gives i1: Cmp, IsNan, IsInf
 // Function-level scalar ops compute sizes (index arithmetic): Add..Min, Neg,

@@ -6,9 +6,8 @@
 // idiom and turn memcpy into a call to itself.
 #include "link/Builtins.h"
 
-#include <cassert>
-
 #include "link/TargetMachine.h"
+#include "support/InternalError.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -30,14 +29,10 @@ static const char kSliceRuntimeIR[] =
 // produced for x86_64; the functions are
 // plain integer and float code, so dropping the target attributes (the
 // module's triple and data layout are set by the caller) retargets them.
-static bool linkLibm(llvm::Module &dst, llvm::LLVMContext &context, const std::string &path,
-                     DiagEngine &diag) {
+static void linkLibm(llvm::Module &dst, llvm::LLVMContext &context) {
   llvm::SMDiagnostic parseError;
   std::unique_ptr<llvm::Module> libm = llvm::parseAssemblyString(kSliceRuntimeIR, parseError, context);
-  if (!libm) {
-    diag.error(path, "internal error: slice runtime IR does not parse: " + parseError.getMessage().str());
-    return false;
-  }
+  GRAFT_CHECK(libm, "the slice runtime IR does not parse: " + parseError.getMessage().str());
   libm->setSourceFileName("graft-builtins");
   libm->setTargetTriple(dst.getTargetTriple());
   libm->setDataLayout(dst.getDataLayout());
@@ -48,11 +43,8 @@ static bool linkLibm(llvm::Module &dst, llvm::LLVMContext &context, const std::s
     f.addFnAttr("no-builtins");
   }
   libm->setModuleFlag(llvm::Module::Warning, "wchar_size", 4u);
-  if (llvm::Linker::linkModules(dst, std::move(libm))) {
-    diag.error(path, "internal error: cannot link the slice runtime routines");
-    return false;
-  }
-  return true;
+  bool failed = llvm::Linker::linkModules(dst, std::move(libm));
+  GRAFT_CHECK(!failed, "cannot link the slice runtime routines into the builtins");
 }
 
 // "isize" stands for size_t: emitBuiltinsObject replaces it with the
@@ -203,7 +195,7 @@ entry:
 attributes #0 = { nounwind "no-builtins" }
 )IR";
 
-std::string builtinsIR(const TargetInfo &target) {
+static std::string builtinsIR(const TargetInfo &target) {
   std::string ir = kBuiltinsIR;
   const std::string size = target.pointerBits() == 32 ? "i32" : "i64";
   for (size_t at = ir.find("isize"); at != std::string::npos; at = ir.find("isize", at))
@@ -213,29 +205,21 @@ std::string builtinsIR(const TargetInfo &target) {
 
 // Links the target's own entry points (TargetInfo::runtimeIR, e.g. ARM's
 // __aeabi_* names around the generic routines) into |dst|.
-static bool linkTargetRuntime(llvm::Module &dst, llvm::LLVMContext &context,
-                              const TargetInfo &target, const std::string &path,
-                              DiagEngine &diag) {
+static void linkTargetRuntime(llvm::Module &dst, llvm::LLVMContext &context,
+                              const TargetInfo &target) {
   if (!*target.runtimeIR)
-    return true;
+    return;
   llvm::SMDiagnostic parseError;
   std::unique_ptr<llvm::Module> extra =
       llvm::parseAssemblyString(target.runtimeIR, parseError, context);
-  if (!extra) {
-    diag.error(path, std::string("internal error: the runtime IR of target ") + target.name +
+  GRAFT_CHECK(extra, std::string("the runtime IR of target ") + target.name +
                          " does not parse: " + parseError.getMessage().str());
-    return false;
-  }
   extra->setTargetTriple(dst.getTargetTriple());
   extra->setDataLayout(dst.getDataLayout());
   for (llvm::Function &f : *extra)
     f.addFnAttr("no-builtins");
-  if (llvm::Linker::linkModules(dst, std::move(extra))) {
-    diag.error(path, std::string("internal error: cannot link the runtime IR of target ") +
-                         target.name);
-    return false;
-  }
-  return true;
+  bool failed = llvm::Linker::linkModules(dst, std::move(extra));
+  GRAFT_CHECK(!failed, std::string("cannot link the runtime IR of target ") + target.name);
 }
 
 bool emitBuiltinsObject(const TargetInfo &target, const std::string &path,
@@ -250,27 +234,19 @@ bool emitBuiltinsObject(const TargetInfo &target, const std::string &path,
   llvm::LLVMContext context;
   llvm::SMDiagnostic parseError;
   const std::string ir = builtinsIR(target);
-  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(ir, parseError, context);
   // The IR is part of graft: failing to parse or verify it is a graft bug.
-  assert(module && "builtins IR does not parse");
-  if (!module) {
-    diag.error(path, "internal error: builtins IR does not parse: " +
-                         parseError.getMessage().str());
-    return false;
-  }
+  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(ir, parseError, context);
+  GRAFT_CHECK(module, "the builtins IR does not parse: " + parseError.getMessage().str());
   module->setTargetTriple(target.triple);
   module->setDataLayout(tm->createDataLayout());
-  if (!linkLibm(*module, context, path, diag) ||
-      !linkTargetRuntime(*module, context, target, path, diag))
-    return false;
+  linkLibm(*module, context);
+  linkTargetRuntime(*module, context, target);
   module->setModuleIdentifier("graft-builtins");
   module->setSourceFileName("graft-builtins");
   std::string verifyText;
   llvm::raw_string_ostream verifyOS(verifyText);
-  if (llvm::verifyModule(*module, &verifyOS)) {
-    diag.error(path, "internal error: builtins IR is invalid: " + verifyText);
-    return false;
-  }
+  bool invalid = llvm::verifyModule(*module, &verifyOS);
+  GRAFT_CHECK(!invalid, "the builtins IR is invalid: " + verifyText);
 
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
@@ -279,13 +255,9 @@ bool emitBuiltinsObject(const TargetInfo &target, const std::string &path,
     return false;
   }
   llvm::legacy::PassManager passes;
-  if (tm->addPassesToEmitFile(passes, out, nullptr,
-                              llvm::CodeGenFileType::ObjectFile)) {
-    diag.error(path,
-               std::string("internal error: LLVM cannot emit objects for ") +
-                   target.name);
-    return false;
-  }
+  // createTargetMachine succeeded, so the backend is there and emits objects.
+  bool cannot = tm->addPassesToEmitFile(passes, out, nullptr, llvm::CodeGenFileType::ObjectFile);
+  GRAFT_CHECK(!cannot, std::string("LLVM cannot emit objects for ") + target.name);
   passes.run(*module);
   out.close();
   if (out.has_error()) {

@@ -18,8 +18,4 @@ namespace graft {
 bool emitBuiltinsObject(const TargetInfo &target, const std::string &path,
                         DiagEngine &diag);
 
-// The LLVM IR text of the builtins for |target|: the generic routines with
-// size_t of the target's pointer width. Exposed for tests.
-std::string builtinsIR(const TargetInfo &target);
-
 } // namespace graft

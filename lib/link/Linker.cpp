@@ -13,6 +13,7 @@
 #include "lld/Common/Driver.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
+#include "support/InternalError.h"
 
 LLD_HAS_DRIVER(elf)
 
@@ -145,12 +146,8 @@ bool linkSlice(const TargetInfo &target, const std::vector<LinkInput> &inputs,
   int retCode;
   {
     std::lock_guard<std::mutex> lock(lldMutex);
-    if (lldBroken) {
-      diag.error(what,
-                 "internal error: lld crashed earlier in this process and "
-                 "cannot run again");
-      return false;
-    }
+    // A crashed link fails its build or plugin before another link starts.
+    GRAFT_CHECK(!lldBroken, "lld crashed earlier in this process and cannot run again");
     llvm::raw_string_ostream outOS(outText), errOS(errText);
     lld::Result result =
         lld::lldMain(argv, outOS, errOS, {{lld::Gnu, &lld::elf::link}});
@@ -174,13 +171,18 @@ bool linkSlice(const TargetInfo &target, const std::vector<LinkInput> &inputs,
     return false;
   }
   std::string problem = verifySlice(target, elf, exported);
-  if (!problem.empty()) {
-    diag.error(what,
-               "internal error: linked slice is not a valid graft slice: " +
-                   problem);
-    return false;
-  }
-  return true;
+  if (problem.empty())
+    return true;
+  // Code a user wrote can break the rules (a section both writable and
+  // executable in a kernel's assembly); graft's own code never does.
+  std::string userInputs;
+  for (const LinkInput &in : inputs)
+    if (in.userCode)
+      userInputs += (userInputs.empty() ? "" : ", ") + in.name;
+  GRAFT_CHECK(!userInputs.empty(), "the linked " + what + " is not a valid graft slice: " + problem);
+  diag.error(what, "the linked slice breaks a rule of graft's loader: " + problem +
+                       "; check the code linked from " + userInputs);
+  return false;
 }
 
 } // namespace graft

@@ -19,13 +19,18 @@ struct LinkInput {
   std::string
       name; // for messages, e.g. "kernels.c" or "mlp (x86_64 dispatches)"
   std::string path; // object or archive file on disk
+  // Holds code a user wrote (a kernel object, dispatches with kernel
+  // bitcode inlined, a plugin's source): a slice that breaks the rules
+  // below is then reported as the user's error, else as graft's bug.
+  bool userCode = false;
 };
 
 // Links |inputs| into a freestanding ET_DYN slice for |target|, using
 // |workDir| (which must exist) for the version script and the output file.
 // On success fills |elf| with the bytes. On failure reports lld's errors (with
-// input paths replaced by their names) or the broken slice invariant through
-// |diag| as "<target> slice: error: ..." and returns false.
+// input paths replaced by their names) or the broken slice invariant, naming
+// the inputs with user code, through |diag| as "<target> slice: error: ..."
+// and returns false (a broken invariant with no user code aborts: a bug).
 // Thread safe: lld is not re-entrant, so calls are serialized.
 // |exported| is the one symbol left visible: graft_library_query for a
 // bundle's slice, the plugin query function for a bare-metal plugin (`graft
@@ -37,7 +42,7 @@ bool linkSlice(const TargetInfo &target, const std::vector<LinkInput> &inputs,
 
 // Checks the invariants above on a linked slice; returns "" when they hold,
 // else what is wrong ("exports 'foo' besides graft_library_query"). Used by
-// linkSlice; exposed for tests and `graft inspect`.
+// linkSlice; exposed for its tests.
 std::string verifySlice(const TargetInfo &target,
                         const std::vector<uint8_t> &elf,
                         const std::string &exported = "graft_library_query");

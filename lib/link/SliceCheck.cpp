@@ -1,6 +1,6 @@
 // Checks a linked slice against what graft's loader relies on (see
-// Linker.h): a violation here means graft linked something wrong, so it is
-// reported as an internal error by the caller.
+// Linker.h). The caller decides whose fault a violation is: the user's when
+// the slice links code a user wrote, else graft's (an internal error).
 #include <cstdio>
 #include <string>
 

@@ -367,8 +367,10 @@ struct Analyzer {
       return;
     }
     default:
-      if (isScalarOp(op.kind))
-        scalarOp(op);
+      // A tensor op without a rule here would leave its result without dims.
+      GRAFT_CHECK(isScalarOp(op.kind),
+                  std::string("no shape rule for '") + opName(op.kind) + "'");
+      scalarOp(op);
       return;
     }
     if (r && r->type.tensor) {

@@ -9,6 +9,7 @@
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/Error.h>
@@ -127,6 +128,16 @@ bool checkBitcode(const CompiledKernel &k, const std::string &symbol,
                             target.name);
     return false;
   }
+  // The reader does not verify: IR that breaks LLVM's rules (llvm-as
+  // --disable-verify writes it) is the kernel's error, not the slice's.
+  std::string invalid;
+  llvm::raw_string_ostream why(invalid);
+  if (llvm::verifyModule(**mod, &why)) {
+    while (!invalid.empty() && invalid.back() == '\n')
+      invalid.pop_back();
+    diag.error(display, "bitcode is not valid LLVM IR: " + invalid);
+    return false;
+  }
   bool ok = true;
   for (const llvm::GlobalVariable &g : (*mod)->globals()) {
     if (g.isThreadLocal()) {
@@ -185,6 +196,18 @@ bool checkObjectFor(const CompiledKernel &k, const TargetInfo &target,
     return false;
   }
   bool ok = true;
+  // The loader maps no page both writable and executable (W^X).
+  for (llvm::object::ELFSectionRef sec : elf->sections()) {
+    uint64_t wx = llvm::ELF::SHF_WRITE | llvm::ELF::SHF_EXECINSTR;
+    if ((sec.getFlags() & wx) != wx)
+      continue;
+    auto name = sec.getName();
+    diag.error(display, "section '" + (name ? name->str() : std::string("?")) +
+                            "' is both writable and executable (graft slices are W^X)");
+    if (!name)
+      llvm::consumeError(name.takeError());
+    ok = false;
+  }
   for (const llvm::object::ELFSymbolRef &sym : elf->symbols()) {
     auto name = sym.getName();
     auto flags = sym.getFlags();

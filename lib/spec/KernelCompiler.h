@@ -78,7 +78,8 @@ bool checkKernelForPlan(const CompiledKernel &kernel, const KernelCall &plan,
                         const TargetInfo &target, DiagEngine &diag);
 
 // Checks that the object file |obj| is for |target| and has no thread-local
-// symbols, and sets |defines| when it defines |symbol|. For inputs where the
+// symbols and no section both writable and executable, and sets |defines|
+// when it defines |symbol|. For inputs where the
 // symbol may be in any one of several files (bare-metal plugins).
 bool checkObjectFor(const CompiledKernel &obj, const TargetInfo &target,
                     const std::string &display, const std::string &symbol,
