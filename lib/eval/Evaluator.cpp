@@ -7,6 +7,7 @@
 #include "ir/SliceBounds.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -88,6 +89,7 @@ private:
   bool evalSlice(const Op &op, Buffer &out);
   bool evalIota(const Op &op, Buffer &out);
   bool evalConcat(const Op &op, Buffer &out);
+  bool evalArgReduce(const Op &op, Buffer &out);
   bool evalScalar(const Op &op, Buffer &out);
 
   const Function &fn_;
@@ -290,6 +292,11 @@ bool Evaluator::evalOp(const Op &op) {
     if (!evalConcat(op, out))
       return false;
     break;
+  case OpKind::ArgMax:
+  case OpKind::ArgMin:
+    if (!evalArgReduce(op, out))
+      return false;
+    break;
   case OpKind::KernelCall:
     return fail(op, "kernel calls cannot be run by the reference evaluator; "
                     "evaluate the graph before spec rewriting");
@@ -454,11 +461,19 @@ bool Evaluator::evalReduce(const Op &op, Buffer &out) {
   const Buffer &src = in(op, 0);
   std::vector<int64_t> reduced = op.listAttr("dims");
   std::string kind = op.identAttr("kind");
+  bool keepdims = op.intAttr("keepdims") != 0;
+  auto isReduced = [&](size_t d) {
+    return std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) != reduced.end();
+  };
   std::vector<int64_t> dims;
+  int64_t count = 1;
   for (size_t d = 0; d < src.dims.size(); ++d)
-    if (std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) ==
-        reduced.end())
+    if (!isReduced(d))
       dims.push_back(src.dims[d]);
+    else if (keepdims)
+      dims.push_back(1);
+  for (int64_t r : reduced)
+    count *= src.dims[static_cast<size_t>(r)];
   if (!allocate(op, dims, out))
     return false;
   for (size_t i = 0; i < out.count(); ++i)
@@ -469,12 +484,65 @@ bool Evaluator::evalReduce(const Op &op, Buffer &out) {
   do {
     outIdx.clear();
     for (size_t d = 0; d < src.dims.size(); ++d)
-      if (std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) ==
-          reduced.end())
+      if (!isReduced(d))
         outIdx.push_back(idx[d]);
+      else if (keepdims)
+        outIdx.push_back(0);
     size_t o = flatten(outIdx, dims);
     out.set(o, reduceStep(kind, out.elem, out.at(o), src.at(flatten(idx, src.dims))));
   } while (nextIndex(idx, src.dims));
+  for (size_t i = 0; i < out.count(); ++i)
+    out.set(i, reduceFinish(kind, out.elem, out.at(i), count));
+  return true;
+}
+
+// numpy's argmax / argmin, one output point at a time: scans the axis and
+// keeps the first element no other beats (the last one with
+// select_last_index). A NaN beats every number, so the first NaN wins.
+bool Evaluator::evalArgReduce(const Op &op, Buffer &out) {
+  const Buffer &src = in(op, 0);
+  size_t axis = static_cast<size_t>(op.intAttr("axis"));
+  bool isMax = op.kind == OpKind::ArgMax, last = op.intAttr("select_last_index") != 0;
+  bool fl = isFloat(src.elem);
+  // The output points, as the input's dims with |axis| of size 1.
+  std::vector<int64_t> dims = src.dims;
+  dims[axis] = 1;
+  std::vector<int64_t> outDims = dims;
+  if (!op.intAttr("keepdims"))
+    outDims.erase(outDims.begin() + static_cast<std::ptrdiff_t>(axis));
+  if (!allocate(op, outDims, out))
+    return false;
+  if (src.count() == 0)
+    return true;
+  // |a| beats |b| (strictly, or also on a tie when |orEqual|).
+  auto beats = [&](Scalar a, Scalar b, bool orEqual) {
+    if (fl) {
+      if (std::isnan(b.f))
+        return std::isnan(a.f) && orEqual;
+      if (std::isnan(a.f))
+        return true;
+      return isMax ? (orEqual ? a.f >= b.f : a.f > b.f) : (orEqual ? a.f <= b.f : a.f < b.f);
+    }
+    return isMax ? (orEqual ? a.i >= b.i : a.i > b.i) : (orEqual ? a.i <= b.i : a.i < b.i);
+  };
+  std::vector<int64_t> idx(dims.size(), 0);
+  size_t o = 0;
+  do {
+    std::vector<int64_t> at = idx;
+    Scalar best = src.at(flatten(at, src.dims));
+    int64_t bestIndex = 0;
+    for (int64_t k = 1; k < src.dims[axis]; ++k) {
+      at[axis] = k;
+      Scalar x = src.at(flatten(at, src.dims));
+      if (beats(x, best, last)) {
+        best = x;
+        bestIndex = k;
+      }
+    }
+    Scalar r;
+    r.i = bestIndex;
+    out.set(o++, r);
+  } while (nextIndex(idx, dims));
   return true;
 }
 

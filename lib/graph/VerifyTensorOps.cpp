@@ -111,6 +111,9 @@ private:
   bool slice();
   bool iota();
   bool concat();
+  bool argReduce();
+  // Optional 0/1 attribute |name|: false (reported) if it is anything else.
+  bool flagAttr(const char *name);
   // Data movement attribute |name|: an integer list with one entry per dim
   // of the input (rank |rank|); null (reported) otherwise.
   const Attr *perDimList(const char *name, unsigned rank);
@@ -137,6 +140,7 @@ bool TensorOpVerifier::run() {
   case OpKind::Slice: return slice();
   case OpKind::Iota: return iota();
   case OpKind::Concat: return concat();
+  case OpKind::ArgMax: case OpKind::ArgMin: return argReduce();
   default: return true; // KernelCall: checked by the spec rewriter
   }
 }
@@ -362,22 +366,25 @@ bool TensorOpVerifier::reshape() {
 }
 
 bool TensorOpVerifier::reduce() {
-  static const char *const kAllowed[] = {"dims", "kind", nullptr};
+  static const char *const kAllowed[] = {"dims", "kind", "keepdims", nullptr};
   if (!checkAttrNames(op_, kAllowed, cx_) || !operandCount(1) ||
       !tensorOperand(0, "input") || !resultIsTensor())
     return false;
   const Attr *dims = requireAttr("dims", Attr::Kind::IntList, "an integer list");
-  const Attr *kind = requireAttr("kind", Attr::Kind::Ident, "sum, max, min or prod");
-  if (!dims || !kind)
+  const Attr *kind = requireAttr("kind", Attr::Kind::Ident, "sum, max, min, prod or mean");
+  if (!dims || !kind || !flagAttr("keepdims"))
     return false;
   const Type &in = operandType(0);
-  if (kind->s != "sum" && kind->s != "max" && kind->s != "min" && kind->s != "prod") {
+  if (kind->s != "sum" && kind->s != "max" && kind->s != "min" && kind->s != "prod" &&
+      kind->s != "mean") {
     cx_.error(kind->loc, "unknown reduce kind '" + kind->s +
-                             "', expected sum, max, min or prod");
+                             "', expected sum, max, min, prod or mean");
     return false;
   }
   if (in.elem == DType::I1)
     return fail("'reduce' does not support i1 elements");
+  if (kind->s == "mean" && !isFloat(in.elem))
+    return fail("'reduce' kind mean needs float elements, found " + in.str());
   bool valid = !dims->list.empty();
   for (size_t i = 0; valid && i < dims->list.size(); ++i)
     valid = dims->list[i] >= 0 && dims->list[i] < static_cast<int64_t>(in.rank()) &&
@@ -393,7 +400,48 @@ bool TensorOpVerifier::reduce() {
     if (std::find(dims->list.begin(), dims->list.end(), static_cast<int64_t>(d)) ==
         dims->list.end())
       expected.push_back(in.dims[d]);
+    else if (op_.intAttr("keepdims"))
+      expected.push_back(1);
   return result(Type::tensorOf(in.elem, expected));
+}
+
+bool TensorOpVerifier::flagAttr(const char *name) {
+  const Attr *a = op_.attr(name);
+  if (!a || (a->kind == Attr::Kind::Int && (a->i == 0 || a->i == 1)))
+    return true;
+  cx_.error(a->loc, "attribute '" + std::string(name) + "' of '" + name_ +
+                        "' must be 0 or 1, found " + a->str());
+  cx_.ok = false;
+  return false;
+}
+
+// The index of the largest / smallest element along |axis|: the input's
+// shape without |axis| (size 1 with keepdims), an i32 or i64 result.
+bool TensorOpVerifier::argReduce() {
+  static const char *const kAllowed[] = {"axis", "keepdims", "select_last_index", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || !operandCount(1) ||
+      !tensorOperand(0, "input") || !resultIsTensor())
+    return false;
+  const Attr *axis = requireAttr("axis", Attr::Kind::Int, "an integer");
+  if (!axis || !flagAttr("keepdims") || !flagAttr("select_last_index"))
+    return false;
+  const Type &in = operandType(0), &out = resultType();
+  if (axis->i < 0 || axis->i >= static_cast<int64_t>(in.rank())) {
+    cx_.error(axis->loc, "axis " + std::to_string(axis->i) + " is out of range for " +
+                             in.str() + " (rank " + std::to_string(in.rank()) + ")");
+    return false;
+  }
+  if (in.elem == DType::I1)
+    return fail("'" + name_ + "' does not support i1 elements");
+  if (out.elem != DType::I32 && out.elem != DType::I64)
+    return fail("'" + name_ + "' result element type must be i32 or i64, found " +
+                std::string(dtypeName(out.elem)));
+  std::vector<int64_t> expected = in.dims;
+  if (op_.intAttr("keepdims"))
+    expected[static_cast<size_t>(axis->i)] = 1;
+  else
+    expected.erase(expected.begin() + axis->i);
+  return result(Type::tensorOf(out.elem, expected));
 }
 
 // tensor rank r, indices rank q -> rank r+q-1.

@@ -335,7 +335,19 @@ struct Analyzer {
           reduced |= x == static_cast<int64_t>(i);
         if (!reduced)
           d.push_back(D(0)[i]);
+        else if (op.intAttr("keepdims"))
+          d.push_back(ex.constant(1));
       }
+      break;
+    }
+    case OpKind::ArgMax:
+    case OpKind::ArgMin: {
+      size_t axis = static_cast<size_t>(op.intAttr("axis"));
+      for (size_t i = 0; i < D(0).size(); ++i)
+        if (i != axis)
+          d.push_back(D(0)[i]);
+        else if (op.intAttr("keepdims"))
+          d.push_back(ex.constant(1));
       break;
     }
     case OpKind::KernelCall: {
