@@ -345,15 +345,18 @@ bool Evaluator::evalMatmul(const Op &op, Buffer &out) {
   if (!allocate(op, c.dims, out))
     return false;
   out.data = c.data;
+  // Mixed precision: the inputs are converted (exactly) to the
+  // accumulator's type, which computes the products and sums.
   DType t = out.elem;
+  auto widen = [&](Scalar v) { return a.elem == t ? v : castScalar(v, a.elem, t); };
   for (int64_t bi = 0; bi < B; ++bi)
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
         size_t oi = static_cast<size_t>((bi * M + m) * N + n);
         Scalar acc = out.at(oi);
         for (int64_t k = 0; k < K; ++k)
-          acc = multiplyAdd(t, acc, a.at(static_cast<size_t>((bi * M + m) * K + k)),
-                            b.at(static_cast<size_t>((bi * K + k) * N + n)));
+          acc = multiplyAdd(t, acc, widen(a.at(static_cast<size_t>((bi * M + m) * K + k))),
+                            widen(b.at(static_cast<size_t>((bi * K + k) * N + n))));
         out.set(oi, acc);
       }
   return true;

@@ -204,11 +204,19 @@ bool TensorOpVerifier::matmul(bool batched) {
       !tensorOperand(0, "lhs", rank) || !tensorOperand(1, "rhs", rank) ||
       !tensorOperand(2, "accumulator", rank))
     return false;
-  DType elem = operandType(0).elem;
-  if (!sameElem(1, elem, "rhs") || !sameElem(2, elem, "accumulator"))
+  DType elem = operandType(0).elem, accElem = operandType(2).elem;
+  if (!sameElem(1, elem, "rhs"))
     return false;
   if (elem == DType::I1)
     return fail("'" + name_ + "' does not support i1 elements");
+  // Mixed precision: narrow inputs, products accumulated in a wider type.
+  bool widened = (elem == DType::I8 && accElem == DType::I32) ||
+                 ((elem == DType::F16 || elem == DType::BF16) && accElem == DType::F32);
+  if (accElem != elem && !widened)
+    return fail("'" + name_ + "' accumulator " + valueRef(op_.operands[2]) +
+                " has element type " + dtypeName(accElem) + ", expected " + dtypeName(elem) +
+                (elem == DType::I8 ? " or i32"
+                 : elem == DType::F16 || elem == DType::BF16 ? " or f32" : ""));
   const std::vector<int64_t> &a = operandType(0).dims, &b = operandType(1).dims,
                              &c = operandType(2).dims;
   size_t o = batched ? 1 : 0;
@@ -234,7 +242,7 @@ bool TensorOpVerifier::matmul(bool batched) {
     expected.push_back(mergeDims(mergeDims(a[0], b[0]), c[0]));
   expected.push_back(mergeDims(a[o], c[o]));
   expected.push_back(mergeDims(b[o + 1], c[o + 1]));
-  return result(Type::tensorOf(elem, expected));
+  return result(Type::tensorOf(accElem, expected));
 }
 
 // Operand shapes and the result; the body is checked by verifyRegion.
