@@ -197,6 +197,10 @@ void expandSplatConstants(Function &fn);
 // reduce, map, broadcast, iota and reshape ops (ReduceForms.cpp); run
 // before shape analysis.
 void lowerReduceForms(Function &fn);
+// Rewrites every map operand that broadcasts into a reshape + broadcast of
+// it (MapOperands.cpp), views the map reads through; run before shape
+// analysis.
+void expandMapBroadcasts(Function &fn);
 
 void formDispatches(const Function &fn, ShapeInfo shapes, DiagEngine &diag, const FeatureLevel &level, ProgramSet &out);
 

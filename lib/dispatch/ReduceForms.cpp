@@ -24,6 +24,7 @@
 // The op itself becomes the last op of its lowering, so every use of its
 // result stays as it is.
 #include "dispatch/Dispatch.h"
+#include "dispatch/OpBuilder.h"
 
 #include <algorithm>
 #include <cassert>
@@ -52,32 +53,23 @@ private:
   Value *inputSize(unsigned d);
 
   Value *add(OpKind kind, std::vector<Value *> operands, Type type,
-             std::vector<NamedAttr> attrs = {});
+             std::vector<NamedAttr> attrs = {}) {
+    return b_.add(kind, std::move(operands), std::move(type), std::move(attrs));
+  }
   Value *addMap(std::vector<Value *> operands, Type type);
   Value *bodyOp(OpKind kind, std::vector<Value *> operands, DType t, const char *pred = nullptr);
   Value *bodyConstant(DType t, int64_t i, double f);
-  static NamedAttr attr(const char *name, int64_t i);
-  static NamedAttr attr(const char *name, std::vector<int64_t> list);
-  static NamedAttr attr(const char *name, const char *ident);
+  template <class T> static NamedAttr attr(const char *name, T v) {
+    return OpBuilder::attr(name, v);
+  }
 
   Function &fn_;
   Op &op_;
-  std::vector<Op *> ops_;
+  OpBuilder b_{fn_, op_.loc, {}};
+  std::vector<Op *> &ops_ = b_.ops;
   std::vector<Value *> sizes_;
   Region *body_ = nullptr; // the map being built
 };
-
-Value *ReduceLowering::add(OpKind kind, std::vector<Value *> operands, Type type,
-                           std::vector<NamedAttr> attrs) {
-  Op *op = fn_.newOp(kind, op_.loc);
-  Value *v = fn_.newValue(std::move(type), "", op_.loc);
-  v->def = op;
-  op->operands = std::move(operands);
-  op->results.push_back(v);
-  op->attrs = std::move(attrs);
-  ops_.push_back(op);
-  return v;
-}
 
 // A map over |operands| whose body (args of their element types) the
 // caller fills with bodyOp / bodyConstant and yields.
@@ -132,35 +124,11 @@ Value *ReduceLowering::bodyConstant(DType t, int64_t i, double f) {
   return v;
 }
 
-NamedAttr ReduceLowering::attr(const char *name, int64_t i) {
-  NamedAttr a;
-  a.name = name;
-  a.value.kind = Attr::Kind::Int;
-  a.value.i = i;
-  return a;
-}
-
-NamedAttr ReduceLowering::attr(const char *name, std::vector<int64_t> list) {
-  NamedAttr a;
-  a.name = name;
-  a.value.kind = Attr::Kind::IntList;
-  a.value.list = std::move(list);
-  return a;
-}
-
-NamedAttr ReduceLowering::attr(const char *name, const char *ident) {
-  NamedAttr a;
-  a.name = name;
-  a.value.kind = Attr::Kind::Ident;
-  a.value.s = ident;
-  return a;
-}
-
 Value *ReduceLowering::inputSize(unsigned d) {
   Value *x = op_.operands[0];
   sizes_.resize(x->type.rank(), nullptr);
   if (!sizes_[d])
-    sizes_[d] = add(OpKind::Dim, {x}, Type::scalar(DType::Index), {attr("axis", d)});
+    sizes_[d] = b_.dim(x, d);
   return sizes_[d];
 }
 

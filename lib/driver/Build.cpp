@@ -179,6 +179,7 @@ bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, std::str
         lb.calls.push_back(op->call.get());
     expandSplatConstants(*fn);
     lowerReduceForms(*fn);
+    expandMapBroadcasts(*fn);
     ShapeInfo shapes;
     analyzeShapes(*fn, ctx.diag, shapes);
     formDispatches(*fn, std::move(shapes), ctx.diag, *lb.level, lb.programs);

@@ -4,6 +4,7 @@
 #include "eval/Evaluator.h"
 
 #include "eval/ScalarOps.h"
+#include "ir/MapBroadcast.h"
 #include "ir/SliceBounds.h"
 
 #include <algorithm>
@@ -363,13 +364,43 @@ bool Evaluator::evalMatmul(const Op &op, Buffer &out) {
 }
 
 bool Evaluator::evalMap(const Op &op, Buffer &out) {
-  const Buffer &first = in(op, 0);
-  for (size_t i = 1; i < op.operands.size(); ++i)
-    if (in(op, i).dims != first.dims)
-      return fail(op, "operands have different shapes: " + shapeStr(first.dims) +
-                          " and " + shapeStr(in(op, i).dims));
-  if (!allocate(op, first.dims, out))
+  // Broadcasting (ir/MapBroadcast.h): an operand dim that repeats is read
+  // at 0; the others decide the result's sizes and must agree.
+  const std::vector<int64_t> &rd = op.result()->type.dims;
+  std::vector<int64_t> dims(rd.size(), -1);
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    const Type &t = op.operands[i]->type;
+    for (size_t k = 0; k < t.rank(); ++k) {
+      if (repeatsAlong(t, k, rd))
+        continue;
+      size_t j = alignedDim(k, t.rank(), rd.size());
+      int64_t n = in(op, i).dims[k];
+      if (dims[j] >= 0 && dims[j] != n)
+        return fail(op, "operands have different shapes: " + shapeStr(in(op, 0).dims) +
+                            " and " + shapeStr(in(op, i).dims));
+      dims[j] = n;
+    }
+  }
+  for (int64_t &n : dims)
+    if (n < 0)
+      n = 1;
+  if (!allocate(op, dims, out))
     return false;
+  // Each operand's element offset at every result point.
+  std::vector<std::vector<size_t>> offsets(op.operands.size());
+  if (out.count() > 0) {
+    std::vector<int64_t> idx(dims.size(), 0);
+    do {
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        const Type &t = op.operands[i]->type;
+        std::vector<int64_t> at(t.rank(), 0);
+        for (size_t k = 0; k < t.rank(); ++k)
+          if (!repeatsAlong(t, k, rd))
+            at[k] = idx[alignedDim(k, t.rank(), rd.size())];
+        offsets[i].push_back(flatten(at, in(op, i).dims));
+      }
+    } while (nextIndex(idx, dims));
+  }
   const Region &r = *op.region;
   std::map<const Value *, Scalar> locals;
   std::vector<DType> types;
@@ -381,7 +412,7 @@ bool Evaluator::evalMap(const Op &op, Buffer &out) {
   for (size_t e = 0; e < out.count(); ++e) {
     locals.clear();
     for (size_t i = 0; i < r.args.size(); ++i)
-      locals[r.args[i]] = in(op, i).at(e);
+      locals[r.args[i]] = in(op, i).at(offsets[i][e]);
     for (const Op *inner : r.ops) {
       Scalar result;
       if (inner->kind == OpKind::Constant) {

@@ -3,6 +3,7 @@
 // operands imply ('?' in the result is always allowed; a static result size
 // must agree with any static size the operands give).
 #include "graph/VerifierImpl.h"
+#include "ir/MapBroadcast.h"
 #include "ir/SliceBounds.h"
 
 #include <algorithm>
@@ -255,18 +256,18 @@ bool TensorOpVerifier::map() {
   for (size_t i = 0; i < op_.operands.size(); ++i)
     if (!tensorOperand(i, "operand"))
       return false;
-  std::vector<int64_t> shape = operandType(0).dims;
-  for (size_t i = 1; i < op_.operands.size(); ++i) {
-    const Type &t = operandType(i);
-    bool same = t.rank() == shape.size();
-    for (size_t d = 0; same && d < shape.size(); ++d)
-      same = dimsCompatible(shape[d], t.dims[d]);
-    if (!same)
+  // Numpy broadcasting (ir/MapBroadcast.h); the first operand that does
+  // not broadcast with those before it is named.
+  std::vector<const Type *> types;
+  std::vector<int64_t> shape;
+  std::string why;
+  for (size_t i = 0; i < op_.operands.size(); ++i) {
+    types.push_back(&operandType(i));
+    if (!mapResultDims(types, shape, why))
       return fail("'map' operands have different shapes: " +
                   valueRef(op_.operands[0]) + " is " + operandType(0).str() + ", " +
-                  valueRef(op_.operands[i]) + " is " + t.str());
-    for (size_t d = 0; d < shape.size(); ++d)
-      shape[d] = mergeDims(shape[d], t.dims[d]);
+                  valueRef(op_.operands[i]) + " is " + operandType(i).str() + " (" + why +
+                  ")");
   }
   // The element type comes from the body's yield, checked there.
   return result(Type::tensorOf(resultType().elem, shape));
