@@ -193,6 +193,14 @@ struct ProgramSet {
 // scalar constant filled into an empty tensor (Splats.cpp), so the slice
 // holds one element, not the whole tensor; run before shape analysis.
 void expandSplatConstants(Function &fn);
+// Rewrites argmax / argmin and reduce's mean and keepdims into plain
+// reduce, map, broadcast, iota and reshape ops (ReduceForms.cpp); run
+// before shape analysis.
+void lowerReduceForms(Function &fn);
+// Rewrites every map operand that broadcasts into a reshape + broadcast of
+// it (MapOperands.cpp), views the map reads through; run before shape
+// analysis.
+void expandMapBroadcasts(Function &fn);
 
 void formDispatches(const Function &fn, ShapeInfo shapes, DiagEngine &diag, const FeatureLevel &level, ProgramSet &out);
 

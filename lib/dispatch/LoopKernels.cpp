@@ -331,6 +331,15 @@ void Former::rootKernel(KB &kb, const Op *op) {
     }
     int a = loadNode(kb, op->operands[0], lm);
     int b = loadNode(kb, op->operands[1], rm);
+    // Mixed precision: narrow inputs are widened to the accumulator's type.
+    if (op->operands[0]->type.elem != L.accType) {
+      SNode widen{SNode::Kind::Op, L.accType};
+      widen.op = OpKind::Cast;
+      widen.operands = {a};
+      a = node(kb, widen);
+      widen.operands = {b};
+      b = node(kb, widen);
+    }
     SNode mul{SNode::Kind::Op, L.accType};
     mul.op = OpKind::Mul;
     mul.operands = {a, b};

@@ -4,9 +4,11 @@
 #include "eval/Evaluator.h"
 
 #include "eval/ScalarOps.h"
+#include "ir/MapBroadcast.h"
 #include "ir/SliceBounds.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -88,6 +90,7 @@ private:
   bool evalSlice(const Op &op, Buffer &out);
   bool evalIota(const Op &op, Buffer &out);
   bool evalConcat(const Op &op, Buffer &out);
+  bool evalArgReduce(const Op &op, Buffer &out);
   bool evalScalar(const Op &op, Buffer &out);
 
   const Function &fn_;
@@ -290,6 +293,11 @@ bool Evaluator::evalOp(const Op &op) {
     if (!evalConcat(op, out))
       return false;
     break;
+  case OpKind::ArgMax:
+  case OpKind::ArgMin:
+    if (!evalArgReduce(op, out))
+      return false;
+    break;
   case OpKind::KernelCall:
     if (op.callee)
       return fail(op, "kernel_call @" + op.callee->name + " calls an external kernel, which the "
@@ -342,28 +350,61 @@ bool Evaluator::evalMatmul(const Op &op, Buffer &out) {
   if (!allocate(op, c.dims, out))
     return false;
   out.data = c.data;
+  // Mixed precision: the inputs are converted (exactly) to the
+  // accumulator's type, which computes the products and sums.
   DType t = out.elem;
+  auto widen = [&](Scalar v) { return a.elem == t ? v : castScalar(v, a.elem, t); };
   for (int64_t bi = 0; bi < B; ++bi)
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
         size_t oi = static_cast<size_t>((bi * M + m) * N + n);
         Scalar acc = out.at(oi);
         for (int64_t k = 0; k < K; ++k)
-          acc = multiplyAdd(t, acc, a.at(static_cast<size_t>((bi * M + m) * K + k)),
-                            b.at(static_cast<size_t>((bi * K + k) * N + n)));
+          acc = multiplyAdd(t, acc, widen(a.at(static_cast<size_t>((bi * M + m) * K + k))),
+                            widen(b.at(static_cast<size_t>((bi * K + k) * N + n))));
         out.set(oi, acc);
       }
   return true;
 }
 
 bool Evaluator::evalMap(const Op &op, Buffer &out) {
-  const Buffer &first = in(op, 0);
-  for (size_t i = 1; i < op.operands.size(); ++i)
-    if (in(op, i).dims != first.dims)
-      return fail(op, "operands have different shapes: " + shapeStr(first.dims) +
-                          " and " + shapeStr(in(op, i).dims));
-  if (!allocate(op, first.dims, out))
+  // Broadcasting (ir/MapBroadcast.h): an operand dim that repeats is read
+  // at 0; the others decide the result's sizes and must agree.
+  const std::vector<int64_t> &rd = op.result()->type.dims;
+  std::vector<int64_t> dims(rd.size(), -1);
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    const Type &t = op.operands[i]->type;
+    for (size_t k = 0; k < t.rank(); ++k) {
+      if (repeatsAlong(t, k, rd))
+        continue;
+      size_t j = alignedDim(k, t.rank(), rd.size());
+      int64_t n = in(op, i).dims[k];
+      if (dims[j] >= 0 && dims[j] != n)
+        return fail(op, "operands have different shapes: " + shapeStr(in(op, 0).dims) +
+                            " and " + shapeStr(in(op, i).dims));
+      dims[j] = n;
+    }
+  }
+  for (int64_t &n : dims)
+    if (n < 0)
+      n = 1;
+  if (!allocate(op, dims, out))
     return false;
+  // Each operand's element offset at every result point.
+  std::vector<std::vector<size_t>> offsets(op.operands.size());
+  if (out.count() > 0) {
+    std::vector<int64_t> idx(dims.size(), 0);
+    do {
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        const Type &t = op.operands[i]->type;
+        std::vector<int64_t> at(t.rank(), 0);
+        for (size_t k = 0; k < t.rank(); ++k)
+          if (!repeatsAlong(t, k, rd))
+            at[k] = idx[alignedDim(k, t.rank(), rd.size())];
+        offsets[i].push_back(flatten(at, in(op, i).dims));
+      }
+    } while (nextIndex(idx, dims));
+  }
   const Region &r = *op.region;
   std::map<const Value *, Scalar> locals;
   std::vector<DType> types;
@@ -375,7 +416,7 @@ bool Evaluator::evalMap(const Op &op, Buffer &out) {
   for (size_t e = 0; e < out.count(); ++e) {
     locals.clear();
     for (size_t i = 0; i < r.args.size(); ++i)
-      locals[r.args[i]] = in(op, i).at(e);
+      locals[r.args[i]] = in(op, i).at(offsets[i][e]);
     for (const Op *inner : r.ops) {
       Scalar result;
       if (inner->kind == OpKind::Constant) {
@@ -458,11 +499,19 @@ bool Evaluator::evalReduce(const Op &op, Buffer &out) {
   const Buffer &src = in(op, 0);
   std::vector<int64_t> reduced = op.listAttr("dims");
   std::string kind = op.identAttr("kind");
+  bool keepdims = op.intAttr("keepdims") != 0;
+  auto isReduced = [&](size_t d) {
+    return std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) != reduced.end();
+  };
   std::vector<int64_t> dims;
+  int64_t count = 1;
   for (size_t d = 0; d < src.dims.size(); ++d)
-    if (std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) ==
-        reduced.end())
+    if (!isReduced(d))
       dims.push_back(src.dims[d]);
+    else if (keepdims)
+      dims.push_back(1);
+  for (int64_t r : reduced)
+    count *= src.dims[static_cast<size_t>(r)];
   if (!allocate(op, dims, out))
     return false;
   for (size_t i = 0; i < out.count(); ++i)
@@ -473,12 +522,65 @@ bool Evaluator::evalReduce(const Op &op, Buffer &out) {
   do {
     outIdx.clear();
     for (size_t d = 0; d < src.dims.size(); ++d)
-      if (std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) ==
-          reduced.end())
+      if (!isReduced(d))
         outIdx.push_back(idx[d]);
+      else if (keepdims)
+        outIdx.push_back(0);
     size_t o = flatten(outIdx, dims);
     out.set(o, reduceStep(kind, out.elem, out.at(o), src.at(flatten(idx, src.dims))));
   } while (nextIndex(idx, src.dims));
+  for (size_t i = 0; i < out.count(); ++i)
+    out.set(i, reduceFinish(kind, out.elem, out.at(i), count));
+  return true;
+}
+
+// numpy's argmax / argmin, one output point at a time: scans the axis and
+// keeps the first element no other beats (the last one with
+// select_last_index). A NaN beats every number, so the first NaN wins.
+bool Evaluator::evalArgReduce(const Op &op, Buffer &out) {
+  const Buffer &src = in(op, 0);
+  size_t axis = static_cast<size_t>(op.intAttr("axis"));
+  bool isMax = op.kind == OpKind::ArgMax, last = op.intAttr("select_last_index") != 0;
+  bool fl = isFloat(src.elem);
+  // The output points, as the input's dims with |axis| of size 1.
+  std::vector<int64_t> dims = src.dims;
+  dims[axis] = 1;
+  std::vector<int64_t> outDims = dims;
+  if (!op.intAttr("keepdims"))
+    outDims.erase(outDims.begin() + static_cast<std::ptrdiff_t>(axis));
+  if (!allocate(op, outDims, out))
+    return false;
+  if (src.count() == 0)
+    return true;
+  // |a| beats |b| (strictly, or also on a tie when |orEqual|).
+  auto beats = [&](Scalar a, Scalar b, bool orEqual) {
+    if (fl) {
+      if (std::isnan(b.f))
+        return std::isnan(a.f) && orEqual;
+      if (std::isnan(a.f))
+        return true;
+      return isMax ? (orEqual ? a.f >= b.f : a.f > b.f) : (orEqual ? a.f <= b.f : a.f < b.f);
+    }
+    return isMax ? (orEqual ? a.i >= b.i : a.i > b.i) : (orEqual ? a.i <= b.i : a.i < b.i);
+  };
+  std::vector<int64_t> idx(dims.size(), 0);
+  size_t o = 0;
+  do {
+    std::vector<int64_t> at = idx;
+    Scalar best = src.at(flatten(at, src.dims));
+    int64_t bestIndex = 0;
+    for (int64_t k = 1; k < src.dims[axis]; ++k) {
+      at[axis] = k;
+      Scalar x = src.at(flatten(at, src.dims));
+      if (beats(x, best, last)) {
+        best = x;
+        bestIndex = k;
+      }
+    }
+    Scalar r;
+    r.i = bestIndex;
+    out.set(o++, r);
+  } while (nextIndex(idx, dims));
   return true;
 }
 

@@ -350,7 +350,7 @@ bool applyIndexOp(const Op &op, const Scalar *args, Scalar &out, std::string &er
 Scalar reduceInit(const std::string &kind, DType t) {
   bool fl = isFloat(t);
   double inf = std::numeric_limits<double>::infinity();
-  if (kind == "sum")
+  if (kind == "sum" || kind == "mean")
     return fl ? floatResult(0.0) : intResult(0);
   if (kind == "prod")
     return fl ? floatResult(1.0) : intResult(1);
@@ -362,7 +362,7 @@ Scalar reduceInit(const std::string &kind, DType t) {
 Scalar reduceStep(const std::string &kind, DType t, Scalar acc, Scalar x) {
   bool fl = isFloat(t);
   uint64_t ua = static_cast<uint64_t>(acc.i), ux = static_cast<uint64_t>(x.i);
-  if (kind == "sum")
+  if (kind == "sum" || kind == "mean")
     return fl ? floatResult(inType(t, acc.f, x.f, [](auto p, auto q) { return p + q; }))
               : intResult(wrap(t, ua + ux));
   if (kind == "prod")
@@ -373,6 +373,13 @@ Scalar reduceStep(const std::string &kind, DType t, Scalar acc, Scalar x) {
               : intResult(acc.i > x.i ? acc.i : x.i);
   return fl ? floatResult(inType(t, acc.f, x.f, [](auto p, auto q) { return fminimum(p, q); }))
             : intResult(acc.i < x.i ? acc.i : x.i);
+}
+
+Scalar reduceFinish(const std::string &kind, DType t, Scalar acc, int64_t count) {
+  if (kind != "mean")
+    return acc;
+  double n = roundToType(t, static_cast<double>(count));
+  return floatResult(inType(t, acc.f, n, [](auto p, auto q) { return p / q; }));
 }
 
 Scalar multiplyAdd(DType t, Scalar acc, Scalar a, Scalar b) {

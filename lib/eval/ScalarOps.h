@@ -39,9 +39,12 @@ bool applyIndexOp(const Op &op, const Scalar *args, Scalar &out, std::string &er
 // Converts between any two element types (see docs for the rules).
 Scalar castScalar(Scalar v, DType from, DType to);
 
-// reduce: identity of |kind| (sum, prod, max, min) and one step of it.
+// reduce: identity of |kind| (sum, prod, max, min, mean), one step of it,
+// and the result from the folded |acc| of |count| elements (mean: the sum
+// divided by the count, in the element type).
 Scalar reduceInit(const std::string &kind, DType t);
 Scalar reduceStep(const std::string &kind, DType t, Scalar acc, Scalar x);
+Scalar reduceFinish(const std::string &kind, DType t, Scalar acc, int64_t count);
 
 // Matmul's inner step acc + a * b (separate multiply and add, no fma).
 Scalar multiplyAdd(DType t, Scalar acc, Scalar a, Scalar b);

@@ -44,7 +44,14 @@ TEST(Verifier, AcceptsValidGraphs) {
                                "  %i2 = add %i, %i : index\n"
                                "  %j = cast %i2 : index\n"
                                "  %bb = broadcast %v, %i {dims = [1]} : tensor<?x3xi32>\n"
-                               "  %r = reduce %a {dims = [0, 1], kind = prod} : tensor<f32>"),
+                               "  %r = reduce %a {dims = [0, 1], kind = prod} : tensor<f32>\n"
+                               "  %k = argmax %d {axis = 1, keepdims = 1} : tensor<?x1xi32>\n"
+                               "  %c1 = constant 0.0 : tensor<2x1xf32>\n"
+                               "  %c3 = constant 0.0 : tensor<3xf32>\n"
+                               "  %nb = map %c1, %c3, %d : tensor<2x3xf32> {\n"
+                               "  ^bb0(%p: f32, %q: f32, %t: f32):\n"
+                               "    yield %p\n"
+                               "  }"),
                             &ok);
   EXPECT_TRUE(ok) << text;
 }
@@ -80,7 +87,7 @@ TEST(VerifierErrors, Messages) {
       {"  %x = reduce %a {dims = [2], kind = sum} : tensor<2xf32>", "return",
        "v.graph:2:26: error: 'reduce' dims must be non-empty, increasing and less than the input rank 2, found [2]"},
       {"  %x = reduce %a {dims = [1], kind = avg} : tensor<2xf32>", "return",
-       "v.graph:2:38: error: unknown reduce kind 'avg', expected sum, max, min or prod"},
+       "v.graph:2:38: error: unknown reduce kind 'avg', expected sum, max, min, prod or mean"},
       {"  %x = reduce %a {dims = [1], kind = sum} : tensor<3xf32>", "return",
        "v.graph:2:8: error: 'reduce' result type tensor<3xf32> does not match its operands: expected tensor<2xf32>"},
       {"  %x = empty : tensor<?x2xf32>", "return",
@@ -92,7 +99,7 @@ TEST(VerifierErrors, Messages) {
       {"  %x = fill %s, %v : tensor<3xf32>", "return",
        "v.graph:2:8: error: 'fill' shape source '%v' has element type i32, expected f32"},
       {"  %x = map %a, %b : tensor<2x3xf32> {\n  ^bb0(%p: f32, %q: f32):\n    yield %p\n  }", "return",
-       "v.graph:2:8: error: 'map' operands have different shapes: '%a' is tensor<2x3xf32>, '%b' is tensor<4x5xf32>"},
+       "v.graph:2:8: error: 'map' operands have different shapes: '%a' is tensor<2x3xf32>, '%b' is tensor<4x5xf32> (dim 0: 2 and 4 do not broadcast)"},
       {"  %x = map %a : tensor<2x3xf32> {\n  ^bb0(%p: f32, %q: f32):\n    yield %p\n  }", "return",
        "v.graph:2:8: error: 'map' body has 2 arguments, expected 1 (one per operand)"},
       {"  %x = map %a : tensor<2x3xf32> {\n  ^bb0(%p: f16):\n    yield %p\n  }", "return",

@@ -3,6 +3,7 @@
 // operands imply ('?' in the result is always allowed; a static result size
 // must agree with any static size the operands give).
 #include "graph/VerifierImpl.h"
+#include "ir/MapBroadcast.h"
 #include "ir/SliceBounds.h"
 
 #include <algorithm>
@@ -111,6 +112,9 @@ private:
   bool slice();
   bool iota();
   bool concat();
+  bool argReduce();
+  // Optional 0/1 attribute |name|: false (reported) if it is anything else.
+  bool flagAttr(const char *name);
   // Data movement attribute |name|: an integer list with one entry per dim
   // of the input (rank |rank|); null (reported) otherwise.
   const Attr *perDimList(const char *name, unsigned rank);
@@ -138,6 +142,7 @@ bool TensorOpVerifier::run() {
   case OpKind::Iota: return iota();
   case OpKind::Concat: return concat();
   case OpKind::KernelCall: return verifyKernelCall(op_, cx_);
+  case OpKind::ArgMax: case OpKind::ArgMin: return argReduce();
   default: return true; // scalar ops: Verifier.cpp
   }
 }
@@ -201,11 +206,19 @@ bool TensorOpVerifier::matmul(bool batched) {
       !tensorOperand(0, "lhs", rank) || !tensorOperand(1, "rhs", rank) ||
       !tensorOperand(2, "accumulator", rank))
     return false;
-  DType elem = operandType(0).elem;
-  if (!sameElem(1, elem, "rhs") || !sameElem(2, elem, "accumulator"))
+  DType elem = operandType(0).elem, accElem = operandType(2).elem;
+  if (!sameElem(1, elem, "rhs"))
     return false;
   if (elem == DType::I1)
     return fail("'" + name_ + "' does not support i1 elements");
+  // Mixed precision: narrow inputs, products accumulated in a wider type.
+  bool widened = (elem == DType::I8 && accElem == DType::I32) ||
+                 ((elem == DType::F16 || elem == DType::BF16) && accElem == DType::F32);
+  if (accElem != elem && !widened)
+    return fail("'" + name_ + "' accumulator " + valueRef(op_.operands[2]) +
+                " has element type " + dtypeName(accElem) + ", expected " + dtypeName(elem) +
+                (elem == DType::I8 ? " or i32"
+                 : elem == DType::F16 || elem == DType::BF16 ? " or f32" : ""));
   const std::vector<int64_t> &a = operandType(0).dims, &b = operandType(1).dims,
                              &c = operandType(2).dims;
   size_t o = batched ? 1 : 0;
@@ -231,7 +244,7 @@ bool TensorOpVerifier::matmul(bool batched) {
     expected.push_back(mergeDims(mergeDims(a[0], b[0]), c[0]));
   expected.push_back(mergeDims(a[o], c[o]));
   expected.push_back(mergeDims(b[o + 1], c[o + 1]));
-  return result(Type::tensorOf(elem, expected));
+  return result(Type::tensorOf(accElem, expected));
 }
 
 // Operand shapes and the result; the body is checked by verifyRegion.
@@ -244,18 +257,18 @@ bool TensorOpVerifier::map() {
   for (size_t i = 0; i < op_.operands.size(); ++i)
     if (!tensorOperand(i, "operand"))
       return false;
-  std::vector<int64_t> shape = operandType(0).dims;
-  for (size_t i = 1; i < op_.operands.size(); ++i) {
-    const Type &t = operandType(i);
-    bool same = t.rank() == shape.size();
-    for (size_t d = 0; same && d < shape.size(); ++d)
-      same = dimsCompatible(shape[d], t.dims[d]);
-    if (!same)
+  // Numpy broadcasting (ir/MapBroadcast.h); the first operand that does
+  // not broadcast with those before it is named.
+  std::vector<const Type *> types;
+  std::vector<int64_t> shape;
+  std::string why;
+  for (size_t i = 0; i < op_.operands.size(); ++i) {
+    types.push_back(&operandType(i));
+    if (!mapResultDims(types, shape, why))
       return fail("'map' operands have different shapes: " +
                   valueRef(op_.operands[0]) + " is " + operandType(0).str() + ", " +
-                  valueRef(op_.operands[i]) + " is " + t.str());
-    for (size_t d = 0; d < shape.size(); ++d)
-      shape[d] = mergeDims(shape[d], t.dims[d]);
+                  valueRef(op_.operands[i]) + " is " + operandType(i).str() + " (" + why +
+                  ")");
   }
   // The element type comes from the body's yield, checked there.
   return result(Type::tensorOf(resultType().elem, shape));
@@ -363,22 +376,25 @@ bool TensorOpVerifier::reshape() {
 }
 
 bool TensorOpVerifier::reduce() {
-  static const char *const kAllowed[] = {"dims", "kind", nullptr};
+  static const char *const kAllowed[] = {"dims", "kind", "keepdims", nullptr};
   if (!checkAttrNames(op_, kAllowed, cx_) || !operandCount(1) ||
       !tensorOperand(0, "input") || !resultIsTensor())
     return false;
   const Attr *dims = requireAttr("dims", Attr::Kind::IntList, "an integer list");
-  const Attr *kind = requireAttr("kind", Attr::Kind::Ident, "sum, max, min or prod");
-  if (!dims || !kind)
+  const Attr *kind = requireAttr("kind", Attr::Kind::Ident, "sum, max, min, prod or mean");
+  if (!dims || !kind || !flagAttr("keepdims"))
     return false;
   const Type &in = operandType(0);
-  if (kind->s != "sum" && kind->s != "max" && kind->s != "min" && kind->s != "prod") {
+  if (kind->s != "sum" && kind->s != "max" && kind->s != "min" && kind->s != "prod" &&
+      kind->s != "mean") {
     cx_.error(kind->loc, "unknown reduce kind '" + kind->s +
-                             "', expected sum, max, min or prod");
+                             "', expected sum, max, min, prod or mean");
     return false;
   }
   if (in.elem == DType::I1)
     return fail("'reduce' does not support i1 elements");
+  if (kind->s == "mean" && !isFloat(in.elem))
+    return fail("'reduce' kind mean needs float elements, found " + in.str());
   bool valid = !dims->list.empty();
   for (size_t i = 0; valid && i < dims->list.size(); ++i)
     valid = dims->list[i] >= 0 && dims->list[i] < static_cast<int64_t>(in.rank()) &&
@@ -394,7 +410,48 @@ bool TensorOpVerifier::reduce() {
     if (std::find(dims->list.begin(), dims->list.end(), static_cast<int64_t>(d)) ==
         dims->list.end())
       expected.push_back(in.dims[d]);
+    else if (op_.intAttr("keepdims"))
+      expected.push_back(1);
   return result(Type::tensorOf(in.elem, expected));
+}
+
+bool TensorOpVerifier::flagAttr(const char *name) {
+  const Attr *a = op_.attr(name);
+  if (!a || (a->kind == Attr::Kind::Int && (a->i == 0 || a->i == 1)))
+    return true;
+  cx_.error(a->loc, "attribute '" + std::string(name) + "' of '" + name_ +
+                        "' must be 0 or 1, found " + a->str());
+  cx_.ok = false;
+  return false;
+}
+
+// The index of the largest / smallest element along |axis|: the input's
+// shape without |axis| (size 1 with keepdims), an i32 or i64 result.
+bool TensorOpVerifier::argReduce() {
+  static const char *const kAllowed[] = {"axis", "keepdims", "select_last_index", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || !operandCount(1) ||
+      !tensorOperand(0, "input") || !resultIsTensor())
+    return false;
+  const Attr *axis = requireAttr("axis", Attr::Kind::Int, "an integer");
+  if (!axis || !flagAttr("keepdims") || !flagAttr("select_last_index"))
+    return false;
+  const Type &in = operandType(0), &out = resultType();
+  if (axis->i < 0 || axis->i >= static_cast<int64_t>(in.rank())) {
+    cx_.error(axis->loc, "axis " + std::to_string(axis->i) + " is out of range for " +
+                             in.str() + " (rank " + std::to_string(in.rank()) + ")");
+    return false;
+  }
+  if (in.elem == DType::I1)
+    return fail("'" + name_ + "' does not support i1 elements");
+  if (out.elem != DType::I32 && out.elem != DType::I64)
+    return fail("'" + name_ + "' result element type must be i32 or i64, found " +
+                std::string(dtypeName(out.elem)));
+  std::vector<int64_t> expected = in.dims;
+  if (op_.intAttr("keepdims"))
+    expected[static_cast<size_t>(axis->i)] = 1;
+  else
+    expected.erase(expected.begin() + axis->i);
+  return result(Type::tensorOf(out.elem, expected));
 }
 
 // tensor rank r, indices rank q -> rank r+q-1.

@@ -48,6 +48,8 @@ const OpEntry kOps[] = {
     {OpKind::Slice, "slice"},
     {OpKind::Iota, "iota"},
     {OpKind::Concat, "concat"},
+    {OpKind::ArgMax, "argmax"},
+    {OpKind::ArgMin, "argmin"},
     {OpKind::KernelCall, "kernel_call"},
     {OpKind::Add, "add"},
     {OpKind::Sub, "sub"},

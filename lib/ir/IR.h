@@ -88,6 +88,8 @@ enum class OpKind : uint8_t {
   Slice,       // operands: tensor; attrs starts, ends, steps (one per dim)
   Iota,        // operands: index values for '?' dims; attr dim
   Concat,      // operands: tensors; attr axis
+  ArgMax,      // operands: tensor; attrs axis, keepdims, select_last_index
+  ArgMin,      // (lowered to reduce + map before dispatch: ArgReduce.cpp)
   KernelCall,  // created by spec rewriting; see ir/KernelCall.h
   // Scalar ops (in map bodies; on index values also at function level).
   Add, Sub, Mul, Div, Rem, Max, Min, // binary, any type but i1

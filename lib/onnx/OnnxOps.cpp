@@ -4,6 +4,7 @@
 // what it cannot express it reports (ctx.fail / ctx.unsupported).
 #include "onnx/ImportContext.h"
 #include "onnx/OnnxDataMovement.h"
+#include "onnx/OnnxReductions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -1340,7 +1341,6 @@ struct Missing {
   const char *graftOp;
 };
 const Missing kMissing[] = {
-    {"ArgMax", "argmax"},        {"ArgMin", "argmin"},
     {"AveragePool", "pool"},     {"MaxPool", "pool"},
     {"GlobalAveragePool", "pool"}, {"GlobalMaxPool", "pool"},
     {"LpPool", "pool"},          {"Conv", "conv"},
@@ -1361,6 +1361,8 @@ using Lowering = bool (*)(ImportContext &);
 const std::map<std::string, Lowering> &table() {
   static const std::map<std::string, Lowering> t = {
       {"Abs", lowerAbs},
+      {"ArgMax", lowerArgMax},
+      {"ArgMin", lowerArgMin},
       {"Ceil", lowerCeil},
       {"Cos", lowerCos},
       {"Cosh", lowerCosh},

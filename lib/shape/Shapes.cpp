@@ -1,5 +1,7 @@
 #include "shape/Shapes.h"
 
+#include "ir/MapBroadcast.h"
+
 #include "ir/KernelCall.h"
 
 #include "support/InternalError.h"
@@ -260,14 +262,33 @@ struct Analyzer {
                                          " does not match the product");
       break;
     }
-    case OpKind::Map:
-      d = D(0);
-      for (size_t i = 1; i < op.operands.size(); ++i)
-        for (size_t k = 0; k < d.size(); ++k)
-          requireEqual(D(i)[k], d[k], op, "operand " + std::to_string(i) +
-                                              " dim " + std::to_string(k) +
-                                              " differs from operand 0");
+    case OpKind::Map: {
+      // Each result dim is the first operand dim that does not repeat
+      // along it (ir/MapBroadcast.h); the others that do not must equal it.
+      const std::vector<int64_t> &rd = r->type.dims;
+      d.assign(rd.size(), UINT32_MAX);
+      std::vector<size_t> from(rd.size(), 0);
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        const Type &t = op.operands[i]->type;
+        for (size_t k = 0; k < t.rank(); ++k) {
+          if (repeatsAlong(t, k, rd))
+            continue;
+          size_t j = alignedDim(k, t.rank(), rd.size());
+          if (d[j] == UINT32_MAX) {
+            d[j] = D(i)[k];
+            from[j] = i;
+          } else {
+            requireEqual(D(i)[k], d[j], op, "operand " + std::to_string(i) + " dim " +
+                                                std::to_string(k) + " differs from operand " +
+                                                std::to_string(from[j]));
+          }
+        }
+      }
+      for (uint32_t &x : d)
+        if (x == UINT32_MAX)
+          x = ex.constant(1); // every operand repeats or lacks it
       break;
+    }
     case OpKind::Broadcast: {
       std::vector<int64_t> map = op.listAttr("dims");
       d.assign(r->type.dims.size(), UINT32_MAX);
@@ -335,7 +356,19 @@ struct Analyzer {
           reduced |= x == static_cast<int64_t>(i);
         if (!reduced)
           d.push_back(D(0)[i]);
+        else if (op.intAttr("keepdims"))
+          d.push_back(ex.constant(1));
       }
+      break;
+    }
+    case OpKind::ArgMax:
+    case OpKind::ArgMin: {
+      size_t axis = static_cast<size_t>(op.intAttr("axis"));
+      for (size_t i = 0; i < D(0).size(); ++i)
+        if (i != axis)
+          d.push_back(D(0)[i]);
+        else if (op.intAttr("keepdims"))
+          d.push_back(ex.constant(1));
       break;
     }
     case OpKind::KernelCall: {

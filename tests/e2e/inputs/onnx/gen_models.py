@@ -54,3 +54,15 @@ save("reduce_empty_axes",
 save("reduce_scalar",
      [helper.make_node("ReduceMax", ["x"], ["y"], name="rmax", keepdims=0)],
      [vi("x", f32, [])], [vi("y", f32, [])])
+# ArgMax over a dynamic batch, keepdims and the last index (onnx_argmax.sh).
+save("argmax_dyn",
+     [helper.make_node("ArgMax", ["x"], ["y"], name="am", axis=-1, keepdims=1,
+                       select_last_index=1)],
+     [vi("x", f32, ["batch", 4])], [vi("y", TensorProto.INT64, ["batch", 1])])
+# ArgMin of booleans and of a rank-0 tensor: refused.
+save("argmin_bool",
+     [helper.make_node("ArgMin", ["x"], ["y"], name="amin", keepdims=0)],
+     [vi("x", TensorProto.BOOL, [3])], [vi("y", TensorProto.INT64, [])])
+save("argmin_scalar",
+     [helper.make_node("ArgMin", ["x"], ["y"], name="amin", keepdims=0)],
+     [vi("x", f32, [])], [vi("y", TensorProto.INT64, [])])
