@@ -31,5 +31,7 @@ bool checkAttrNames(const Op &op, const char *const *allowed, VerifyContext &cx)
 
 // Per-op rules for tensor ops (Constant..Reduce). False if reported.
 bool verifyTensorOp(const Op &op, VerifyContext &cx);
+// Rules for `conv` and `pool` (VerifyWindowOps.cpp). False if reported.
+bool verifyWindowOp(const Op &op, VerifyContext &cx);
 
 } // namespace graft

@@ -137,6 +137,7 @@ bool TensorOpVerifier::run() {
   case OpKind::Slice: return slice();
   case OpKind::Iota: return iota();
   case OpKind::Concat: return concat();
+  case OpKind::Conv: case OpKind::Pool: return verifyWindowOp(op_, cx_);
   default: return true; // KernelCall: checked by the spec rewriter
   }
 }

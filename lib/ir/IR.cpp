@@ -47,6 +47,8 @@ const OpEntry kOps[] = {
     {OpKind::Slice, "slice"},
     {OpKind::Iota, "iota"},
     {OpKind::Concat, "concat"},
+    {OpKind::Conv, "conv"},
+    {OpKind::Pool, "pool"},
     {OpKind::KernelCall, "kernel_call"},
     {OpKind::Add, "add"},
     {OpKind::Sub, "sub"},

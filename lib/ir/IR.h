@@ -80,6 +80,8 @@ enum class OpKind : uint8_t {
   Slice,       // operands: tensor; attrs starts, ends, steps (one per dim)
   Iota,        // operands: index values for '?' dims; attr dim
   Concat,      // operands: tensors; attr axis
+  Conv,        // operands: input NxCxS..., weights FxC/gxK...; ir/Window.h
+  Pool,        // operands: input NxCxS...; attrs kind, window; ir/Window.h
   KernelCall,  // created by spec rewriting; see ir/KernelCall.h
   // Scalar ops (in map bodies; on index values also at function level).
   Add, Sub, Mul, Div, Rem, Max, Min, // binary, any type but i1
