@@ -44,8 +44,8 @@ private:
     if (ok)
       return true;
     return failAt(a->loc, "'" + name_ + "' " + name + " must be a list of " +
-                              std::to_string(n) + " integers " + what +
-                              ", found " + a->str());
+                              countOf(n, "integer") + " " + what + ", found " +
+                              a->str());
   }
   bool windowAttrs(size_t spatial) {
     return listAttr("strides", spatial, 1, ">= 1 (one per spatial dim)") &
@@ -116,10 +116,11 @@ bool WindowOpVerifier::conv() {
                 " must divide the input channels (" + std::to_string(channels) +
                 ") and the filters (" + std::to_string(filters) + ")");
   if (wt.dims[1] * group != channels)
-    return fail(
-        "'conv' weights " + wt.str() + " take " + std::to_string(wt.dims[1]) +
-        " channels per group, but the input has " + std::to_string(channels) +
-        " channels in " + std::to_string(group) + " group(s)");
+    return fail("'conv' weights " + wt.str() + " take " +
+                std::to_string(wt.dims[1]) + " channels per group, expected " +
+                std::to_string(channels / group) + " (" +
+                std::to_string(channels) + " input channels in " +
+                std::to_string(group) + " groups)");
   for (size_t d = 0; d < spatial; ++d)
     if (wt.dims[d + 2] < 1)
       return fail("'conv' kernel size " + std::to_string(wt.dims[d + 2]) +
@@ -154,10 +155,9 @@ bool WindowOpVerifier::pool() {
   size_t spatial = window->list.size();
   if (in.rank() != spatial + 2)
     return failAt(window->loc, "'pool' window " + window->str() + " has " +
-                                   std::to_string(spatial) +
-                                   " dims, but input " + in.str() + " has " +
-                                   std::to_string(in.rank() - 2) +
-                                   " spatial dims");
+                                   countOf(spatial, "dim") + ", but input " +
+                                   in.str() + " has " +
+                                   countOf(in.rank() - 2, "spatial dim"));
   if (!listAttr("window", spatial, 1, ">= 1") || !windowAttrs(spatial))
     return false;
   bool avg = kind->s == "avg";

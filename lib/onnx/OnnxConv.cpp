@@ -96,11 +96,10 @@ bool readWindow(ImportContext &ctx, const Value &x, std::vector<int64_t> kernel,
     }
     int64_t room = in + w.pads[d] + w.pads[d + n] - span;
     if (room < 0)
-      return ctx.fail("the window (" + std::to_string(span) +
-                      " elements with dilation) does not fit "
-                      "spatial dim " +
-                      std::to_string(d) + " of size " + std::to_string(in) +
-                      " with pads " + std::to_string(w.pads[d]) + " and " +
+      return ctx.fail("the window spans " + std::to_string(span) +
+                      " elements, more than spatial dim " + std::to_string(d) +
+                      " of size " + std::to_string(in) + " with pads " +
+                      std::to_string(w.pads[d]) + " and " +
                       std::to_string(w.pads[d + n]));
     int64_t out = room / w.strides[d] + 1;
     if (ceilMode && room % w.strides[d] != 0) {
