@@ -5,8 +5,9 @@
 //   type's lowest value for max) along each padded spatial dim;
 // - every window position k is one strided `slice` of the padded input,
 //   [N, C, O...]: the window's element k at every output point;
-// - conv (im2col): the slices, reshaped to [N, C, 1, P] (P = output points)
-//   and concatenated along dim 2, give [N, C, K, P]; moved to
+// - conv (im2col): the slices of the input moved channels first,
+//   [C, N, O...], concatenated along dim 1 are its columns [C, K, N, P]
+//   (K window positions, P output points per image); as
 //   [g, C/g * K, N * P] they are the rhs of one (batch) matmul per group
 //   with the weights [g, F/g, C/g * K] as lhs. The packed matmul then does
 //   the work at matmul speed; the result comes back as [N, F, O...]. The
@@ -320,29 +321,37 @@ void Expander::conv() {
     window *= s;
   std::vector<int64_t> outDims = outputDims(w, x->type);
 
-  Value *xp = padded(x, w, padValue(elem, false));
-  std::vector<Value *> slices = windowSlices(xp, w, outDims);
-  // Output points per image, and the batch.
+  Size batch = dimOf(x, 0);
+  // Channels first, [C, N, S...] (a batch of one is a reshape), so that the
+  // slices concatenated along dim 1 are the columns [C, K, N, P] as they
+  // lie in memory: no transpose of the (K times larger) columns.
+  std::vector<int64_t> perm = {1, 0};
+  std::vector<Size> channelsFirst = {Size{channels}, batch};
+  for (size_t d = 0; d < w.rank(); ++d) {
+    perm.push_back(static_cast<int64_t>(d + 2));
+    channelsFirst.push_back(dimOf(x, d + 2));
+  }
+  Value *xt = batch.n == 1 ? reshape(x, channelsFirst) : transpose(x, perm);
+  std::vector<Value *> slices =
+      windowSlices(padded(xt, w, padValue(elem, false)), w, outDims);
+  // Output points per image.
   Size points{1, nullptr};
   std::vector<Size> outSizes;
   for (size_t d = 0; d < w.rank(); ++d) {
     outSizes.push_back(dimOf(slices[0], d + 2));
     points = mul(points, outSizes.back());
   }
-  Size batch = dimOf(x, 0);
-  // [N, C, K, P]: window position k's slice is column block k.
-  std::vector<Value *> columns;
-  for (Value *s : slices)
-    columns.push_back(reshape(s, {batch, Size{channels}, Size{1}, points}));
-  Value *cols = columns[0];
-  if (columns.size() > 1)
-    cols = emit(OpKind::Concat,
-                Type::tensorOf(elem, {batch.n, channels, window, points.n}),
-                columns, {integer("axis", 2)});
-  // [C, K, N, P] (a batch of one needs no move), then [g, C/g * K, N * P].
+  // Each slice as [C, 1, N * P] (long rows for the concat to copy).
   Size columnsPerImage = mul(batch, points);
-  if (batch.n != 1)
-    cols = transpose(cols, {1, 2, 0, 3});
+  Value *cols = slices[0];
+  if (slices.size() > 1) {
+    std::vector<Value *> rows;
+    for (Value *s : slices)
+      rows.push_back(reshape(s, {Size{channels}, Size{1}, columnsPerImage}));
+    cols = emit(OpKind::Concat,
+                Type::tensorOf(elem, {channels, window, columnsPerImage.n}),
+                rows, {integer("axis", 1)});
+  }
   Size depth{channels / groups * window};
   Size filtersPerGroup{filters / groups};
   Value *mm;
