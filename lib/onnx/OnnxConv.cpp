@@ -11,13 +11,6 @@ namespace graft::onnx_import {
 
 namespace {
 
-std::string intList(const std::vector<int64_t> &v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 // The window of a Conv or pool node over the spatial dims of |x|, with the
 // output size per spatial dim (kDynamic where the input's is).
 struct OnnxWindow {
