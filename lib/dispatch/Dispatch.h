@@ -193,6 +193,10 @@ struct ProgramSet {
 // scalar constant filled into an empty tensor (Splats.cpp), so the slice
 // holds one element, not the whole tensor; run before shape analysis.
 void expandSplatConstants(Function &fn);
+// Rewrites every `conv` and `pool` into the ops graft compiles (Windows.cpp):
+// padding concats, window slices, an im2col matmul or a map over the
+// slices; run before shape analysis.
+void lowerWindowOps(Function &fn);
 // Rewrites argmax / argmin and reduce's mean and keepdims into plain
 // reduce, map, broadcast, iota and reshape ops (ReduceForms.cpp); run
 // before shape analysis.

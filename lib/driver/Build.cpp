@@ -195,6 +195,7 @@ bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, std::str
           std::find(lb.calls.begin(), lb.calls.end(), op->call.get()) == lb.calls.end())
         lb.calls.push_back(op->call.get());
     expandSplatConstants(*fn);
+    lowerWindowOps(*fn);
     lowerReduceForms(*fn);
     expandMapBroadcasts(*fn);
     ShapeInfo shapes;

@@ -4,6 +4,7 @@
 #include "eval/Evaluator.h"
 
 #include "eval/ScalarOps.h"
+#include "eval/WindowOps.h"
 #include "ir/MapBroadcast.h"
 #include "ir/SliceBounds.h"
 
@@ -298,6 +299,20 @@ bool Evaluator::evalOp(const Op &op) {
     if (!evalArgReduce(op, out))
       return false;
     break;
+  case OpKind::Conv:
+  case OpKind::Pool: {
+    const Buffer &x = in(op, 0);
+    const Buffer *w = op.kind == OpKind::Conv ? &in(op, 1) : nullptr;
+    dims = windowResultDims(op, x.dims, w ? &w->dims : nullptr);
+    if (!allocate(op, dims, out))
+      return false;
+    ArrayRef input{x.elem, x.dims, x.data.data()};
+    if (w)
+      evalConv(op, input, ArrayRef{w->elem, w->dims, w->data.data()}, dims, out.data.data());
+    else
+      evalPool(op, input, dims, out.data.data());
+    break;
+  }
   case OpKind::KernelCall:
     if (op.callee)
       return fail(op, "kernel_call @" + op.callee->name + " calls an external kernel, which the "

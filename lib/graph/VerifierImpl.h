@@ -34,5 +34,7 @@ bool verifyTensorOp(const Op &op, VerifyContext &cx);
 // A kernel_call written in the graph, against its kernel's declaration
 // (VerifyKernelCall.cpp). False if reported.
 bool verifyKernelCall(const Op &op, VerifyContext &cx);
+// Rules for `conv` and `pool` (VerifyWindowOps.cpp). False if reported.
+bool verifyWindowOp(const Op &op, VerifyContext &cx);
 
 } // namespace graft

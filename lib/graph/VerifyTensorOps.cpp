@@ -143,6 +143,7 @@ bool TensorOpVerifier::run() {
   case OpKind::Concat: return concat();
   case OpKind::KernelCall: return verifyKernelCall(op_, cx_);
   case OpKind::ArgMax: case OpKind::ArgMin: return argReduce();
+  case OpKind::Conv: case OpKind::Pool: return verifyWindowOp(op_, cx_);
   default: return true; // scalar ops: Verifier.cpp
   }
 }

@@ -50,6 +50,8 @@ const OpEntry kOps[] = {
     {OpKind::Concat, "concat"},
     {OpKind::ArgMax, "argmax"},
     {OpKind::ArgMin, "argmin"},
+    {OpKind::Conv, "conv"},
+    {OpKind::Pool, "pool"},
     {OpKind::KernelCall, "kernel_call"},
     {OpKind::Add, "add"},
     {OpKind::Sub, "sub"},

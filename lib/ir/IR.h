@@ -90,6 +90,8 @@ enum class OpKind : uint8_t {
   Concat,      // operands: tensors; attr axis
   ArgMax,      // operands: tensor; attrs axis, keepdims, select_last_index
   ArgMin,      // (lowered to reduce + map before dispatch: ArgReduce.cpp)
+  Conv,        // operands: input NxCxS..., weights FxC/gxK...; ir/Window.h
+  Pool,        // operands: input NxCxS...; attrs kind, window; ir/Window.h
   KernelCall,  // created by spec rewriting; see ir/KernelCall.h
   // Scalar ops (in map bodies; on index values also at function level).
   Add, Sub, Mul, Div, Rem, Max, Min, // binary, any type but i1

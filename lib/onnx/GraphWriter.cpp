@@ -32,6 +32,13 @@ std::string Type::text() const {
   return s + elem + ">";
 }
 
+std::string intList(const std::vector<int64_t> &v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
 std::string sanitizeName(const std::string &name) {
   std::string s;
   for (char c : name) {

@@ -121,6 +121,9 @@ private:
   std::string scalarConstant(const std::string &literal, const std::string &elem);
 };
 
+// An integer-list attribute value as graph text: "[1, -2, 3]".
+std::string intList(const std::vector<int64_t> &v);
+
 // A graft name for an ONNX name (without '%'): characters outside
 // [A-Za-z0-9_.$] become '_'; empty becomes "v".
 std::string sanitizeName(const std::string &name);

@@ -10,17 +10,6 @@
 
 namespace graft::onnx_import {
 
-namespace {
-
-std::string intList(const std::vector<int64_t> &v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-} // namespace
-
 bool lowerGather(ImportContext &ctx) {
   if (!ctx.onlyAttrs({"axis"}))
     return false;

@@ -3,6 +3,7 @@
 // graft statements through the GraphWriter and binds the node's outputs;
 // what it cannot express it reports (ctx.fail / ctx.unsupported).
 #include "onnx/ImportContext.h"
+#include "onnx/OnnxConv.h"
 #include "onnx/OnnxDataMovement.h"
 #include "onnx/OnnxReductions.h"
 
@@ -1341,10 +1342,7 @@ struct Missing {
   const char *graftOp;
 };
 const Missing kMissing[] = {
-    {"AveragePool", "pool"},     {"MaxPool", "pool"},
-    {"GlobalAveragePool", "pool"}, {"GlobalMaxPool", "pool"},
-    {"LpPool", "pool"},          {"Conv", "conv"},
-    {"ConvTranspose", "conv"},
+    {"LpPool", "lp_pool"},       {"ConvTranspose", "conv_transpose"},
     {"GatherElements", "gather_elements"},
     {"GatherND", "gather_nd"},   {"Asin", "asin"},
     {"Acos", "acos"},            {"Atan", "atan"},
@@ -1383,6 +1381,11 @@ const std::map<std::string, Lowering> &table() {
       {"Mod", lowerMod},
       {"Clip", lowerClip},
       {"Concat", lowerConcat},
+      {"Conv", lowerConv},
+      {"AveragePool", lowerPool},
+      {"MaxPool", lowerPool},
+      {"GlobalAveragePool", lowerGlobalPool},
+      {"GlobalMaxPool", lowerGlobalPool},
       {"Constant", lowerConstant},
       {"ConstantOfShape", lowerConstantOfShape},
       {"Div", lowerDiv},

@@ -114,6 +114,28 @@ def attention_ref(q, k, v):
     return softmax_ref(q @ k.T / np.sqrt(q.shape[1])) @ v
 
 
+def conv_ref(x, w, pad):
+    """NCHW conv with stride 1 in float64: one matmul per window position."""
+    x, w = f64(x, w)
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, c, h, wd = x.shape
+    f, _, kh, kw = w.shape
+    oh, ow = h + 2 * pad - kh + 1, wd + 2 * pad - kw + 1
+    out = np.zeros((n, f, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            out += np.einsum("fc,nchw->nfhw", w[:, :, i, j], xp[:, :, i:i + oh, j:j + ow])
+    return out
+
+
+def conv(name, fn, n, c, h, w, f, k):
+    pad = k // 2
+    return Case(name, "conv", fn, [(n, c, h, w), (f, c, k, k)],
+                lambda x, wt: conv_ref(x, wt, pad),
+                [Peer("torch", torch=lambda t, x, wt: t.nn.functional.conv2d(x, wt, padding=pad))],
+                flops=2 * n * f * h * w * c * k * k, tol=1e-6 * c * k * k)
+
+
 # The peers. The torch expressions are what a PyTorch user writes in eager
 # mode; each allocates its result, as graft does today.
 def matmul_peers():
@@ -145,11 +167,13 @@ def all_cases(quick):
         mm = [("19x23x17", 19, 23, 17), ("67x9x5", 67, 9, 5)]
         n_elem, ln, sm, att = 1001, (7, 37), (37, 53), (13, 9)
         red, tr, bmm = (37, 53), (31, 47), (3, 9, 7, 5)
+        cv = (1, 7, 9)
     else:
         mm = [("256", 256, 256, 256), ("512", 512, 512, 512), ("1024", 1024, 1024, 1024),
               ("2048", 2048, 2048, 2048), ("64x1024x1024", 64, 1024, 1024)]
         n_elem, ln, sm, att = 1 << 24, (128, 768), (2048, 1024), (128, 64)
         red, tr, bmm = (2048, 2048), (2048, 2048), (16, 128, 128, 128)
+        cv = (1, 56, 56)
     cases = [matmul("matmul_" + s, m, k, n) for s, m, k, n in mm]
     cases += [mlp("mlp_" + s, m, k, n) for s, m, k, n in mm]
     cases.append(mlp("mlp_2x2_latency", 2, 2, 2, latency=True))
@@ -199,4 +223,8 @@ def all_cases(quick):
                       lambda x, y: np.matmul(*f64(x, y)),
                       [Peer("torch", torch=lambda t, x, y: t.bmm(x, y))],
                       flops=2 * b * m * n * k, tol=1e-6 * k))
+    # ResNet's convolutions (issue 10), with PyTorch as their peer.
+    n, h, w = cv
+    cases.append(conv("conv3x3", "conv3x3", n, 64, h, w, 64, 3))
+    cases.append(conv("conv1x1", "conv1x1", n, 256, h, w, 64, 1))
     return cases

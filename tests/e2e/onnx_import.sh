@@ -62,10 +62,38 @@ expect_fail "$GRAFT" import "$M/reshape_input.onnx" --constant shape
 check "$TEST_DIR/onnx_import.sh" --check-prefix=NOEQ < "$T/out"
 # NOEQ: graft import: error: --constant 'shape': expected NAME=TENSOR
 
-# What graft cannot import, each named.
-expect_fail "$GRAFT" build "$M/conv.onnx"
+# Conv and MaxPool (pads begin [1, 1], end [0, 0]; strides [1, 2]) on a
+# batch of 2: the diagonal weights add x[i-1][2j-1] and x[i][2j], the pool
+# takes the larger of two rows.
+"$GRAFT" import "$M/conv.onnx" > "$T/out"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=CONVTEXT < "$T/out"
+# CONVTEXT: %c = conv %x, %w {strides = [1, 2], pads = [1, 1, 0, 0], dilations = [1, 1], group = 1} : tensor<?x1x3x2xf32>
+# CONVTEXT-NEXT: %y = pool %c {kind = max, window = [2, 1], strides = [1, 1], pads = [0, 0, 0, 0], dilations = [1, 1]} : tensor<?x1x2x2xf32>
+"$GRAFT" build "$M/conv.onnx" -o conv.graft
+"$GRAFT_RUN" conv.graft --input "2x1x3x3xf32=[[[[1 2 3][4 5 6][7 8 9]]][[[-1 -2 -3][-4 -5 -6][-7 -8 -9]]]]" \
+  --input "1x1x2x2xf32=[[[[1 0][0 1]]]]" > "$T/out"
 check "$TEST_DIR/onnx_import.sh" --check-prefix=CONV < "$T/out"
-# CONV: conv.onnx: error: node 0 'conv0' (Conv): not supported: graft has no 'conv' op
+# CONV: 2x1x2x2xf32=[{{\[\[}}4 8][7 14]]][{{\[\[}}-1 -3][-4 -8]]]
+
+# What graft cannot import, each named.
+expect_fail "$GRAFT" build "$M/convtranspose.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=CONVT < "$T/out"
+# CONVT: convtranspose.onnx: error: node 0 'up' (ConvTranspose): not supported: graft has no 'conv_transpose' op
+expect_fail "$GRAFT" import "$M/maxpool_indices.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=INDICES < "$T/out"
+# INDICES: maxpool_indices.onnx: error: node 0 'mp' (MaxPool): output Indices is not supported (graft's pool computes values only)
+expect_fail "$GRAFT" import "$M/conv_same_dynamic.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=SAME < "$T/out"
+# SAME: conv_same_dynamic.onnx: error: node 0 'cs' (Conv): spatial dim 0 of the input has a run-time size; auto_pad SAME_UPPER needs it when building
+expect_fail "$GRAFT" import "$M/conv_group.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=GROUP < "$T/out"
+# GROUP: conv_group.onnx: error: node 0 'cg' (Conv): group 2 does not fit 3 input channels and weights tensor<2x1x2x2xf32>
+expect_fail "$GRAFT" import "$M/avgpool_ceil_pad.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=CEIL < "$T/out"
+# CEIL: avgpool_ceil_pad.onnx: error: node 0 'ap' (AveragePool): ceil_mode with count_include_pad adds windows past the padding; graft would count their missing elements (not supported)
+expect_fail "$GRAFT" import "$M/pool_window.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=WINDOW < "$T/out"
+# WINDOW: pool_window.onnx: error: node 0 'big' (MaxPool): the window spans 5 elements, more than spatial dim 0 of size 3 with pads 0 and 0
 expect_fail "$GRAFT" import "$M/softmax_opset11.onnx"
 check "$TEST_DIR/onnx_import.sh" --check-prefix=OPSET < "$T/out"
 # OPSET: softmax_opset11.onnx: error: node 0 'old' (Softmax): opset 11 is not supported: it means Softmax-11, graft imports Softmax-13 (opsets 13 to 17)

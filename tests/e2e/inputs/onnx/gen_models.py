@@ -29,10 +29,31 @@ save("gemm_weights",
 save("reshape_input",
      [helper.make_node("Reshape", ["x", "shape"], ["y"], name="rs")],
      [vi("x", f32, [2, 3]), vi("shape", TensorProto.INT64, [2])], [vi("y", f32, [3, 2])])
-# What graft cannot import.
+# A Conv with a dynamic batch and weights as an input, and a MaxPool.
 save("conv",
-     [helper.make_node("Conv", ["x", "w"], ["y"], name="conv0")],
-     [vi("x", f32, [1, 1, 3, 3]), vi("w", f32, [1, 1, 2, 2])], [vi("y", f32, [1, 1, 2, 2])])
+     [helper.make_node("Conv", ["x", "w"], ["c"], name="conv0", pads=[1, 1, 0, 0], strides=[1, 2]),
+      helper.make_node("MaxPool", ["c"], ["y"], name="pool0", kernel_shape=[2, 1])],
+     [vi("x", f32, ["n", 1, 3, 3]), vi("w", f32, [1, 1, 2, 2])], [vi("y", f32, ["n", 1, 2, 2])])
+# What graft cannot import.
+save("convtranspose",
+     [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up")],
+     [vi("x", f32, [1, 1, 3, 3]), vi("w", f32, [1, 1, 2, 2])], [vi("y", f32, [1, 1, 4, 4])])
+save("maxpool_indices",
+     [helper.make_node("MaxPool", ["x"], ["y", "i"], name="mp", kernel_shape=[2])],
+     [vi("x", f32, [1, 1, 4])], [vi("y", f32, [1, 1, 3]), vi("i", TensorProto.INT64, [1, 1, 3])])
+save("conv_same_dynamic",
+     [helper.make_node("Conv", ["x", "w"], ["y"], name="cs", auto_pad="SAME_UPPER")],
+     [vi("x", f32, [1, 1, "h", 3]), vi("w", f32, [1, 1, 2, 2])], [vi("y", f32, [1, 1, "h", 3])])
+save("conv_group",
+     [helper.make_node("Conv", ["x", "w"], ["y"], name="cg", group=2)],
+     [vi("x", f32, [1, 3, 3, 3]), vi("w", f32, [2, 1, 2, 2])], [vi("y", f32, [1, 2, 2, 2])])
+save("avgpool_ceil_pad",
+     [helper.make_node("AveragePool", ["x"], ["y"], name="ap", kernel_shape=[2], strides=[2],
+                       ceil_mode=1, count_include_pad=1)],
+     [vi("x", f32, [1, 1, 5])], [vi("y", f32, [1, 1, 3])])
+save("pool_window",
+     [helper.make_node("MaxPool", ["x"], ["y"], name="big", kernel_shape=[5])],
+     [vi("x", f32, [1, 1, 3])], [vi("y", f32, [1, 1, 1])])
 save("softmax_opset11",
      [helper.make_node("Softmax", ["x"], ["y"], name="old")],
      [vi("x", f32, [2, 2])], [vi("y", f32, [2, 2])], opset=11)

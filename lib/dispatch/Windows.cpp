@@ -1,0 +1,461 @@
+// `conv` and `pool` become ops graft already compiles well, before shape
+// analysis (see Dispatch.h), so they fuse, tile and vectorize like the rest:
+//
+// - the input is padded by concatenating fills (0 for conv and avg, the
+//   type's lowest value for max) along each padded spatial dim;
+// - every window position k is one strided `slice` of the padded input,
+//   [N, C, O...]: the window's element k at every output point;
+// - conv (im2col): the slices of the input moved channels first,
+//   [C, N, O...], concatenated along dim 1 are its columns [C, K, N, P]
+//   (K window positions, P output points per image); as
+//   [g, C/g * K, N * P] they are the rhs of one (batch) matmul per group
+//   with the weights [g, F/g, C/g * K] as lhs. The packed matmul then does
+//   the work at matmul speed; the result comes back as [N, F, O...]. The
+//   k order of the matmul (channel, then window position) is the one the
+//   evaluator sums in;
+// - pool: one `map` over the slices (read as views, never materialised)
+//   folds max, or sums and divides; a count of the window's elements inside
+//   the input (avg without count_include_pad) is the same sum over slices of
+//   a padded i32 tensor of ones.
+//
+// The op itself becomes the last op of its expansion, so its result value
+// and every use of it stay as they are.
+#include "dispatch/Dispatch.h"
+#include "graph/Literal.h"
+#include "ir/Window.h"
+#include "support/InternalError.h"
+
+#include <cassert>
+#include <functional>
+#include <limits>
+
+namespace graft {
+
+namespace {
+
+constexpr int64_t kToEnd = std::numeric_limits<int64_t>::max();
+
+// A dim size: static (|value| null) or an `index` value computed at run time.
+struct Size {
+  int64_t n = kDynamic;
+  Value *value = nullptr;
+};
+
+class Expander {
+public:
+  Expander(Function &fn, Op &op) : fn_(fn), op_(op), loc_(op.loc) {}
+
+  void conv();
+  void pool();
+  std::vector<Op *> &ops() { return ops_; }
+
+private:
+  Value *emit(OpKind kind, Type type, std::vector<Value *> operands,
+              std::vector<NamedAttr> attrs = {}) {
+    Op *op = fn_.newOp(kind, loc_);
+    op->operands = std::move(operands);
+    op->attrs = std::move(attrs);
+    Value *v = fn_.newValue(std::move(type), "", loc_);
+    v->def = op;
+    op->results.push_back(v);
+    ops_.push_back(op);
+    return v;
+  }
+  NamedAttr list(const char *name, std::vector<int64_t> values) {
+    Attr a;
+    a.kind = Attr::Kind::IntList;
+    a.list = std::move(values);
+    a.loc = loc_;
+    return NamedAttr{name, a, loc_};
+  }
+  NamedAttr integer(const char *name, int64_t value) {
+    Attr a;
+    a.kind = Attr::Kind::Int;
+    a.i = value;
+    a.loc = loc_;
+    return NamedAttr{name, a, loc_};
+  }
+  Value *scalar(DType t, Literal lit) {
+    Op *op = fn_.newOp(OpKind::Constant, loc_);
+    std::string err;
+    SourceLoc errLoc;
+    if (!encodeLiteral(lit, Type::scalar(t), op->constant, err, errLoc))
+      GRAFT_INTERNAL_ERROR("window lowering: constant of " +
+                           std::string(dtypeName(t)) + ": " + err);
+    Value *v = fn_.newValue(Type::scalar(t), "", loc_);
+    v->def = op;
+    op->results.push_back(v);
+    ops_.push_back(op);
+    return v;
+  }
+  Value *intConstant(DType t, int64_t i) {
+    Literal lit;
+    lit.i = i;
+    return scalar(t, lit);
+  }
+  Value *floatConstant(DType t, double f) {
+    Literal lit;
+    lit.kind = Literal::Kind::Float;
+    lit.f = f;
+    return scalar(t, lit);
+  }
+  // The identity a padded element contributes: 0, or the lowest value for max.
+  Value *padValue(DType t, bool lowest) {
+    if (!lowest)
+      return isFloat(t) ? floatConstant(t, 0.0) : intConstant(t, 0);
+    if (isFloat(t))
+      return floatConstant(t, -std::numeric_limits<double>::infinity());
+    return intConstant(t, dtypeSize(t) == 8
+                              ? std::numeric_limits<int64_t>::min()
+                              : -(int64_t(1) << (dtypeSize(t) * 8 - 1)));
+  }
+
+  Size dimOf(Value *t, size_t axis) {
+    int64_t n = t->type.dims[axis];
+    if (n != kDynamic)
+      return Size{n, nullptr};
+    return Size{kDynamic, emit(OpKind::Dim, Type::scalar(DType::Index), {t},
+                               {integer("axis", static_cast<int64_t>(axis))})};
+  }
+  Value *indexValue(const Size &s) {
+    return s.value ? s.value : intConstant(DType::Index, s.n);
+  }
+  Size mul(const Size &a, const Size &b) {
+    if (!a.value && !b.value)
+      return Size{a.n * b.n, nullptr};
+    return Size{kDynamic, emit(OpKind::Mul, Type::scalar(DType::Index),
+                               {indexValue(a), indexValue(b)})};
+  }
+  // |op| to a result of |sizes|: its type, and the index operands of its '?'s.
+  Value *sized(OpKind op, DType elem, std::vector<Value *> operands,
+               const std::vector<Size> &sizes,
+               std::vector<NamedAttr> attrs = {}) {
+    std::vector<int64_t> dims;
+    for (const Size &s : sizes) {
+      dims.push_back(s.value ? kDynamic : s.n);
+      if (s.value)
+        operands.push_back(s.value);
+    }
+    return emit(op, Type::tensorOf(elem, dims), std::move(operands),
+                std::move(attrs));
+  }
+  Value *reshape(Value *t, const std::vector<Size> &sizes) {
+    return sized(OpKind::Reshape, t->type.elem, {t}, sizes);
+  }
+  Value *filled(Value *v, const std::vector<Size> &sizes) {
+    Value *empty = sized(OpKind::Empty, v->type.elem, {}, sizes);
+    return emit(OpKind::Fill, empty->type, {v, empty});
+  }
+  Value *transpose(Value *t, const std::vector<int64_t> &perm) {
+    std::vector<int64_t> dims;
+    for (int64_t p : perm)
+      dims.push_back(t->type.dims[static_cast<size_t>(p)]);
+    return emit(OpKind::Transpose, Type::tensorOf(t->type.elem, dims), {t},
+                {list("perm", perm)});
+  }
+  std::vector<Size> sizesOf(Value *t) {
+    std::vector<Size> sizes;
+    for (size_t d = 0; d < t->type.rank(); ++d)
+      sizes.push_back(dimOf(t, d));
+    return sizes;
+  }
+
+  // |x| with |w|'s padding along every spatial dim, the pads reading |pad|.
+  Value *padded(Value *x, const Window &w, Value *pad);
+  // The window's element |k| at every output point: [N, C, O...].
+  Value *windowSlice(Value *xp, const Window &w, const std::vector<int64_t> &k,
+                     const std::vector<int64_t> &outDims);
+  // One slice per window position, row-major.
+  std::vector<Value *> windowSlices(Value *xp, const Window &w,
+                                    const std::vector<int64_t> &outDims);
+  // map over |operands| (one shape, |shape|'s type) with a body built by |body|
+  // from the block arguments.
+  using BodyFn = std::function<Value *(std::vector<Value *> &)>;
+  Value *map(const std::vector<Value *> &operands, const Type &type,
+             const BodyFn &body);
+  Value *bodyOp(OpKind kind, DType t, std::vector<Value *> operands) {
+    Op *op = fn_.newOp(kind, loc_);
+    op->operands = std::move(operands);
+    Value *v = fn_.newValue(Type::scalar(t), "", loc_);
+    v->def = op;
+    op->results.push_back(v);
+    region_->ops.push_back(op);
+    return v;
+  }
+  // Folds |args| from the first with |kind|.
+  Value *fold(OpKind kind, DType t, std::vector<Value *> args, size_t count) {
+    Value *acc = args[0];
+    for (size_t i = 1; i < count; ++i)
+      acc = bodyOp(kind, t, {acc, args[i]});
+    return acc;
+  }
+  // The output sizes [O...] as declared where static, else computed.
+  std::vector<int64_t> outputDims(const Window &w, const Type &in) {
+    std::vector<int64_t> dims;
+    for (size_t d = 0; d < w.rank(); ++d)
+      dims.push_back(in.dims[d + 2] == kDynamic
+                         ? kDynamic
+                         : w.outputSize(d, in.dims[d + 2]));
+    return dims;
+  }
+  // Makes |op_| the op that defines |last| (dropping |last|'s own op), so
+  // the result value of the conv or pool stays what its users read.
+  void becomeLast(Value *last) {
+    Op *def = last->def;
+    assert(!ops_.empty() && ops_.back() == def &&
+           "the last op of an expansion");
+    ops_.pop_back();
+    op_.kind = def->kind;
+    op_.operands = def->operands;
+    op_.attrs = def->attrs;
+    op_.region = std::move(def->region);
+  }
+
+  Function &fn_;
+  Op &op_;
+  SourceLoc loc_;
+  std::vector<Op *> ops_;    // the expansion, in program order, before op_
+  Region *region_ = nullptr; // the map body being built
+};
+
+Value *Expander::padded(Value *x, const Window &w, Value *pad) {
+  for (size_t d = 0; d < w.rank(); ++d) {
+    size_t axis = d + 2;
+    if (w.padsBegin[d] == 0 && w.padsEnd[d] == 0)
+      continue;
+    std::vector<Value *> parts;
+    std::vector<Size> sizes = sizesOf(x);
+    for (int64_t p : {w.padsBegin[d], int64_t(-1), w.padsEnd[d]}) {
+      if (p == -1) {
+        parts.push_back(x);
+        continue;
+      }
+      if (p == 0)
+        continue;
+      std::vector<Size> padSizes = sizes;
+      padSizes[axis] = Size{p, nullptr};
+      parts.push_back(filled(pad, padSizes));
+    }
+    std::vector<int64_t> dims = x->type.dims;
+    if (dims[axis] != kDynamic)
+      dims[axis] += w.padsBegin[d] + w.padsEnd[d];
+    x = emit(OpKind::Concat, Type::tensorOf(x->type.elem, dims), parts,
+             {integer("axis", static_cast<int64_t>(axis))});
+  }
+  return x;
+}
+
+// Along spatial dim d: from k*dilation, every stride, up to where the last
+// window position still fits (an end counted from the back, so that the
+// count is right for run-time sizes too).
+Value *Expander::windowSlice(Value *xp, const Window &w,
+                             const std::vector<int64_t> &k,
+                             const std::vector<int64_t> &outDims) {
+  std::vector<int64_t> starts = {0, 0}, ends = {kToEnd, kToEnd}, steps = {1, 1};
+  bool identity = true;
+  for (size_t d = 0; d < w.rank(); ++d) {
+    int64_t start = k[d] * w.dilations[d],
+            back = w.dilations[d] * (w.size[d] - 1 - k[d]);
+    starts.push_back(start);
+    ends.push_back(back == 0 ? kToEnd : -back);
+    steps.push_back(w.strides[d]);
+    identity = identity && start == 0 && back == 0 && w.strides[d] == 1;
+  }
+  if (identity)
+    return xp;
+  std::vector<int64_t> dims = {xp->type.dims[0], xp->type.dims[1]};
+  dims.insert(dims.end(), outDims.begin(), outDims.end());
+  return emit(
+      OpKind::Slice, Type::tensorOf(xp->type.elem, dims), {xp},
+      {list("starts", starts), list("ends", ends), list("steps", steps)});
+}
+
+std::vector<Value *>
+Expander::windowSlices(Value *xp, const Window &w,
+                       const std::vector<int64_t> &outDims) {
+  std::vector<Value *> slices;
+  std::vector<int64_t> k(w.rank(), 0);
+  for (;;) {
+    slices.push_back(windowSlice(xp, w, k, outDims));
+    size_t d = w.rank();
+    while (d-- > 0 && ++k[d] == w.size[d])
+      k[d] = 0;
+    if (d == size_t(-1))
+      return slices;
+  }
+}
+
+Value *Expander::map(const std::vector<Value *> &operands, const Type &type,
+                     const BodyFn &body) {
+  Value *result = emit(OpKind::Map, type, operands);
+  Op *op = result->def;
+  op->region = std::make_unique<Region>();
+  region_ = op->region.get();
+  std::vector<Value *> args;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    Value *a = fn_.newValue(Type::scalar(operands[i]->type.elem),
+                            "x" + std::to_string(i), loc_);
+    a->argIndex = static_cast<int>(i);
+    a->region = region_;
+    args.push_back(a);
+  }
+  region_->args = args;
+  region_->yield = body(args);
+  region_->yieldLoc = loc_;
+  // Body values are named like a parsed body's (%0, %1, ...).
+  for (size_t i = 0; i < region_->ops.size(); ++i)
+    region_->ops[i]->result()->name = std::to_string(i);
+  region_ = nullptr;
+  return result;
+}
+
+void Expander::conv() {
+  Value *x = op_.operands[0], *wt = op_.operands[1];
+  DType elem = x->type.elem;
+  const std::vector<int64_t> &wd = wt->type.dims;
+  Window w = Window::of(op_, std::vector<int64_t>(wd.begin() + 2, wd.end()));
+  int64_t groups = op_.intAttr("group", 1), channels = x->type.dims[1],
+          filters = wd[0];
+  int64_t window = 1;
+  for (int64_t s : w.size)
+    window *= s;
+  std::vector<int64_t> outDims = outputDims(w, x->type);
+
+  Size batch = dimOf(x, 0);
+  // Channels first, [C, N, S...] (a batch of one is a reshape), so that the
+  // slices concatenated along dim 1 are the columns [C, K, N, P] as they
+  // lie in memory: no transpose of the (K times larger) columns.
+  std::vector<int64_t> perm = {1, 0};
+  std::vector<Size> channelsFirst = {Size{channels}, batch};
+  for (size_t d = 0; d < w.rank(); ++d) {
+    perm.push_back(static_cast<int64_t>(d + 2));
+    channelsFirst.push_back(dimOf(x, d + 2));
+  }
+  Value *xt = batch.n == 1 ? reshape(x, channelsFirst) : transpose(x, perm);
+  std::vector<Value *> slices =
+      windowSlices(padded(xt, w, padValue(elem, false)), w, outDims);
+  // Output points per image.
+  Size points{1, nullptr};
+  std::vector<Size> outSizes;
+  for (size_t d = 0; d < w.rank(); ++d) {
+    outSizes.push_back(dimOf(slices[0], d + 2));
+    points = mul(points, outSizes.back());
+  }
+  // Each slice as [C, 1, N * P] (long rows for the concat to copy).
+  Size columnsPerImage = mul(batch, points);
+  Value *cols = slices[0];
+  if (slices.size() > 1) {
+    std::vector<Value *> rows;
+    for (Value *s : slices)
+      rows.push_back(reshape(s, {Size{channels}, Size{1}, columnsPerImage}));
+    cols = emit(OpKind::Concat,
+                Type::tensorOf(elem, {channels, window, columnsPerImage.n}),
+                rows, {integer("axis", 1)});
+  }
+  Size depth{channels / groups * window};
+  Size filtersPerGroup{filters / groups};
+  Value *mm;
+  if (groups == 1) {
+    Value *rhs = reshape(cols, {depth, columnsPerImage});
+    Value *lhs = reshape(wt, {filtersPerGroup, depth});
+    Value *acc =
+        filled(padValue(elem, false), {filtersPerGroup, columnsPerImage});
+    mm = emit(OpKind::Matmul, acc->type, {lhs, rhs, acc});
+  } else {
+    Size g{groups};
+    Value *rhs = reshape(cols, {g, depth, columnsPerImage});
+    Value *lhs = reshape(wt, {g, filtersPerGroup, depth});
+    Value *acc =
+        filled(padValue(elem, false), {g, filtersPerGroup, columnsPerImage});
+    mm = emit(OpKind::BatchMatmul, acc->type, {lhs, rhs, acc});
+  }
+  // [F, N * P] -> [N, F, O...].
+  Value *result = mm;
+  if (batch.n != 1)
+    result = transpose(reshape(mm, {Size{filters}, batch, points}), {1, 0, 2});
+  std::vector<Size> final = {batch, Size{filters}};
+  final.insert(final.end(), outSizes.begin(), outSizes.end());
+  becomeLast(reshape(result, final));
+}
+
+void Expander::pool() {
+  Value *x = op_.operands[0];
+  DType elem = x->type.elem;
+  Window w = Window::of(op_, op_.listAttr("window"));
+  bool avg = op_.identAttr("kind") == "avg";
+  std::vector<int64_t> outDims = outputDims(w, x->type);
+  std::vector<Value *> slices =
+      windowSlices(padded(x, w, padValue(elem, !avg)), w, outDims);
+  size_t window = slices.size();
+  const Type &type = op_.result()->type;
+  if (!avg) {
+    becomeLast(map(slices, type, [&](std::vector<Value *> &args) {
+      return window == 1 ? bodyOp(OpKind::Max, elem, {args[0], args[0]})
+                         : fold(OpKind::Max, elem, args, window);
+    }));
+    return;
+  }
+  Value *windowCount = nullptr;
+  if (op_.intAttr("count_include_pad") != 0 || !w.hasPadding()) {
+    windowCount = floatConstant(elem, static_cast<double>(window));
+  } else {
+    // How many of each output point's window elements are inside the input.
+    std::vector<Size> spatial;
+    for (size_t d = 0; d < w.rank(); ++d)
+      spatial.push_back(dimOf(x, d + 2));
+    std::vector<Size> oneImage = {Size{1}, Size{1}};
+    oneImage.insert(oneImage.end(), spatial.begin(), spatial.end());
+    Value *ones = filled(intConstant(DType::I32, 1), oneImage);
+    std::vector<Value *> onesSlices =
+        windowSlices(padded(ones, w, intConstant(DType::I32, 0)), w, outDims);
+    std::vector<int64_t> countDims = {1, 1};
+    countDims.insert(countDims.end(), outDims.begin(), outDims.end());
+    Value *counts = map(onesSlices, Type::tensorOf(DType::I32, countDims),
+                        [&](std::vector<Value *> &args) {
+                          return fold(OpKind::Add, DType::I32, args, window);
+                        });
+    std::vector<Size> outSizes, broadcastSizes;
+    std::vector<int64_t> spatialDims;
+    for (size_t d = 0; d < w.rank(); ++d) {
+      outSizes.push_back(dimOf(counts, d + 2));
+      spatialDims.push_back(static_cast<int64_t>(d + 2));
+    }
+    Value *flat = reshape(counts, outSizes);
+    // Broadcast over batch and channels: index operands for their '?'s.
+    std::vector<Value *> operands = {flat};
+    Size batch = dimOf(x, 0), channels = dimOf(x, 1);
+    for (const Size &s : {batch, channels})
+      if (s.value)
+        operands.push_back(s.value);
+    std::vector<int64_t> dims = {batch.n, channels.n};
+    dims.insert(dims.end(), outDims.begin(), outDims.end());
+    slices.push_back(emit(OpKind::Broadcast, Type::tensorOf(DType::I32, dims),
+                          operands, {list("dims", spatialDims)}));
+  }
+  becomeLast(map(slices, type, [&](std::vector<Value *> &args) {
+    Value *sum = fold(OpKind::Add, elem, args, window);
+    Value *divisor =
+        windowCount ? windowCount : bodyOp(OpKind::Cast, elem, {args[window]});
+    return bodyOp(OpKind::Div, elem, {sum, divisor});
+  }));
+}
+
+} // namespace
+
+void lowerWindowOps(Function &fn) {
+  for (size_t i = 0; i < fn.ops.size(); ++i) {
+    Op *op = fn.ops[i];
+    if (op->kind != OpKind::Conv && op->kind != OpKind::Pool)
+      continue;
+    Expander ex(fn, *op);
+    if (op->kind == OpKind::Conv)
+      ex.conv();
+    else
+      ex.pool();
+    fn.ops.insert(fn.ops.begin() + static_cast<std::ptrdiff_t>(i),
+                  ex.ops().begin(), ex.ops().end());
+    i += ex.ops().size();
+  }
+}
+
+} // namespace graft
