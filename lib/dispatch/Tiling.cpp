@@ -72,12 +72,16 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, u
   p.nv = 2;
   p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / p.nv);
   p.kc = std::max(8u, kL1Bytes / (p.nr() * 4) / 8 * 8);
-  // A workgroup's block: 8 tile rows and 8 panels. Packing the rhs block
-  // (vector copies) costs 1/mc of the block's multiply-adds; packing the
-  // lhs block (a transpose, scalar copies) costs 1/nc of them, which is why
-  // the block is wider than tall. A 1024-square matmul still has dozens of
-  // workgroups to spread over threads.
+  // The lhs block: 8 tile rows (x86-64-v4: 96 x 256, 96 KiB, in L2 while
+  // the microkernel sweeps it once per rhs panel). A workgroup's block: 4
+  // lhs blocks by 8 panels. Packing the rhs block (vector copies, but read
+  // from rows ldb apart that miss the caches and the TLB at large N) costs
+  // 1/mw of the block's multiply-adds and is done once for the mw rows;
+  // packing the lhs (a transpose) costs 1/nc of them. Taller workgroups
+  // amortise the rhs further but leave fewer workgroups for the threads: a
+  // 1024-square matmul on x86-64-v4 has 12.
   p.mc = 8 * p.mr;
+  p.mw = 4 * p.mc;
   p.nc = 8 * p.nr();
   return p;
 }
@@ -157,7 +161,7 @@ void Former::finishLoop(KB &kb) {
     L.packed = packedMatmulTiles(level, lhs, rhs, rhsTransposed);
     L.regRows = L.regCols = 1;
     L.tileX = L.packed.nc;
-    L.tileY = L.packed.mc;
+    L.tileY = L.packed.mw;
     kb.d.scratchBytes = L.packed.scratchBytes();
   }
   // An input read across its rows (transpose, some broadcasts) gets tall,

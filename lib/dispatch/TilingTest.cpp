@@ -62,9 +62,10 @@ TEST(Tiling, PackedMatmulFromEveryLevel) {
         EXPECT_GE(p.mr * p.nv * 2, level.vectorRegisters) << "tile leaves registers unused";
         EXPECT_LE(uint64_t(p.kc) * p.nr() * 4, 32u * 1024);
         EXPECT_EQ(p.mc % p.mr, 0u);
+        EXPECT_EQ(p.mw % p.mc, 0u);
         EXPECT_EQ(p.nc % p.nr(), 0u);
         EXPECT_EQ(d.loop.tileX, p.nc);
-        EXPECT_EQ(d.loop.tileY, p.mc);
+        EXPECT_EQ(d.loop.tileY, p.mw);
         EXPECT_EQ(d.scratchBytes, p.scratchBytes());
       }
       EXPECT_EQ(ps.dispatches[2].loop.packed.mr, 0u) << "i32 matmul is not packed";
