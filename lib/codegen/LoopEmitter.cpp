@@ -133,7 +133,7 @@ private:
     }
   }
 
-  // The workgroup's mw x nc output block of a packed matmul (PackedMatmul
+  // The workgroup's (at most) mw x nc output block of a packed matmul (PackedMatmul
   // in Dispatch.h): the accumulators start at their init values in scratch,
   // each K block packs the rhs block once and, per mc rows, the lhs block,
   // and runs the microkernel over every mr x nr tile, and the outputs (the
@@ -143,13 +143,13 @@ private:
     unsigned P = L_.numParallel;
     Type *f32 = b_.getFloatTy();
     Value *M = dims_[P - 2], *N = dims_[P - 1], *K = dims_[P];
-    auto block = [&](Value *id, unsigned size, Value *end, Value *&lo, Value *&hi) {
-      lo = b_.CreateMul(id, b_.getInt64(size), "", true, true);
-      hi = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(lo, b_.getInt64(size)), end);
+    auto block = [&](Value *id, Value *size, Value *end, Value *&lo, Value *&hi) {
+      lo = b_.CreateMul(id, size, "", true, true);
+      hi = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(lo, size), end);
     };
     Value *i0, *i1, *j0, *j1;
-    block(a_.wgId[1], p.mw, M, i0, i1);
-    block(a_.wgId[0], p.nc, N, j0, j1);
+    block(a_.wgId[1], params_[p.mwParam], M, i0, i1);
+    block(a_.wgId[0], b_.getInt64(p.nc), N, j0, j1);
     Value *sums = a_.scratch;
     Value *packedRhs = b_.CreateConstInBoundsGEP1_64(f32, sums, uint64_t(p.mw) * p.nc);
     Value *packedLhs = b_.CreateConstInBoundsGEP1_64(f32, packedRhs, uint64_t(p.kc) * p.nc);

@@ -70,7 +70,7 @@ struct KernelOutput {
 };
 
 // A matmul lowered the way fast CPU GEMMs are (lib/codegen/PackedMatmul.cpp):
-// each workgroup owns an mw x nc block of the output; per K block of kc,
+// each workgroup owns a block of the output of up to mw x nc; per K block of kc,
 // it packs the rhs block into nr-column panels once, then per mc rows the
 // lhs block into mr-row panels, in its scratch, and runs a
 // microkernel that keeps an mr x nr register tile of accumulators (nr =
@@ -85,7 +85,9 @@ struct PackedMatmul {
   unsigned mr = 0, nv = 0;   // register tile: mr rows x nv vectors (mr = 0: off)
   unsigned kc = 0;           // K block: a kc x nr rhs panel stays in L1
   unsigned mc = 0;           // lhs block: a multiple of mr, mc x kc stays in L2
-  unsigned mw = 0, nc = 0;   // workgroup block: multiples of mc and nr
+  unsigned mw = 0, nc = 0;   // workgroup block (mw at most): multiples of mc and nr
+  unsigned mwParam = 0;      // param index of the workgroup's rows, a multiple
+                             // of mc up to mw (chosen from the sizes, Tiling.cpp)
   unsigned nr() const { return nv * lanes; }
   // Per-worker scratch: partial sums (mw x nc), the packed rhs (kc x nc),
   // then the packed lhs (mc x kc).
