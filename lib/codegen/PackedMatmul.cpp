@@ -62,6 +62,35 @@ Function *leaf(Module &m, const std::string &kind, ArrayRef<Type *> params,
   return f;
 }
 
+// Marks every loop emitLoop made in |f| (a back edge is the branch of the
+// block that feeds a ".head" phi its "<name>.next") to be left as written:
+// the routines are vectorized by hand, and LLVM would otherwise vectorize
+// and unroll their scalar edge loops (a few iterations each) into
+// kilobytes of gathers on every level.
+void keepLoopsAsWritten(Function &f) {
+  LLVMContext &c = f.getContext();
+  for (BasicBlock &bb : f) {
+    if (!bb.getName().ends_with(".head"))
+      continue;
+    PHINode *iv = dyn_cast<PHINode>(&bb.front());
+    if (!iv)
+      continue;
+    for (unsigned i = 0; i < iv->getNumIncomingValues(); ++i) {
+      Value *v = iv->getIncomingValue(i);
+      if (!v->getName().ends_with(".next"))
+        continue;
+      Instruction *latch = iv->getIncomingBlock(i)->getTerminator();
+      MDNode *noVectorize = MDNode::get(
+          c, {MDString::get(c, "llvm.loop.vectorize.enable"),
+              ConstantAsMetadata::get(ConstantInt::getFalse(c))});
+      MDNode *noUnroll = MDNode::get(c, {MDString::get(c, "llvm.loop.unroll.disable")});
+      MDNode *loop = MDNode::getDistinct(c, {nullptr, noVectorize, noUnroll});
+      loop->replaceOperandWith(0, loop);
+      latch->setMetadata(LLVMContext::MD_loop, loop);
+    }
+  }
+}
+
 } // namespace
 
 // void pack(i64 kc, i64 cols, const float *b, i64 ldb, float *packed):
@@ -159,10 +188,13 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width)
     Value *panel = b.CreateInBoundsGEP(f32, dst, b.CreateMul(q, kc));
     Value *top = b.CreateInBoundsGEP(f32, src, b.CreateMul(q, lda));
     emitLoop(b, b.getInt64(0), kc4, "k4", [&](Value *k) {
-      for (uint64_t g = 0; g < groups; ++g) {
+      // A loop, not unrolled: a transposed rhs has nr / 4 groups (8 on
+      // x86-64-v4), and each level carries its own copy of this routine.
+      emitLoop(b, b.getInt64(0), b.getInt64(groups * 4), "g", [&](Value *g4) {
+        Value *groupTop = b.CreateInBoundsGEP(f32, top, b.CreateMul(g4, lda));
         Value *row[4];
         for (unsigned i = 0; i < 4; ++i)
-          row[i] = b.CreateAlignedLoad(quad, at(top, 4 * g + i, k), Align(4));
+          row[i] = b.CreateAlignedLoad(quad, at(groupTop, i, k), Align(4));
         Value *lo01 = b.CreateShuffleVector(row[0], row[1], {0, 4, 1, 5});
         Value *hi01 = b.CreateShuffleVector(row[0], row[1], {2, 6, 3, 7});
         Value *lo23 = b.CreateShuffleVector(row[2], row[3], {0, 4, 1, 5});
@@ -173,11 +205,10 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width)
                          b.CreateShuffleVector(hi01, hi23, {2, 3, 6, 7})};
         for (unsigned j = 0; j < 4; ++j) {
           Value *to = b.CreateInBoundsGEP(
-              f32, panel, b.CreateAdd(b.CreateMul(b.CreateAdd(k, b.getInt64(j)), widthV),
-                                      b.getInt64(4 * g)));
+              f32, panel, b.CreateAdd(b.CreateMul(b.CreateAdd(k, b.getInt64(j)), widthV), g4));
           b.CreateAlignedStore(col[j], to, Align(4));
         }
-      }
+      }, 4);
       if (groups * 4 < width)
         for (unsigned j = 0; j < 4; ++j)
           copyColumn(top, panel, b.CreateAdd(k, b.getInt64(j)), groups * 4);
@@ -202,6 +233,7 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width)
     }
   });
   b.CreateRetVoid();
+  keepLoopsAsWritten(*f);
   return f;
 }
 
