@@ -133,25 +133,25 @@ private:
     }
   }
 
-  // The workgroup's mc x nc output block of a packed matmul (PackedMatmul
+  // The workgroup's (at most) mw x nc output block of a packed matmul (PackedMatmul
   // in Dispatch.h): the accumulators start at their init values in scratch,
-  // each K block packs the rhs and lhs blocks and runs the microkernel over every
-  // mr x nr tile, and the outputs (the fused epilogue) are computed from
-  // the finished sums.
+  // each K block packs the rhs block once and, per mc rows, the lhs block,
+  // and runs the microkernel over every mr x nr tile, and the outputs (the
+  // fused epilogue) are computed from the finished sums.
   void packedMatmul() {
     const PackedMatmul &p = L_.packed;
     unsigned P = L_.numParallel;
     Type *f32 = b_.getFloatTy();
     Value *M = dims_[P - 2], *N = dims_[P - 1], *K = dims_[P];
-    auto block = [&](Value *id, unsigned size, Value *end, Value *&lo, Value *&hi) {
-      lo = b_.CreateMul(id, b_.getInt64(size), "", true, true);
-      hi = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(lo, b_.getInt64(size)), end);
+    auto block = [&](Value *id, Value *size, Value *end, Value *&lo, Value *&hi) {
+      lo = b_.CreateMul(id, size, "", true, true);
+      hi = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(lo, size), end);
     };
     Value *i0, *i1, *j0, *j1;
-    block(a_.wgId[1], p.mc, M, i0, i1);
-    block(a_.wgId[0], p.nc, N, j0, j1);
+    block(a_.wgId[1], params_[p.mwParam], M, i0, i1);
+    block(a_.wgId[0], b_.getInt64(p.nc), N, j0, j1);
     Value *sums = a_.scratch;
-    Value *packedRhs = b_.CreateConstInBoundsGEP1_64(f32, sums, uint64_t(p.mc) * p.nc);
+    Value *packedRhs = b_.CreateConstInBoundsGEP1_64(f32, sums, uint64_t(p.mw) * p.nc);
     Value *packedLhs = b_.CreateConstInBoundsGEP1_64(f32, packedRhs, uint64_t(p.kc) * p.nc);
     auto sum = [&](Value *i, Value *j) {
       Value *at = b_.CreateAdd(b_.CreateMul(b_.CreateSub(i, i0), b_.getInt64(p.nc)),
@@ -193,15 +193,18 @@ private:
                             ? b_.CreateInBoundsGEP(f32, rhs, b_.CreateAdd(b_.CreateMul(j0, ldb), pc))
                             : b_.CreateInBoundsGEP(f32, rhs, b_.CreateAdd(b_.CreateMul(pc, ldb), j0));
       b_.CreateCall(packRhs, {kc, b_.CreateSub(j1, j0), rhsBlock, ldb, packedRhs});
-      Value *lhsBlock = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(i0, lda), pc));
-      b_.CreateCall(packLhs, {kc, b_.CreateSub(i1, i0), lhsBlock, lda, packedLhs});
-      loop(j0, j1, "jt", [&](Value *jt) {
-        Value *rhsPanel = b_.CreateInBoundsGEP(f32, packedRhs, b_.CreateMul(b_.CreateSub(jt, j0), kc));
-        loop(i0, i1, "it", [&](Value *it) {
-          Value *lhsPanel = b_.CreateInBoundsGEP(f32, packedLhs, b_.CreateMul(b_.CreateSub(it, i0), kc));
-          b_.CreateCall(tile, {kc, lhsPanel, rhsPanel, sum(it, jt), b_.getInt64(p.nc)});
-        }, p.mr);
-      }, p.nr());
+      loop(i0, i1, "ib", [&](Value *ib) {
+        Value *ie = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(ib, b_.getInt64(p.mc)), i1);
+        Value *lhsBlock = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(ib, lda), pc));
+        b_.CreateCall(packLhs, {kc, b_.CreateSub(ie, ib), lhsBlock, lda, packedLhs});
+        loop(j0, j1, "jt", [&](Value *jt) {
+          Value *rhsPanel = b_.CreateInBoundsGEP(f32, packedRhs, b_.CreateMul(b_.CreateSub(jt, j0), kc));
+          loop(ib, ie, "it", [&](Value *it) {
+            Value *lhsPanel = b_.CreateInBoundsGEP(f32, packedLhs, b_.CreateMul(b_.CreateSub(it, ib), kc));
+            b_.CreateCall(tile, {kc, lhsPanel, rhsPanel, sum(it, jt), b_.getInt64(p.nc)});
+          }, p.mr);
+        }, p.nr());
+      }, p.mc);
     }, p.kc);
     overBlock("out", [&](Value *slot) {
       Scope s = evalScope();

@@ -62,6 +62,35 @@ Function *leaf(Module &m, const std::string &kind, ArrayRef<Type *> params,
   return f;
 }
 
+// Marks every loop emitLoop made in |f| (a back edge is the branch of the
+// block that feeds a ".head" phi its "<name>.next") to be left as written:
+// the routines are vectorized by hand, and LLVM would otherwise vectorize
+// and unroll their scalar edge loops (a few iterations each) into
+// kilobytes of gathers on every level.
+void keepLoopsAsWritten(Function &f) {
+  LLVMContext &c = f.getContext();
+  for (BasicBlock &bb : f) {
+    if (!bb.getName().ends_with(".head"))
+      continue;
+    PHINode *iv = dyn_cast<PHINode>(&bb.front());
+    if (!iv)
+      continue;
+    for (unsigned i = 0; i < iv->getNumIncomingValues(); ++i) {
+      Value *v = iv->getIncomingValue(i);
+      if (!v->getName().ends_with(".next"))
+        continue;
+      Instruction *latch = iv->getIncomingBlock(i)->getTerminator();
+      MDNode *noVectorize = MDNode::get(
+          c, {MDString::get(c, "llvm.loop.vectorize.enable"),
+              ConstantAsMetadata::get(ConstantInt::getFalse(c))});
+      MDNode *noUnroll = MDNode::get(c, {MDString::get(c, "llvm.loop.unroll.disable")});
+      MDNode *loop = MDNode::getDistinct(c, {nullptr, noVectorize, noUnroll});
+      loop->replaceOperandWith(0, loop);
+      latch->setMetadata(LLVMContext::MD_loop, loop);
+    }
+  }
+}
+
 } // namespace
 
 // void pack(i64 kc, i64 cols, const float *b, i64 ldb, float *packed):
@@ -139,17 +168,52 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width)
         *dst = f->getArg(4);
   Value *widthV = b.getInt64(width);
   Value *fullRows = b.CreateMul(b.CreateUDiv(rows, widthV), widthV);
-  // Whole panels: per k, |width| loads down a column and adjacent stores.
+  // Whole panels. Per 4 k, each group of 4 rows is a 4 x 4 transpose in
+  // registers: 4 contiguous loads along the rows, 8 shuffles, 4 stores of
+  // adjacent rows, instead of 16 scalar loads down columns lda apart (which
+  // miss the L1 and the TLB at a large, power-of-two lda). Rows past the
+  // last group of 4 and the last kc % 4 columns are copied one by one.
+  Value *kc4 = b.CreateAnd(kc, b.getInt64(~uint64_t(3)));
+  auto at = [&](Value *top, uint64_t r, Value *k) {
+    return b.CreateInBoundsGEP(f32, top, b.CreateAdd(b.CreateMul(b.getInt64(r), lda), k));
+  };
+  auto copyColumn = [&](Value *top, Value *panel, Value *k, uint64_t r0) {
+    Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, widthV));
+    for (uint64_t r = r0; r < width; ++r)
+      b.CreateStore(b.CreateLoad(f32, at(top, r, k)), b.CreateConstInBoundsGEP1_64(f32, to, r));
+  };
+  const uint64_t groups = width / 4;
+  FixedVectorType *quad = FixedVectorType::get(f32, 4);
   emitLoop(b, b.getInt64(0), fullRows, "q", [&](Value *q) {
     Value *panel = b.CreateInBoundsGEP(f32, dst, b.CreateMul(q, kc));
     Value *top = b.CreateInBoundsGEP(f32, src, b.CreateMul(q, lda));
-    emitLoop(b, b.getInt64(0), kc, "k", [&](Value *k) {
-      Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, widthV));
-      for (uint64_t r = 0; r < width; ++r) {
-        Value *from = b.CreateInBoundsGEP(f32, top, b.CreateAdd(b.CreateMul(b.getInt64(r), lda), k));
-        b.CreateStore(b.CreateLoad(f32, from), b.CreateConstInBoundsGEP1_64(f32, to, r));
-      }
-    });
+    emitLoop(b, b.getInt64(0), kc4, "k4", [&](Value *k) {
+      // A loop, not unrolled: a transposed rhs has nr / 4 groups (8 on
+      // x86-64-v4), and each level carries its own copy of this routine.
+      emitLoop(b, b.getInt64(0), b.getInt64(groups * 4), "g", [&](Value *g4) {
+        Value *groupTop = b.CreateInBoundsGEP(f32, top, b.CreateMul(g4, lda));
+        Value *row[4];
+        for (unsigned i = 0; i < 4; ++i)
+          row[i] = b.CreateAlignedLoad(quad, at(groupTop, i, k), Align(4));
+        Value *lo01 = b.CreateShuffleVector(row[0], row[1], {0, 4, 1, 5});
+        Value *hi01 = b.CreateShuffleVector(row[0], row[1], {2, 6, 3, 7});
+        Value *lo23 = b.CreateShuffleVector(row[2], row[3], {0, 4, 1, 5});
+        Value *hi23 = b.CreateShuffleVector(row[2], row[3], {2, 6, 3, 7});
+        Value *col[4] = {b.CreateShuffleVector(lo01, lo23, {0, 1, 4, 5}),
+                         b.CreateShuffleVector(lo01, lo23, {2, 3, 6, 7}),
+                         b.CreateShuffleVector(hi01, hi23, {0, 1, 4, 5}),
+                         b.CreateShuffleVector(hi01, hi23, {2, 3, 6, 7})};
+        for (unsigned j = 0; j < 4; ++j) {
+          Value *to = b.CreateInBoundsGEP(
+              f32, panel, b.CreateAdd(b.CreateMul(b.CreateAdd(k, b.getInt64(j)), widthV), g4));
+          b.CreateAlignedStore(col[j], to, Align(4));
+        }
+      }, 4);
+      if (groups * 4 < width)
+        for (unsigned j = 0; j < 4; ++j)
+          copyColumn(top, panel, b.CreateAdd(k, b.getInt64(j)), groups * 4);
+    }, 4);
+    emitLoop(b, kc4, kc, "k", [&](Value *k) { copyColumn(top, panel, k, 0); });
   }, width);
   // The ragged last panel: each row reads a clamped (always valid) address
   // and keeps the value only when it is inside the block.
@@ -169,6 +233,7 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width)
     }
   });
   b.CreateRetVoid();
+  keepLoopsAsWritten(*f);
   return f;
 }
 

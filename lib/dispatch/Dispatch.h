@@ -70,9 +70,9 @@ struct KernelOutput {
 };
 
 // A matmul lowered the way fast CPU GEMMs are (lib/codegen/PackedMatmul.cpp):
-// each workgroup owns an mc x nc block of the output; per K block of kc,
-// it packs the rhs block into nr-column panels and the lhs block into
-// mr-row panels in its scratch and runs a
+// each workgroup owns a block of the output of up to mw x nc; per K block of kc,
+// it packs the rhs block into nr-column panels once, then per mc rows the
+// lhs block into mr-row panels, in its scratch, and runs a
 // microkernel that keeps an mr x nr register tile of accumulators (nr =
 // nv vectors of |lanes|) over the block. Partial sums wait in scratch
 // between K blocks, so every output element still adds its products in
@@ -84,12 +84,15 @@ struct PackedMatmul {
   unsigned lanes = 1;        // f32 elements per vector register
   unsigned mr = 0, nv = 0;   // register tile: mr rows x nv vectors (mr = 0: off)
   unsigned kc = 0;           // K block: a kc x nr rhs panel stays in L1
-  unsigned mc = 0, nc = 0;   // workgroup block: multiples of mr and nr
+  unsigned mc = 0;           // lhs block: a multiple of mr, mc x kc stays in L2
+  unsigned mw = 0, nc = 0;   // workgroup block (mw at most): multiples of mc and nr
+  unsigned mwParam = 0;      // param index of the workgroup's rows, a multiple
+                             // of mc up to mw (chosen from the sizes, Tiling.cpp)
   unsigned nr() const { return nv * lanes; }
-  // Per-worker scratch: partial sums (mc x nc), the packed rhs (kc x nc),
+  // Per-worker scratch: partial sums (mw x nc), the packed rhs (kc x nc),
   // then the packed lhs (mc x kc).
   uint64_t scratchBytes() const {
-    return (uint64_t(mc) * nc + uint64_t(kc) * nc + uint64_t(mc) * kc) * 4;
+    return (uint64_t(mw) * nc + uint64_t(kc) * nc + uint64_t(mc) * kc) * 4;
   }
 };
 

@@ -57,6 +57,11 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
   return true;
 }
 
+// The most lhs blocks one packed-matmul workgroup covers, and the fewest
+// workgroups a matmul keeps before its workgroups grow past one lhs block.
+constexpr unsigned kMaxLhsBlocks = 4;
+constexpr int64_t kMinPackedWorkgroups = 32;
+
 // Register tile and blocks of a packed matmul from the feature level: a
 // quarter of the vector registers stay free for the rhs vectors and the
 // broadcast lhs value, the rest hold an mr x 2-vector accumulator tile
@@ -72,14 +77,36 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, u
   p.nv = 2;
   p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / p.nv);
   p.kc = std::max(8u, kL1Bytes / (p.nr() * 4) / 8 * 8);
-  // A workgroup's block: 8 tile rows and 8 panels. Packing the rhs block
-  // (vector copies) costs 1/mc of the block's multiply-adds; packing the
-  // lhs block (a transpose, scalar copies) costs 1/nc of them, which is why
-  // the block is wider than tall. A 1024-square matmul still has dozens of
-  // workgroups to spread over threads.
+  // The lhs block: 8 tile rows (x86-64-v4: 96 x 256, 96 KiB, in L2 while
+  // the microkernel sweeps it once per rhs panel). A workgroup's block: up
+  // to kMaxLhsBlocks lhs blocks by 8 panels (packedMatmulRows).
   p.mc = 8 * p.mr;
+  p.mw = kMaxLhsBlocks * p.mc;
   p.nc = 8 * p.nr();
   return p;
+}
+
+// The rows of a packed matmul's workgroup, an expression over the
+// matmul's sizes: mc times the lhs blocks it covers. Packing the rhs block
+// (vector copies, but read from rows ldb apart that miss the caches and the
+// TLB at large N) costs 1/rows of the block's multiply-adds and is done once
+// for all of them; packing the lhs (a transpose) costs 1/nc of them. Taller
+// workgroups amortise the rhs further but leave fewer workgroups for the
+// threads, so a workgroup covers more than one lhs block only while the
+// matmul keeps kMinPackedWorkgroups (a 1024-square matmul on x86-64-v4: one
+// block, 44 workgroups; 2048-square: 4 blocks, 48). Results do not depend
+// on it: each element's k order is the same.
+static uint32_t packedMatmulRows(ExprTable &ex, const PackedMatmul &p,
+                                 const std::vector<uint32_t> &domain, unsigned P) {
+  uint32_t workgroups =
+      ex.binary(GRAFT_EXPR_MUL, ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 2], ex.constant(p.mc)),
+                ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 1], ex.constant(p.nc)));
+  for (unsigned i = 0; i + 2 < P; ++i)
+    workgroups = ex.binary(GRAFT_EXPR_MUL, workgroups, domain[i]);
+  uint32_t blocks = ex.binary(GRAFT_EXPR_DIV, workgroups, ex.constant(kMinPackedWorkgroups));
+  blocks = ex.binary(GRAFT_EXPR_MAX, ex.constant(1),
+                     ex.binary(GRAFT_EXPR_MIN, blocks, ex.constant(p.mw / p.mc)));
+  return ex.binary(GRAFT_EXPR_MUL, blocks, ex.constant(p.mc));
 }
 
 // After fusion: flattens pure elementwise kernels, picks tile sizes from
@@ -157,7 +184,7 @@ void Former::finishLoop(KB &kb) {
     L.packed = packedMatmulTiles(level, lhs, rhs, rhsTransposed);
     L.regRows = L.regCols = 1;
     L.tileX = L.packed.nc;
-    L.tileY = L.packed.mc;
+    L.tileY = L.packed.mw;
     kb.d.scratchBytes = L.packed.scratchBytes();
   }
   // An input read across its rows (transpose, some broadcasts) gets tall,
@@ -187,8 +214,12 @@ void Former::finishLoop(KB &kb) {
   unsigned P = L.numParallel;
   kb.d.grid[0] = P >= 1 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 1], ex.constant(L.tileX))
                         : ex.constant(1);
-  kb.d.grid[1] = P >= 2 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 2], ex.constant(L.tileY))
-                        : ex.constant(1);
+  uint32_t rows = ex.constant(L.tileY);
+  if (L.packed.mr) {
+    rows = packedMatmulRows(ex, L.packed, domain, P);
+    L.packed.mwParam = param(kb, rows);
+  }
+  kb.d.grid[1] = P >= 2 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 2], rows) : ex.constant(1);
   uint32_t z = ex.constant(1);
   for (unsigned i = 0; i + 2 < P; ++i)
     z = ex.binary(GRAFT_EXPR_MUL, z, domain[i]);

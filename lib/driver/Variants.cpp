@@ -44,8 +44,9 @@ static std::string describeDispatch(const Dispatch &d) {
   const PackedMatmul &p = L.packed;
   if (p.mr)
     return "packed matmul, register tile " + std::to_string(p.mr) + "x" +
-           std::to_string(p.nr()) + ", block " + std::to_string(p.mc) + "x" +
-           std::to_string(p.nc) + ", kc " + std::to_string(p.kc) +
+           std::to_string(p.nr()) + ", block up to " + std::to_string(p.mw) + "x" +
+           std::to_string(p.nc) + ", lhs block " + std::to_string(p.mc) + ", kc " +
+           std::to_string(p.kc) +
            (p.rhsTransposed ? ", rhs transposed" : "");
   std::string s = "tile " + std::to_string(L.tileY) + "x" + std::to_string(L.tileX);
   if (L.regRows > 1)

@@ -6,6 +6,7 @@
  *   graft_bench graft BUNDLE FUNCTION [options] INPUT.npy...
  *   graft_bench onednn-sgemm|onednn-matmul|openblas-sgemm [options] A.npy B.npy
  *   graft_bench stream-copy X.npy | stream-triad X.npy Y.npy [options]
+ *   graft_bench wake [--threads N] [--reps N]   (thread pool wake latency)
  *   graft_bench info            (which peers are linked, their versions)
  *
  * Every mode makes one untimed warm-up call, whose results --save writes,
@@ -26,6 +27,7 @@ static const char kUsage[] =
     "A.npy B.npy\n"
     "       graft_bench stream-copy X.npy | stream-triad X.npy Y.npy "
     "[options]\n"
+    "       graft_bench wake [options]   (graft's worker wake-up latency)\n"
     "       graft_bench info   (the peers linked in, their versions)\n"
     "options:\n"
     "  --threads N        threads (0 = all online CPUs; default 0)\n"
@@ -78,6 +80,7 @@ static const bench_mode_t kModes[] = {
     {"graft", NULL, bench_run_graft},
     {"stream-copy", NULL, run_stream_copy},
     {"stream-triad", NULL, run_stream_triad},
+    {"wake", NULL, bench_run_wake},
 #ifdef GRAFT_BENCH_HAVE_ONEDNN
     {"onednn-sgemm", "onednn", bench_run_onednn_sgemm},
     {"onednn-matmul", "onednn", bench_run_onednn_matmul},

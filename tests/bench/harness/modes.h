@@ -10,6 +10,9 @@
 
 graft_status_t bench_run_graft(const bench_options_t* options);
 
+/* Worker wake-up latency of graft's thread pool (wake_mode.c). */
+graft_status_t bench_run_wake(const bench_options_t* options);
+
 /* |triad| 0: stream-copy; 1: stream-triad. */
 graft_status_t bench_run_stream(const bench_options_t* options, int triad);
 

@@ -48,6 +48,16 @@ check --check-prefix=STREAMARGS "$C" <out
 expect_fail "$GRAFT_BENCH" stream-triad a.npy i.npy
 check --check-prefix=STREAMTYPE "$C" <out
 # STREAMTYPE: graft_bench: error: stream-triad: expects f32 inputs of one size
+expect_fail "$GRAFT_BENCH" wake --threads 1
+check --check-prefix=WAKETHREADS "$C" <out
+# WAKETHREADS: graft_bench: error: wake: needs at least 2 threads (a pool of one wakes nobody), found --threads 1
+expect_fail "$GRAFT_BENCH" wake --threads 2 a.npy
+check --check-prefix=WAKEARGS "$C" <out
+# WAKEARGS: graft_bench: error: wake: takes no inputs, found 'a.npy'
+# The mode itself (no timing is asserted): both summaries, every worker.
+"$GRAFT_BENCH" wake --threads 2 --reps 3 >wake.json
+check --check-prefix=WAKE "$C" <wake.json
+# WAKE: {"impl": "graft wake", "threads": 2, "samples": 3, "parked_us": {"min": {{[0-9.]+}}, "median": {{[0-9.]+}}, "max": {{[0-9.]+}}}, "spinning_us": {"min": {{[0-9.]+}}, "median": {{[0-9.]+}}, "max": {{[0-9.]+}}}}
 
 # The matmul peers: their input errors where they are linked, the reason
 # they are not where they are missing.
