@@ -67,7 +67,7 @@ void expandMapBroadcasts(Function &fn) {
     Op *op = fn.ops[i];
     if (op->kind != OpKind::Map)
       continue;
-    OpBuilder b{fn, op->loc, {}};
+    OpBuilder b(fn, op->loc);
     for (Value *&o : op->operands)
       if (!readsDirectly(o->type, op->result()->type.dims))
         o = broadcastOperand(b, *op, o);

@@ -28,7 +28,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cstring>
 #include <iterator>
 #include <limits>
 
@@ -38,7 +37,7 @@ namespace {
 
 class ReduceLowering {
 public:
-  ReduceLowering(Function &fn, Op &op) : fn_(fn), op_(op) {}
+  ReduceLowering(Function &fn, Op &op) : op_(op), b_(fn, op.loc) {}
   // The ops replacing op_ (op_ last), or empty when op_ needs no lowering.
   std::vector<Op *> run();
 
@@ -56,73 +55,15 @@ private:
              std::vector<NamedAttr> attrs = {}) {
     return b_.add(kind, std::move(operands), std::move(type), std::move(attrs));
   }
-  Value *addMap(std::vector<Value *> operands, Type type);
-  Value *bodyOp(OpKind kind, std::vector<Value *> operands, DType t, const char *pred = nullptr);
-  Value *bodyConstant(DType t, int64_t i, double f);
   template <class T> static NamedAttr attr(const char *name, T v) {
     return OpBuilder::attr(name, v);
   }
 
-  Function &fn_;
   Op &op_;
-  OpBuilder b_{fn_, op_.loc, {}};
+  OpBuilder b_;
   std::vector<Op *> &ops_ = b_.ops;
   std::vector<Value *> sizes_;
-  Region *body_ = nullptr; // the map being built
 };
-
-// A map over |operands| whose body (args of their element types) the
-// caller fills with bodyOp / bodyConstant and yields.
-Value *ReduceLowering::addMap(std::vector<Value *> operands, Type type) {
-  Value *v = add(OpKind::Map, operands, std::move(type));
-  v->def->region = std::make_unique<Region>();
-  body_ = v->def->region.get();
-  for (Value *o : operands) {
-    Value *a = fn_.newValue(Type::scalar(o->type.elem), "", op_.loc);
-    a->argIndex = static_cast<int>(body_->args.size());
-    a->region = body_;
-    body_->args.push_back(a);
-  }
-  return v;
-}
-
-Value *ReduceLowering::bodyOp(OpKind kind, std::vector<Value *> operands, DType t,
-                              const char *pred) {
-  Op *o = fn_.newOp(kind, op_.loc);
-  Value *v = fn_.newValue(Type::scalar(t), "", op_.loc);
-  v->def = o;
-  o->operands = std::move(operands);
-  o->results.push_back(v);
-  if (pred)
-    o->attrs.push_back(attr("pred", pred));
-  body_->ops.push_back(o);
-  return v;
-}
-
-Value *ReduceLowering::bodyConstant(DType t, int64_t i, double f) {
-  Op *op = fn_.newOp(OpKind::Constant, op_.loc);
-  Value *v = fn_.newValue(Type::scalar(t), "", op_.loc);
-  v->def = op;
-  op->results.push_back(v);
-  std::vector<uint8_t> &bytes = op->constant.bytes;
-  bytes.resize(dtypeSize(t));
-  // Little-endian, as ConstantData stores elements.
-  uint64_t u = static_cast<uint64_t>(i);
-  if (t == DType::F32) {
-    float x = static_cast<float>(f);
-    uint32_t w;
-    std::memcpy(&w, &x, 4);
-    u = w;
-  } else if (t == DType::F64) {
-    std::memcpy(&u, &f, 8);
-  }
-  assert((isInteger(t) || t == DType::F32 || t == DType::F64) &&
-         "f16/bf16 constants are made by cast in the body");
-  for (size_t b = 0; b < bytes.size(); ++b)
-    bytes[b] = static_cast<uint8_t>(u >> (8 * b));
-  body_->ops.push_back(op);
-  return v;
-}
 
 Value *ReduceLowering::inputSize(unsigned d) {
   Value *x = op_.operands[0];
@@ -144,14 +85,8 @@ void ReduceLowering::reshapeInto(Value *v, const std::vector<int64_t> &reduced) 
       continue;
     }
     // A reduced dim the result declares '?': it is 1.
-    if (!one) {
-      Op *c = fn_.newOp(OpKind::Constant, op_.loc);
-      one = fn_.newValue(Type::scalar(DType::Index), "", op_.loc);
-      one->def = c;
-      c->results.push_back(one);
-      c->constant.bytes = {1, 0, 0, 0, 0, 0, 0, 0};
-      ops_.push_back(c);
-    }
+    if (!one)
+      one = b_.intConstant(DType::Index, 1);
     operands.push_back(one);
   }
   op_.kind = OpKind::Reshape;
@@ -186,18 +121,18 @@ void ReduceLowering::lowerArgReduce() {
   Value *position = add(OpKind::Iota, allSizes, Type::tensorOf(idx, in.dims), {attr("dim", axis)});
 
   // The candidates' indices, the sentinel elsewhere.
-  Value *candidates = addMap({x, spread, position}, Type::tensorOf(idx, in.dims));
-  const std::vector<Value *> &a = body_->args;
-  Value *isCandidate = bodyOp(OpKind::Cmp, {a[0], a[1]}, DType::I1, "eq");
+  Value *candidates = b_.map({x, spread, position}, Type::tensorOf(idx, in.dims));
+  const std::vector<Value *> &a = b_.body->args;
+  Value *isCandidate = b_.bodyOp(OpKind::Cmp, DType::I1, {a[0], a[1]}, {attr("pred", "eq")});
   if (isFloat(elem)) {
-    Value *nan = bodyOp(OpKind::IsNan, {a[0]}, DType::I1);
-    isCandidate = bodyOp(OpKind::Select, {nan, bodyConstant(DType::I1, 1, 0), isCandidate},
-                         DType::I1);
+    Value *nan = b_.bodyOp(OpKind::IsNan, DType::I1, {a[0]});
+    isCandidate = b_.bodyOp(OpKind::Select, DType::I1,
+                            {nan, b_.bodyIntConstant(DType::I1, 1), isCandidate});
   }
   int64_t sentinel = last ? -1
                           : (idx == DType::I32 ? std::numeric_limits<int32_t>::max()
                                                : std::numeric_limits<int64_t>::max());
-  body_->yield = bodyOp(OpKind::Select, {isCandidate, a[2], bodyConstant(idx, sentinel, 0)}, idx);
+  b_.yield(b_.bodyOp(OpKind::Select, idx, {isCandidate, a[2], b_.bodyIntConstant(idx, sentinel)}));
 
   std::vector<NamedAttr> pick{attr("dims", std::vector<int64_t>{axis}),
                               attr("kind", last ? "max" : "min")};
@@ -251,24 +186,19 @@ void ReduceLowering::lowerReduce() {
     }
     Value *mapped;
     if (keepdims) {
-      mapped = addMap({r}, reducedType);
+      mapped = b_.map({r}, reducedType);
     } else {
       // op_ is the map: its body is built in place.
-      op_.region = std::make_unique<Region>();
-      body_ = op_.region.get();
-      Value *a = fn_.newValue(Type::scalar(in.elem), "", op_.loc);
-      a->argIndex = 0;
-      a->region = body_;
-      body_->args.push_back(a);
+      b_.beginBody(op_);
       mapped = op_.result();
     }
-    Value *n = bodyConstant(DType::I64, staticCount, 0);
-    n = bodyOp(OpKind::Cast, {n}, in.elem);
+    Value *n = b_.bodyIntConstant(DType::I64, staticCount);
+    n = b_.bodyOp(OpKind::Cast, in.elem, {n});
     if (count) {
-      Value *dynamic = bodyOp(OpKind::Cast, {count}, in.elem);
-      n = staticCount == 1 ? dynamic : bodyOp(OpKind::Mul, {n, dynamic}, in.elem);
+      Value *dynamic = b_.bodyOp(OpKind::Cast, in.elem, {count});
+      n = staticCount == 1 ? dynamic : b_.bodyOp(OpKind::Mul, in.elem, {n, dynamic});
     }
-    body_->yield = bodyOp(OpKind::Div, {body_->args[0], n}, in.elem);
+    b_.yield(b_.bodyOp(OpKind::Div, in.elem, {b_.body->args[0], n}));
     r = mapped;
   }
   if (keepdims)

@@ -3,6 +3,7 @@
 // 1 GiB of slice data, and a map or matmul reading it fuses the value in as
 // a scalar (a matmul's accumulator starts from it).
 #include "dispatch/Dispatch.h"
+#include "dispatch/OpBuilder.h"
 
 #include <iterator>
 
@@ -29,20 +30,14 @@ void expandSplatConstants(Function &fn) {
     // The element as a scalar constant, an empty tensor of the shape (all
     // static: a constant has no dynamic dims), and the op itself becomes
     // the fill, so every use of |result| stays as it is.
-    Op *scalar = fn.newOp(OpKind::Constant, op->loc);
-    Value *value = fn.newValue(Type::scalar(result->type.elem), "", op->loc);
-    value->def = scalar;
-    scalar->results.push_back(value);
-    scalar->constant = op->constant;
-    Op *empty = fn.newOp(OpKind::Empty, op->loc);
-    Value *storage = fn.newValue(result->type, "", op->loc);
-    storage->def = empty;
-    empty->results.push_back(storage);
+    OpBuilder b(fn, op->loc);
+    Value *value = b.constant(result->type.elem, op->constant);
+    Value *storage = b.add(OpKind::Empty, {}, result->type);
     op->kind = OpKind::Fill;
     op->constant = ConstantData{};
     op->operands = {value, storage};
-    fn.ops.insert(fn.ops.begin() + static_cast<std::ptrdiff_t>(i), {scalar, empty});
-    i += 2;
+    fn.ops.insert(fn.ops.begin() + static_cast<std::ptrdiff_t>(i), b.ops.begin(), b.ops.end());
+    i += b.ops.size();
   }
 }
 

@@ -21,9 +21,8 @@
 // The op itself becomes the last op of its expansion, so its result value
 // and every use of it stay as they are.
 #include "dispatch/Dispatch.h"
-#include "graph/Literal.h"
+#include "dispatch/OpBuilder.h"
 #include "ir/Window.h"
-#include "support/InternalError.h"
 
 #include <cassert>
 #include <functional>
@@ -43,62 +42,25 @@ struct Size {
 
 class Expander {
 public:
-  Expander(Function &fn, Op &op) : fn_(fn), op_(op), loc_(op.loc) {}
+  Expander(Function &fn, Op &op) : op_(op), b_(fn, op.loc) {}
 
   void conv();
   void pool();
-  std::vector<Op *> &ops() { return ops_; }
+  std::vector<Op *> &ops() { return b_.ops; }
 
 private:
   Value *emit(OpKind kind, Type type, std::vector<Value *> operands,
               std::vector<NamedAttr> attrs = {}) {
-    Op *op = fn_.newOp(kind, loc_);
-    op->operands = std::move(operands);
-    op->attrs = std::move(attrs);
-    Value *v = fn_.newValue(std::move(type), "", loc_);
-    v->def = op;
-    op->results.push_back(v);
-    ops_.push_back(op);
-    return v;
+    return b_.add(kind, std::move(operands), std::move(type), std::move(attrs));
   }
-  NamedAttr list(const char *name, std::vector<int64_t> values) {
-    Attr a;
-    a.kind = Attr::Kind::IntList;
-    a.list = std::move(values);
-    a.loc = loc_;
-    return NamedAttr{name, a, loc_};
+  static NamedAttr list(const char *name, std::vector<int64_t> values) {
+    return OpBuilder::attr(name, std::move(values));
   }
-  NamedAttr integer(const char *name, int64_t value) {
-    Attr a;
-    a.kind = Attr::Kind::Int;
-    a.i = value;
-    a.loc = loc_;
-    return NamedAttr{name, a, loc_};
+  static NamedAttr integer(const char *name, int64_t value) {
+    return OpBuilder::attr(name, value);
   }
-  Value *scalar(DType t, Literal lit) {
-    Op *op = fn_.newOp(OpKind::Constant, loc_);
-    std::string err;
-    SourceLoc errLoc;
-    if (!encodeLiteral(lit, Type::scalar(t), op->constant, err, errLoc))
-      GRAFT_INTERNAL_ERROR("window lowering: constant of " +
-                           std::string(dtypeName(t)) + ": " + err);
-    Value *v = fn_.newValue(Type::scalar(t), "", loc_);
-    v->def = op;
-    op->results.push_back(v);
-    ops_.push_back(op);
-    return v;
-  }
-  Value *intConstant(DType t, int64_t i) {
-    Literal lit;
-    lit.i = i;
-    return scalar(t, lit);
-  }
-  Value *floatConstant(DType t, double f) {
-    Literal lit;
-    lit.kind = Literal::Kind::Float;
-    lit.f = f;
-    return scalar(t, lit);
-  }
+  Value *intConstant(DType t, int64_t i) { return b_.intConstant(t, i); }
+  Value *floatConstant(DType t, double f) { return b_.floatConstant(t, f); }
   // The identity a padded element contributes: 0, or the lowest value for max.
   Value *padValue(DType t, bool lowest) {
     if (!lowest)
@@ -174,13 +136,7 @@ private:
   Value *map(const std::vector<Value *> &operands, const Type &type,
              const BodyFn &body);
   Value *bodyOp(OpKind kind, DType t, std::vector<Value *> operands) {
-    Op *op = fn_.newOp(kind, loc_);
-    op->operands = std::move(operands);
-    Value *v = fn_.newValue(Type::scalar(t), "", loc_);
-    v->def = op;
-    op->results.push_back(v);
-    region_->ops.push_back(op);
-    return v;
+    return b_.bodyOp(kind, t, std::move(operands));
   }
   // Folds |args| from the first with |kind|.
   Value *fold(OpKind kind, DType t, std::vector<Value *> args, size_t count) {
@@ -202,20 +158,17 @@ private:
   // the result value of the conv or pool stays what its users read.
   void becomeLast(Value *last) {
     Op *def = last->def;
-    assert(!ops_.empty() && ops_.back() == def &&
+    assert(!b_.ops.empty() && b_.ops.back() == def &&
            "the last op of an expansion");
-    ops_.pop_back();
+    b_.ops.pop_back();
     op_.kind = def->kind;
     op_.operands = def->operands;
     op_.attrs = def->attrs;
     op_.region = std::move(def->region);
   }
 
-  Function &fn_;
   Op &op_;
-  SourceLoc loc_;
-  std::vector<Op *> ops_;    // the expansion, in program order, before op_
-  Region *region_ = nullptr; // the map body being built
+  OpBuilder b_; // its ops: the expansion, in program order, before op_
 };
 
 Value *Expander::padded(Value *x, const Window &w, Value *pad) {
@@ -287,25 +240,8 @@ Expander::windowSlices(Value *xp, const Window &w,
 
 Value *Expander::map(const std::vector<Value *> &operands, const Type &type,
                      const BodyFn &body) {
-  Value *result = emit(OpKind::Map, type, operands);
-  Op *op = result->def;
-  op->region = std::make_unique<Region>();
-  region_ = op->region.get();
-  std::vector<Value *> args;
-  for (size_t i = 0; i < operands.size(); ++i) {
-    Value *a = fn_.newValue(Type::scalar(operands[i]->type.elem),
-                            "x" + std::to_string(i), loc_);
-    a->argIndex = static_cast<int>(i);
-    a->region = region_;
-    args.push_back(a);
-  }
-  region_->args = args;
-  region_->yield = body(args);
-  region_->yieldLoc = loc_;
-  // Body values are named like a parsed body's (%0, %1, ...).
-  for (size_t i = 0; i < region_->ops.size(); ++i)
-    region_->ops[i]->result()->name = std::to_string(i);
-  region_ = nullptr;
+  Value *result = b_.map(operands, type);
+  b_.yield(body(b_.body->args));
   return result;
 }
 
