@@ -8,10 +8,10 @@
 // - `keepdims = 1` is a reshape of the result;
 // - `argmax` / `argmin` are two reductions:
 //
-//     %m = reduce %x {dims = [a], kind = max}          (min for argmin)
+//     %m = reduce %x {dims = [a], kind = max}    (min for argmin)
 //     %c = map %x, broadcast(%m), iota(a) {
 //            select(x == m or isnan(x), i, sentinel) }
-//     %r = reduce %c {dims = [a], kind = min}          (max with select_last_index)
+//     %r = reduce %c {dims = [a], kind = min}    (max: select_last_index)
 //
 //   `max` and `min` propagate NaN, so a row holding a NaN has m = NaN: no
 //   element equals it and the NaNs alone are candidates, which makes the
@@ -51,14 +51,6 @@ private:
   // once per dim).
   Value *inputSize(unsigned d);
 
-  Value *add(OpKind kind, std::vector<Value *> operands, Type type,
-             std::vector<NamedAttr> attrs = {}) {
-    return b_.add(kind, std::move(operands), std::move(type), std::move(attrs));
-  }
-  template <class T> static NamedAttr attr(const char *name, T v) {
-    return OpBuilder::attr(name, v);
-  }
-
   Op &op_;
   OpBuilder b_;
   std::vector<Op *> &ops_ = b_.ops;
@@ -73,14 +65,16 @@ Value *ReduceLowering::inputSize(unsigned d) {
   return sizes_[d];
 }
 
-void ReduceLowering::reshapeInto(Value *v, const std::vector<int64_t> &reduced) {
+void ReduceLowering::reshapeInto(Value *v,
+                                 const std::vector<int64_t> &reduced) {
   std::vector<Value *> operands{v};
   const Type &out = op_.result()->type;
   Value *one = nullptr;
   for (unsigned d = 0; d < out.rank(); ++d) {
     if (out.dims[d] != kDynamic)
       continue;
-    if (std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) == reduced.end()) {
+    if (std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) ==
+        reduced.end()) {
       operands.push_back(inputSize(d));
       continue;
     }
@@ -99,7 +93,8 @@ void ReduceLowering::lowerArgReduce() {
   const Type &in = x->type;
   DType elem = in.elem, idx = op_.result()->type.elem;
   int64_t axis = op_.intAttr("axis");
-  bool isMax = op_.kind == OpKind::ArgMax, last = op_.intAttr("select_last_index") != 0;
+  bool isMax = op_.kind == OpKind::ArgMax,
+       last = op_.intAttr("select_last_index") != 0;
 
   std::vector<int64_t> reducedDims, kept;
   std::vector<Value *> allSizes;
@@ -111,33 +106,45 @@ void ReduceLowering::lowerArgReduce() {
       kept.push_back(d);
     }
   }
-  Value *extreme = add(OpKind::Reduce, {x}, Type::tensorOf(elem, reducedDims),
-                       {attr("dims", std::vector<int64_t>{axis}), attr("kind", isMax ? "max" : "min")});
+  Value *extreme =
+      b_.add(OpKind::Reduce, {x}, Type::tensorOf(elem, reducedDims),
+             {OpBuilder::attr("dims", std::vector<int64_t>{axis}),
+              OpBuilder::attr("kind", isMax ? "max" : "min")});
   // broadcast takes the sizes of the dims it adds: the axis.
   std::vector<Value *> spreadOperands{extreme};
   if (in.dims[static_cast<size_t>(axis)] == kDynamic)
     spreadOperands.push_back(inputSize(static_cast<unsigned>(axis)));
-  Value *spread = add(OpKind::Broadcast, spreadOperands, in, {attr("dims", kept)});
-  Value *position = add(OpKind::Iota, allSizes, Type::tensorOf(idx, in.dims), {attr("dim", axis)});
+  Value *spread = b_.add(OpKind::Broadcast, spreadOperands, in,
+                         {OpBuilder::attr("dims", kept)});
+  Value *position = b_.add(OpKind::Iota, allSizes, Type::tensorOf(idx, in.dims),
+                           {OpBuilder::attr("dim", axis)});
 
   // The candidates' indices, the sentinel elsewhere.
-  Value *candidates = b_.map({x, spread, position}, Type::tensorOf(idx, in.dims));
+  Value *candidates =
+      b_.map({x, spread, position}, Type::tensorOf(idx, in.dims));
   const std::vector<Value *> &a = b_.body->args;
-  Value *isCandidate = b_.bodyOp(OpKind::Cmp, DType::I1, {a[0], a[1]}, {attr("pred", "eq")});
+  Value *isCandidate = b_.bodyOp(OpKind::Cmp, DType::I1, {a[0], a[1]},
+                                 {OpBuilder::attr("pred", "eq")});
   if (isFloat(elem)) {
     Value *nan = b_.bodyOp(OpKind::IsNan, DType::I1, {a[0]});
-    isCandidate = b_.bodyOp(OpKind::Select, DType::I1,
-                            {nan, b_.bodyIntConstant(DType::I1, 1), isCandidate});
+    isCandidate =
+        b_.bodyOp(OpKind::Select, DType::I1,
+                  {nan, b_.bodyIntConstant(DType::I1, 1), isCandidate});
   }
-  int64_t sentinel = last ? -1
-                          : (idx == DType::I32 ? std::numeric_limits<int32_t>::max()
-                                               : std::numeric_limits<int64_t>::max());
-  b_.yield(b_.bodyOp(OpKind::Select, idx, {isCandidate, a[2], b_.bodyIntConstant(idx, sentinel)}));
+  int64_t sentinel =
+      last ? -1
+           : (idx == DType::I32 ? std::numeric_limits<int32_t>::max()
+                                : std::numeric_limits<int64_t>::max());
+  b_.yield(b_.bodyOp(OpKind::Select, idx,
+                     {isCandidate, a[2], b_.bodyIntConstant(idx, sentinel)}));
 
-  std::vector<NamedAttr> pick{attr("dims", std::vector<int64_t>{axis}),
-                              attr("kind", last ? "max" : "min")};
+  std::vector<NamedAttr> pick{
+      OpBuilder::attr("dims", std::vector<int64_t>{axis}),
+      OpBuilder::attr("kind", last ? "max" : "min")};
   if (op_.intAttr("keepdims")) {
-    reshapeInto(add(OpKind::Reduce, {candidates}, Type::tensorOf(idx, reducedDims), pick), {axis});
+    reshapeInto(b_.add(OpKind::Reduce, {candidates},
+                       Type::tensorOf(idx, reducedDims), pick),
+                {axis});
   } else {
     op_.kind = OpKind::Reduce;
     op_.operands = {candidates};
@@ -157,7 +164,8 @@ void ReduceLowering::lowerReduce() {
   int64_t staticCount = 1;
   std::vector<Value *> dynamicSizes;
   for (unsigned d = 0; d < in.rank(); ++d) {
-    bool reduced = std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end();
+    bool reduced = std::find(dims.begin(), dims.end(),
+                             static_cast<int64_t>(d)) != dims.end();
     if (!reduced)
       reducedDims.push_back(in.dims[d]);
     else if (in.dims[d] == kDynamic)
@@ -166,15 +174,18 @@ void ReduceLowering::lowerReduce() {
       staticCount *= in.dims[d];
   }
   Type reducedType = Type::tensorOf(in.elem, reducedDims);
-  std::vector<NamedAttr> plain{attr("dims", dims), attr("kind", mean ? "sum" : kind.c_str())};
+  std::vector<NamedAttr> plain{
+      OpBuilder::attr("dims", dims),
+      OpBuilder::attr("kind", mean ? "sum" : kind.c_str())};
   if (!keepdims) {
     // mean without keepdims: op_ becomes the map, after a new sum.
-    Value *sum = add(OpKind::Reduce, {x}, reducedType, plain);
+    Value *sum = b_.add(OpKind::Reduce, {x}, reducedType, plain);
     op_.kind = OpKind::Map;
     op_.operands = {sum};
     op_.attrs.clear();
   }
-  Value *r = keepdims ? add(OpKind::Reduce, {x}, reducedType, plain) : nullptr;
+  Value *r =
+      keepdims ? b_.add(OpKind::Reduce, {x}, reducedType, plain) : nullptr;
   if (mean) {
     // The count as an index: the static part times every '?' reduced dim
     // (function-level index arithmetic), cast to the element type.
@@ -182,7 +193,8 @@ void ReduceLowering::lowerReduce() {
     if (!dynamicSizes.empty()) {
       count = dynamicSizes[0];
       for (size_t i = 1; i < dynamicSizes.size(); ++i)
-        count = add(OpKind::Mul, {count, dynamicSizes[i]}, Type::scalar(DType::Index));
+        count = b_.add(OpKind::Mul, {count, dynamicSizes[i]},
+                       Type::scalar(DType::Index));
     }
     Value *mapped;
     if (keepdims) {
@@ -196,7 +208,8 @@ void ReduceLowering::lowerReduce() {
     n = b_.bodyOp(OpKind::Cast, in.elem, {n});
     if (count) {
       Value *dynamic = b_.bodyOp(OpKind::Cast, in.elem, {count});
-      n = staticCount == 1 ? dynamic : b_.bodyOp(OpKind::Mul, in.elem, {n, dynamic});
+      n = staticCount == 1 ? dynamic
+                           : b_.bodyOp(OpKind::Mul, in.elem, {n, dynamic});
     }
     b_.yield(b_.bodyOp(OpKind::Div, in.elem, {b_.body->args[0], n}));
     r = mapped;
@@ -224,8 +237,8 @@ void lowerReduceForms(Function &fn) {
     if (lowered.empty())
       continue;
     fn.ops.erase(fn.ops.begin() + static_cast<std::ptrdiff_t>(i));
-    fn.ops.insert(fn.ops.begin() + static_cast<std::ptrdiff_t>(i), lowered.begin(),
-                  lowered.end());
+    fn.ops.insert(fn.ops.begin() + static_cast<std::ptrdiff_t>(i),
+                  lowered.begin(), lowered.end());
     i += lowered.size() - 1;
   }
 }

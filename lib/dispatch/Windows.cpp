@@ -49,16 +49,6 @@ public:
   std::vector<Op *> &ops() { return b_.ops; }
 
 private:
-  Value *emit(OpKind kind, Type type, std::vector<Value *> operands,
-              std::vector<NamedAttr> attrs = {}) {
-    return b_.add(kind, std::move(operands), std::move(type), std::move(attrs));
-  }
-  static NamedAttr list(const char *name, std::vector<int64_t> values) {
-    return OpBuilder::attr(name, std::move(values));
-  }
-  static NamedAttr integer(const char *name, int64_t value) {
-    return OpBuilder::attr(name, value);
-  }
   Value *intConstant(DType t, int64_t i) { return b_.intConstant(t, i); }
   Value *floatConstant(DType t, double f) { return b_.floatConstant(t, f); }
   // The identity a padded element contributes: 0, or the lowest value for max.
@@ -76,8 +66,9 @@ private:
     int64_t n = t->type.dims[axis];
     if (n != kDynamic)
       return Size{n, nullptr};
-    return Size{kDynamic, emit(OpKind::Dim, Type::scalar(DType::Index), {t},
-                               {integer("axis", static_cast<int64_t>(axis))})};
+    return Size{kDynamic,
+                b_.add(OpKind::Dim, {t}, Type::scalar(DType::Index),
+                       {OpBuilder::attr("axis", static_cast<int64_t>(axis))})};
   }
   Value *indexValue(const Size &s) {
     return s.value ? s.value : intConstant(DType::Index, s.n);
@@ -85,8 +76,8 @@ private:
   Size mul(const Size &a, const Size &b) {
     if (!a.value && !b.value)
       return Size{a.n * b.n, nullptr};
-    return Size{kDynamic, emit(OpKind::Mul, Type::scalar(DType::Index),
-                               {indexValue(a), indexValue(b)})};
+    return Size{kDynamic, b_.add(OpKind::Mul, {indexValue(a), indexValue(b)},
+                                 Type::scalar(DType::Index))};
   }
   // |op| to a result of |sizes|: its type, and the index operands of its '?'s.
   Value *sized(OpKind op, DType elem, std::vector<Value *> operands,
@@ -98,22 +89,22 @@ private:
       if (s.value)
         operands.push_back(s.value);
     }
-    return emit(op, Type::tensorOf(elem, dims), std::move(operands),
-                std::move(attrs));
+    return b_.add(op, std::move(operands), Type::tensorOf(elem, dims),
+                  std::move(attrs));
   }
   Value *reshape(Value *t, const std::vector<Size> &sizes) {
     return sized(OpKind::Reshape, t->type.elem, {t}, sizes);
   }
   Value *filled(Value *v, const std::vector<Size> &sizes) {
     Value *empty = sized(OpKind::Empty, v->type.elem, {}, sizes);
-    return emit(OpKind::Fill, empty->type, {v, empty});
+    return b_.add(OpKind::Fill, {v, empty}, empty->type);
   }
   Value *transpose(Value *t, const std::vector<int64_t> &perm) {
     std::vector<int64_t> dims;
     for (int64_t p : perm)
       dims.push_back(t->type.dims[static_cast<size_t>(p)]);
-    return emit(OpKind::Transpose, Type::tensorOf(t->type.elem, dims), {t},
-                {list("perm", perm)});
+    return b_.add(OpKind::Transpose, {t}, Type::tensorOf(t->type.elem, dims),
+                  {OpBuilder::attr("perm", perm)});
   }
   std::vector<Size> sizesOf(Value *t) {
     std::vector<Size> sizes;
@@ -192,8 +183,8 @@ Value *Expander::padded(Value *x, const Window &w, Value *pad) {
     std::vector<int64_t> dims = x->type.dims;
     if (dims[axis] != kDynamic)
       dims[axis] += w.padsBegin[d] + w.padsEnd[d];
-    x = emit(OpKind::Concat, Type::tensorOf(x->type.elem, dims), parts,
-             {integer("axis", static_cast<int64_t>(axis))});
+    x = b_.add(OpKind::Concat, parts, Type::tensorOf(x->type.elem, dims),
+               {OpBuilder::attr("axis", static_cast<int64_t>(axis))});
   }
   return x;
 }
@@ -218,9 +209,10 @@ Value *Expander::windowSlice(Value *xp, const Window &w,
     return xp;
   std::vector<int64_t> dims = {xp->type.dims[0], xp->type.dims[1]};
   dims.insert(dims.end(), outDims.begin(), outDims.end());
-  return emit(
-      OpKind::Slice, Type::tensorOf(xp->type.elem, dims), {xp},
-      {list("starts", starts), list("ends", ends), list("steps", steps)});
+  return b_.add(OpKind::Slice, {xp}, Type::tensorOf(xp->type.elem, dims),
+                {OpBuilder::attr("starts", starts),
+                 OpBuilder::attr("ends", ends),
+                 OpBuilder::attr("steps", steps)});
 }
 
 std::vector<Value *>
@@ -284,9 +276,9 @@ void Expander::conv() {
     std::vector<Value *> rows;
     for (Value *s : slices)
       rows.push_back(reshape(s, {Size{channels}, Size{1}, columnsPerImage}));
-    cols = emit(OpKind::Concat,
-                Type::tensorOf(elem, {channels, window, columnsPerImage.n}),
-                rows, {integer("axis", 1)});
+    cols = b_.add(OpKind::Concat, rows,
+                  Type::tensorOf(elem, {channels, window, columnsPerImage.n}),
+                  {OpBuilder::attr("axis", 1)});
   }
   Size depth{channels / groups * window};
   Size filtersPerGroup{filters / groups};
@@ -296,14 +288,14 @@ void Expander::conv() {
     Value *lhs = reshape(wt, {filtersPerGroup, depth});
     Value *acc =
         filled(padValue(elem, false), {filtersPerGroup, columnsPerImage});
-    mm = emit(OpKind::Matmul, acc->type, {lhs, rhs, acc});
+    mm = b_.add(OpKind::Matmul, {lhs, rhs, acc}, acc->type);
   } else {
     Size g{groups};
     Value *rhs = reshape(cols, {g, depth, columnsPerImage});
     Value *lhs = reshape(wt, {g, filtersPerGroup, depth});
     Value *acc =
         filled(padValue(elem, false), {g, filtersPerGroup, columnsPerImage});
-    mm = emit(OpKind::BatchMatmul, acc->type, {lhs, rhs, acc});
+    mm = b_.add(OpKind::BatchMatmul, {lhs, rhs, acc}, acc->type);
   }
   // [F, N * P] -> [N, F, O...].
   Value *result = mm;
@@ -365,8 +357,9 @@ void Expander::pool() {
         operands.push_back(s.value);
     std::vector<int64_t> dims = {batch.n, channels.n};
     dims.insert(dims.end(), outDims.begin(), outDims.end());
-    slices.push_back(emit(OpKind::Broadcast, Type::tensorOf(DType::I32, dims),
-                          operands, {list("dims", spatialDims)}));
+    slices.push_back(b_.add(OpKind::Broadcast, operands,
+                            Type::tensorOf(DType::I32, dims),
+                            {OpBuilder::attr("dims", spatialDims)}));
   }
   becomeLast(map(slices, type, [&](std::vector<Value *> &args) {
     Value *sum = fold(OpKind::Add, elem, args, window);
