@@ -165,7 +165,7 @@ MUTANTS = [
     Mutant("row-stat-fused-into-non-pointwise-group", "lib/dispatch/Formation.cpp",
            "    return inGroup ? pointwiseGroup(g) : availableIn(in, g);",
            "    return inGroup ? true : availableIn(in, g);",
-           ["diff/softmax", "diff/fusion_edges"]),
+           ["diff/row_stats", "diff/softmax", "diff/fusion_edges"]),
     Mutant("fill-absorbed-with-other-users", "lib/dispatch/Formation.cpp",
            "  if (users.size() != 1)\n    return false;",
            "",
@@ -257,14 +257,27 @@ class Tree:
                        if line.startswith("graft-run-") and ":" in line})
 
     def unit_files(self, name):
+        test = self.unit_test(name)
+        if "command" not in test:
+            # CTest lists no command while the test's binary (target NAME)
+            # is not built yet, as in a fresh build directory: build it,
+            # then ask again for the other files the command names.
+            rc, out = run(["nice", "-n", "10", "ninja", "-C", self.build, "-j2", name])
+            if rc != 0:
+                sys.exit(f"run.py: cannot build {name} for unit/{name}:\n" + out[-3000:])
+            test = self.unit_test(name)
+        prefix = self.build + os.sep
+        return [os.path.relpath(arg, self.build) for arg in test.get("command", [])
+                if arg.startswith(prefix)]
+
+    def unit_test(self, name):
+        """CTest's JSON description of the test unit/|name|."""
         rc, out = run(["ctest", "--test-dir", self.build, "-R", f"^unit/{name}$",
                        "--show-only=json-v1"])
         tests = json.loads(out[out.index("{"):]).get("tests", []) if rc == 0 else []
         if len(tests) != 1:
             sys.exit(f"run.py: no CTest test unit/{name} in {self.build}")
-        prefix = self.build + os.sep
-        return [os.path.relpath(arg, self.build) for arg in tests[0].get("command", [])
-                if arg.startswith(prefix)]
+        return tests[0]
 
     def make(self, tests):
         return run(["nice", "-n", "10", "ninja", "-C", self.build, "-j2"] + self.targets(tests))
