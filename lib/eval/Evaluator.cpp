@@ -386,23 +386,21 @@ bool Evaluator::evalMap(const Op &op, Buffer &out) {
   // Broadcasting (ir/MapBroadcast.h): an operand dim that repeats is read
   // at 0; the others decide the result's sizes and must agree.
   const std::vector<int64_t> &rd = op.result()->type.dims;
-  std::vector<int64_t> dims(rd.size(), -1);
-  for (size_t i = 0; i < op.operands.size(); ++i) {
-    const Type &t = op.operands[i]->type;
-    for (size_t k = 0; k < t.rank(); ++k) {
-      if (repeatsAlong(t, k, rd))
-        continue;
-      size_t j = alignedDim(k, t.rank(), rd.size());
-      int64_t n = in(op, i).dims[k];
-      if (dims[j] >= 0 && dims[j] != n)
-        return fail(op, "operands have different shapes: " + shapeStr(in(op, 0).dims) +
-                            " and " + shapeStr(in(op, i).dims));
-      dims[j] = n;
-    }
-  }
-  for (int64_t &n : dims)
-    if (n < 0)
-      n = 1;
+  std::vector<std::optional<int64_t>> sizes;
+  bool agreed = mapResultSizes<int64_t>(
+      op, [&](size_t i, size_t k) { return in(op, i).dims[k]; },
+      [&](size_t, int64_t size, size_t i, size_t, int64_t n) {
+        return size == n ||
+               fail(op, "operands have different shapes: " +
+                            shapeStr(in(op, 0).dims) + " and " +
+                            shapeStr(in(op, i).dims));
+      },
+      sizes);
+  if (!agreed)
+    return false;
+  std::vector<int64_t> dims;
+  for (const std::optional<int64_t> &n : sizes)
+    dims.push_back(n.value_or(1));
   if (!allocate(op, dims, out))
     return false;
   // Each operand's element offset at every result point.

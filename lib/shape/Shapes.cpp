@@ -265,28 +265,20 @@ struct Analyzer {
     case OpKind::Map: {
       // Each result dim is the first operand dim that does not repeat
       // along it (ir/MapBroadcast.h); the others that do not must equal it.
-      const std::vector<int64_t> &rd = r->type.dims;
-      d.assign(rd.size(), UINT32_MAX);
-      std::vector<size_t> from(rd.size(), 0);
-      for (size_t i = 0; i < op.operands.size(); ++i) {
-        const Type &t = op.operands[i]->type;
-        for (size_t k = 0; k < t.rank(); ++k) {
-          if (repeatsAlong(t, k, rd))
-            continue;
-          size_t j = alignedDim(k, t.rank(), rd.size());
-          if (d[j] == UINT32_MAX) {
-            d[j] = D(i)[k];
-            from[j] = i;
-          } else {
-            requireEqual(D(i)[k], d[j], op, "operand " + std::to_string(i) + " dim " +
-                                                std::to_string(k) + " differs from operand " +
-                                                std::to_string(from[j]));
-          }
-        }
-      }
-      for (uint32_t &x : d)
-        if (x == UINT32_MAX)
-          x = ex.constant(1); // every operand repeats or lacks it
+      std::vector<std::optional<uint32_t>> sizes;
+      mapResultSizes<uint32_t>(
+          op, [&](size_t i, size_t k) { return D(i)[k]; },
+          [&](size_t first, uint32_t size, size_t i, size_t k, uint32_t n) {
+            requireEqual(n, size, op,
+                         "operand " + std::to_string(i) + " dim " +
+                             std::to_string(k) + " differs from operand " +
+                             std::to_string(first));
+            return true;
+          },
+          sizes);
+      d.clear();
+      for (const std::optional<uint32_t> &x : sizes)
+        d.push_back(x ? *x : ex.constant(1)); // every operand repeats or lacks it
       break;
     }
     case OpKind::Broadcast: {
