@@ -63,7 +63,7 @@ public:
     // Row statistics accumulate in an entry-block slot each (a register
     // after SROA).
     for (size_t n = 0; n < L_.nodes.size(); ++n)
-      for (unsigned k = 0; L_.nodes[n].kind == SNode::Kind::RowReduce && k < kRowLanes; ++k)
+      for (unsigned k = 0; L_.nodes[n].kind == ScalarNode::Kind::RowReduce && k < kRowLanes; ++k)
         rowSlots_[static_cast<int>(n)].push_back(
             b_.CreateAlloca(memoryType(c_, L_.nodes[n].type), nullptr, "row_stat"));
     outerIndices();
@@ -354,8 +354,8 @@ private:
     if (rowSlots_.empty() || L_.outputs.size() != 1)
       return -1;
     int v = L_.nodes[rowSlots_.rbegin()->first].operands[0];
-    const SNode &node = L_.nodes[v];
-    if (node.kind != SNode::Kind::Op || node.type != L_.outputs[0].elem ||
+    const ScalarNode &node = L_.nodes[v];
+    if (node.kind != ScalarNode::Kind::Op || node.type != L_.outputs[0].elem ||
         isStorageFloat(node.type) || node.type == DType::I1)
       return -1;
     // Is |v| an operand of the output's value, outside the statistics?
@@ -366,7 +366,7 @@ private:
       stack.pop_back();
       if (n == v)
         return v;
-      if (seen[n] || L_.nodes[n].kind != SNode::Kind::Op)
+      if (seen[n] || L_.nodes[n].kind != ScalarNode::Kind::Op)
         continue;
       seen[n] = true;
       for (int o : L_.nodes[n].operands)
@@ -382,7 +382,7 @@ private:
     unsigned P = L_.numParallel;
     rowStat_.clear();
     for (const auto &[n, slots] : rowSlots_) {
-      const SNode &node = L_.nodes[n];
+      const ScalarNode &node = L_.nodes[n];
       {
         Scope s = evalScope();
         Value *init = eval(node.operands[1], s);
@@ -507,9 +507,9 @@ private:
         stack.pop_back();
         continue;
       }
-      const SNode &node = L_.nodes[n];
-      bool hasOperands = node.kind == SNode::Kind::Op ||
-                         (node.kind == SNode::Kind::Load && !node.operands.empty());
+      const ScalarNode &node = L_.nodes[n];
+      bool hasOperands = node.kind == ScalarNode::Kind::Op ||
+                         (node.kind == ScalarNode::Kind::Load && !node.operands.empty());
       if (hasOperands && !expanded) {
         stack.back().second = true;
         for (size_t i = node.operands.size(); i-- > 0;)
@@ -525,28 +525,28 @@ private:
 
   // Emits node |n|; its operands are already in |s|.
   Value *evalNode(int n, Scope &s) {
-    const SNode &node = L_.nodes[n];
+    const ScalarNode &node = L_.nodes[n];
     Value *v = nullptr;
     switch (node.kind) {
-    case SNode::Kind::Const: {
+    case ScalarNode::Kind::Const: {
       Type *t = registerType(c_, node.type);
       v = isFloat(node.type) ? ConstantFP::get(t, node.f)
                              : ConstantInt::getSigned(t, node.i);
       break;
     }
-    case SNode::Kind::Param:
+    case ScalarNode::Kind::Param:
       v = wordToScalar(b_, params_[node.param], node.type);
       break;
-    case SNode::Kind::Acc:
+    case ScalarNode::Kind::Acc:
       v = s.acc;
       break;
-    case SNode::Kind::RowReduce:
+    case ScalarNode::Kind::RowReduce:
       v = rowStat_.at(n); // rowStatistics() ran for this row
       break;
-    case SNode::Kind::Index:
+    case ScalarNode::Kind::Index:
       v = idx_[static_cast<size_t>(node.i)];
       break;
-    case SNode::Kind::Load: {
+    case ScalarNode::Kind::Load: {
       const KernelInput &in = L_.inputs[node.input];
       if (!node.operands.empty()) {
         v = loadAt(node, s);
@@ -560,7 +560,7 @@ private:
       v = load(in.elem, ptr);
       break;
     }
-    case SNode::Kind::Op: {
+    case ScalarNode::Kind::Op: {
       std::vector<Value *> ops;
       for (int o : node.operands)
         ops.push_back(s.memo.at(o));
@@ -577,14 +577,14 @@ private:
   // A Load at coordinates (gather, slice). A checked one first compares
   // every coordinate that is not a domain index with its dim's size and
   // stops the dispatch when one is outside it: no read is out of bounds.
-  Value *loadAt(const SNode &node, Scope &s) {
+  Value *loadAt(const ScalarNode &node, Scope &s) {
     const KernelInput &in = L_.inputs[node.input];
     Value *off = b_.getInt64(0);
     Value *inRange = nullptr;
     size_t rank = node.operands.size() - (node.guarded ? 1 : 0);
     for (size_t k = 0; k < rank; ++k) {
       Value *c = s.memo.at(node.operands[k]);
-      if (node.checked && L_.nodes[node.operands[k]].kind != SNode::Kind::Index) {
+      if (node.checked && L_.nodes[node.operands[k]].kind != ScalarNode::Kind::Index) {
         Value *ok = b_.CreateICmpULT(c, params_[in.dimParams[k]]);
         inRange = inRange ? b_.CreateAnd(inRange, ok) : ok;
       }

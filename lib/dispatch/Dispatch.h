@@ -19,7 +19,7 @@
 namespace graft {
 
 // One node of a kernel's scalar DAG.
-struct SNode {
+struct ScalarNode {
   enum class Kind : uint8_t {
     // Element of input |input| at the current point, through the input's
     // map; or, with |operands| (one `index` node per input dim), at those
@@ -41,7 +41,7 @@ struct SNode {
     // RowReduce nodes. Only in kernels without reduction dims.
     RowReduce,
   };
-  SNode(Kind k, DType t) : kind(k), type(t) {}
+  ScalarNode(Kind k, DType t) : kind(k), type(t) {}
   Kind kind;
   DType type;
   unsigned input = 0;
@@ -59,7 +59,7 @@ struct KernelInput {
   uint32_t buffer;        // host-program buffer index
   DType elem;
   std::vector<int> map;   // per input dim: the domain dim that indexes it;
-                          // empty: read at coordinates only (SNode Load)
+                          // empty: read at coordinates only (ScalarNode Load)
   std::vector<unsigned> dimParams; // param index holding each input dim size
 };
 
@@ -100,7 +100,7 @@ struct LoopKernel {
   std::vector<unsigned> domainParams; // param index of each domain dim size
   unsigned numParallel = 0;
   std::vector<KernelInput> inputs;
-  std::vector<SNode> nodes;
+  std::vector<ScalarNode> nodes;
   int accInit = -1;       // reduction only: initial value (parallel point)
   int accUpdate = -1;     // reduction only: new acc from Acc and loads
   DType accType = DType::Invalid;

@@ -99,7 +99,7 @@ struct Former {
     std::vector<uint32_t> domain;
   };
   unsigned param(KB &kb, uint32_t expr);
-  int node(KB &kb, SNode n);
+  int node(KB &kb, ScalarNode n);
   int constNode(KB &kb, DType t, double f, int64_t i);
   int loadNode(KB &kb, const Value *v, std::vector<int> map);
   // The kernel input reading buffer |v| through |map| (once per pair).

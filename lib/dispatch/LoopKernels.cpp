@@ -22,13 +22,13 @@ unsigned Former::param(KB &kb, uint32_t expr) {
   return p;
 }
 
-int Former::node(KB &kb, SNode n) {
+int Former::node(KB &kb, ScalarNode n) {
   kb.d.loop.nodes.push_back(std::move(n));
   return static_cast<int>(kb.d.loop.nodes.size() - 1);
 }
 
 int Former::constNode(KB &kb, DType t, double f, int64_t i) {
-  SNode n{SNode::Kind::Const, t};
+  ScalarNode n{ScalarNode::Kind::Const, t};
   n.f = f;
   n.i = i;
   return node(kb, n);
@@ -62,7 +62,7 @@ int Former::loadNode(KB &kb, const Value *v, std::vector<int> map) {
            "row statistic read other than at its row");
     return rowStatNode(kb, v->def);
   }
-  SNode n{SNode::Kind::Load, v->type.elem};
+  ScalarNode n{ScalarNode::Kind::Load, v->type.elem};
   n.input = input(kb, v, map);
   return node(kb, n);
 }
@@ -86,22 +86,22 @@ unsigned Former::input(KB &kb, const Value *v, const std::vector<int> &map) {
 }
 
 int Former::indexNode(KB &kb, int dim) {
-  SNode n{SNode::Kind::Index, DType::Index};
+  ScalarNode n{ScalarNode::Kind::Index, DType::Index};
   n.i = dim;
   return node(kb, n);
 }
 
 int Former::readAt(KB &kb, const Value *v, const std::vector<int> &at, bool checked, int guard) {
-  const std::vector<SNode> &nodes = kb.d.loop.nodes;
+  const std::vector<ScalarNode> &nodes = kb.d.loop.nodes;
   std::vector<int> map;
   for (int n : at)
-    if (nodes[n].kind == SNode::Kind::Index)
+    if (nodes[n].kind == ScalarNode::Kind::Index)
       map.push_back(static_cast<int>(nodes[n].i));
   if (map.size() == at.size() && guard < 0)
     return loadNode(kb, v, map);
   // Views are read only by maps and reductions (isView), so |v| is a buffer.
   assert(!views.count(v) && !(v->def && rowStats.count(v->def)) && "view read at coordinates");
-  SNode n{SNode::Kind::Load, v->type.elem};
+  ScalarNode n{ScalarNode::Kind::Load, v->type.elem};
   n.input = input(kb, v, {}); // no map: read at coordinates only
   n.operands = at;
   n.checked = checked;
@@ -114,7 +114,7 @@ int Former::readAt(KB &kb, const Value *v, const std::vector<int> &at, bool chec
 
 int Former::viewAt(KB &kb, const Op *op, const std::vector<int> &at) {
   auto index = [&](OpKind k, std::vector<int> operands, const std::string &pred = "") {
-    SNode n{SNode::Kind::Op, k == OpKind::Cmp ? DType::I1 : DType::Index};
+    ScalarNode n{ScalarNode::Kind::Op, k == OpKind::Cmp ? DType::I1 : DType::Index};
     n.op = k;
     n.operands = std::move(operands);
     n.pred = pred;
@@ -123,12 +123,12 @@ int Former::viewAt(KB &kb, const Op *op, const std::vector<int> &at) {
   auto size = [&](uint32_t e) {
     if (std::optional<int64_t> c = shapes.exprs.constValue(e))
       return constNode(kb, DType::Index, 0, *c);
-    SNode n{SNode::Kind::Param, DType::Index};
+    ScalarNode n{ScalarNode::Kind::Param, DType::Index};
     n.param = param(kb, e);
     return node(kb, n);
   };
   if (op->kind == OpKind::Iota) {
-    SNode n{SNode::Kind::Op, op->result()->type.elem};
+    ScalarNode n{ScalarNode::Kind::Op, op->result()->type.elem};
     n.op = OpKind::Cast;
     n.operands = {at[static_cast<size_t>(op->intAttr("dim"))]};
     return node(kb, n);
@@ -159,7 +159,7 @@ int Former::viewAt(KB &kb, const Op *op, const std::vector<int> &at) {
     int value = loads.back();
     for (size_t i = loads.size() - 1; i-- > 0;) {
       int inside = index(OpKind::Cmp, {at[axis], ends[i]}, "lt");
-      SNode sel{SNode::Kind::Op, op->result()->type.elem};
+      ScalarNode sel{ScalarNode::Kind::Op, op->result()->type.elem};
       sel.op = OpKind::Select;
       sel.operands = {inside, loads[i], value};
       value = node(kb, sel);
@@ -220,7 +220,7 @@ int Former::rowStatNode(KB &kb, const Op *op) {
   DType t = op->result()->type.elem;
   int body = atPoint(kb, op->operands[0]);
   int init = reduceIdentity(kb, kind, t);
-  SNode n{SNode::Kind::RowReduce, t};
+  ScalarNode n{ScalarNode::Kind::RowReduce, t};
   n.op = reduceOp(kind);
   n.operands = {body, init};
   int id = node(kb, n);
@@ -250,7 +250,7 @@ int Former::outerScalar(KB &kb, const Value *v) {
   bool ok = shapes.scalarOf(v, e);
   assert(ok && "captured scalar without host expression");
   (void)ok;
-  SNode n{SNode::Kind::Param, v->type.elem};
+  ScalarNode n{ScalarNode::Kind::Param, v->type.elem};
   n.param = param(kb, e);
   return node(kb, n);
 }
@@ -270,7 +270,7 @@ void Former::emitMap(KB &kb, const Op *op) {
       local[res] = outerScalar(kb, res);
       continue;
     }
-    SNode n{SNode::Kind::Op, res->type.elem};
+    ScalarNode n{ScalarNode::Kind::Op, res->type.elem};
     n.op = b->kind;
     if (b->kind == OpKind::Cmp)
       n.pred = b->identAttr("pred");
@@ -333,20 +333,20 @@ void Former::rootKernel(KB &kb, const Op *op) {
     int b = loadNode(kb, op->operands[1], rm);
     // Mixed precision: narrow inputs are widened to the accumulator's type.
     if (op->operands[0]->type.elem != L.accType) {
-      SNode widen{SNode::Kind::Op, L.accType};
+      ScalarNode widen{ScalarNode::Kind::Op, L.accType};
       widen.op = OpKind::Cast;
       widen.operands = {a};
       a = node(kb, widen);
       widen.operands = {b};
       b = node(kb, widen);
     }
-    SNode mul{SNode::Kind::Op, L.accType};
+    ScalarNode mul{ScalarNode::Kind::Op, L.accType};
     mul.op = OpKind::Mul;
     mul.operands = {a, b};
     int m = node(kb, mul);
-    SNode accN{SNode::Kind::Acc, L.accType};
+    ScalarNode accN{ScalarNode::Kind::Acc, L.accType};
     int ac = node(kb, accN);
-    SNode add{SNode::Kind::Op, L.accType};
+    ScalarNode add{ScalarNode::Kind::Op, L.accType};
     add.op = OpKind::Add;
     add.operands = {ac, m};
     L.accUpdate = node(kb, add);
@@ -373,9 +373,9 @@ void Former::rootKernel(KB &kb, const Op *op) {
     L.accType = res->type.elem;
     L.accInit = reduceIdentity(kb, kind, L.accType);
     int ld = loadNode(kb, in, map);
-    SNode accN{SNode::Kind::Acc, L.accType};
+    ScalarNode accN{ScalarNode::Kind::Acc, L.accType};
     int ac = node(kb, accN);
-    SNode upd{SNode::Kind::Op, L.accType};
+    ScalarNode upd{ScalarNode::Kind::Op, L.accType};
     upd.op = reduceOp(kind);
     upd.operands = {ac, ld};
     L.accUpdate = node(kb, upd);

@@ -30,15 +30,15 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
   unsigned P = L.numParallel;
   if (L.accType != DType::F32 || (P != 2 && P != 3) || L.accUpdate < 0)
     return false;
-  const SNode &add = L.nodes[L.accUpdate];
-  if (add.kind != SNode::Kind::Op || add.op != OpKind::Add || add.operands.size() != 2 ||
-      L.nodes[add.operands[0]].kind != SNode::Kind::Acc)
+  const ScalarNode &add = L.nodes[L.accUpdate];
+  if (add.kind != ScalarNode::Kind::Op || add.op != OpKind::Add || add.operands.size() != 2 ||
+      L.nodes[add.operands[0]].kind != ScalarNode::Kind::Acc)
     return false;
-  const SNode &mul = L.nodes[add.operands[1]];
-  if (mul.kind != SNode::Kind::Op || mul.op != OpKind::Mul || mul.operands.size() != 2)
+  const ScalarNode &mul = L.nodes[add.operands[1]];
+  if (mul.kind != ScalarNode::Kind::Op || mul.op != OpKind::Mul || mul.operands.size() != 2)
     return false;
-  const SNode &a = L.nodes[mul.operands[0]], &b = L.nodes[mul.operands[1]];
-  if (a.kind != SNode::Kind::Load || b.kind != SNode::Kind::Load)
+  const ScalarNode &a = L.nodes[mul.operands[0]], &b = L.nodes[mul.operands[1]];
+  if (a.kind != ScalarNode::Kind::Load || b.kind != ScalarNode::Kind::Load)
     return false;
   const KernelInput &ia = L.inputs[a.input], &ib = L.inputs[b.input];
   int m = int(P) - 2, n = int(P) - 1, k = int(P);
@@ -118,12 +118,12 @@ void Former::finishLoop(KB &kb) {
   bool reduction = domain.size() > L.numParallel;
   // An elementwise kernel whose inputs are all read at the output point
   // walks one contiguous index space: one loop, whatever the rank.
-  bool rowStats = std::any_of(L.nodes.begin(), L.nodes.end(), [](const SNode &n) {
-    return n.kind == SNode::Kind::RowReduce;
+  bool rowStats = std::any_of(L.nodes.begin(), L.nodes.end(), [](const ScalarNode &n) {
+    return n.kind == ScalarNode::Kind::RowReduce;
   });
   // Index nodes name a domain dim, which flattening would remove.
   bool indexed = std::any_of(L.nodes.begin(), L.nodes.end(),
-                             [](const SNode &n) { return n.kind == SNode::Kind::Index; });
+                             [](const ScalarNode &n) { return n.kind == ScalarNode::Kind::Index; });
   bool flat = !reduction && !rowStats && !indexed && L.numParallel >= 2;
   for (const KernelInput &in : L.inputs)
     flat &= in.map == identity(L.numParallel);

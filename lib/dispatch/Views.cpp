@@ -15,7 +15,7 @@
 //   - A reduction over the innermost dim whose every use is such a view
 //     broadcasting it back along that dim into maps is a *row statistic*:
 //     the dispatch of each consuming map computes it once per row, before
-//     the row's points (SNode::Kind::RowReduce), over the values it reads,
+//     the row's points (ScalarNode::Kind::RowReduce), over the values it reads,
 //     which may be computed in the same dispatch (a map fused there, or
 //     another row statistic). A whole softmax is then one dispatch that
 //     reads its row three times from cache and writes it once.
