@@ -67,12 +67,12 @@ uint32_t Former::inPlaceOutput(const Value *out, const Value *in, const Op *call
   return b;
 }
 
-unsigned Former::argNode(KB &kb, CallKernel &c, const KernelCall &plan, unsigned node,
+unsigned Former::argNode(KernelDraft &draft, CallKernel &c, const KernelCall &plan, unsigned node,
                          const std::vector<uint32_t> &sizes) {
   const KernelCallArgNode &n = plan.argNodes.at(node);
   ArgExprNode out;
   switch (n.kind) {
-  case KernelCallArgNode::Kind::Entry: out.index = param(kb, sizes.at(n.index)); break;
+  case KernelCallArgNode::Kind::Entry: out.index = param(draft, sizes.at(n.index)); break;
   case KernelCallArgNode::Kind::WorkgroupId:
     out.kind = ArgExprNode::Kind::WorkgroupId, out.index = n.index;
     break;
@@ -83,8 +83,8 @@ unsigned Former::argNode(KB &kb, CallKernel &c, const KernelCall &plan, unsigned
   case KernelCallArgNode::Kind::Binary:
     out.kind = ArgExprNode::Kind::Binary;
     out.op = n.op;
-    out.lhs = argNode(kb, c, plan, n.lhs, sizes);
-    out.rhs = argNode(kb, c, plan, n.rhs, sizes);
+    out.lhs = argNode(draft, c, plan, n.lhs, sizes);
+    out.rhs = argNode(draft, c, plan, n.rhs, sizes);
     break;
   }
   c.argNodes.push_back(out);
@@ -101,7 +101,7 @@ void Former::callGroup(int g) {
   d.loc = op->loc;
   d.source = sm.formatShort(d.loc);
   d.isCall = true;
-  KB kb{d, {}, {}, {}, {}};
+  KernelDraft draft{d, {}, {}, {}, {}};
   CallKernel &c = d.call;
   c.plan = &plan;
   if (plan.imported())
@@ -115,7 +115,7 @@ void Former::callGroup(int g) {
       c.inputBuffers.push_back(buffer(v));
       d.bindings.push_back(c.inputBuffers.back());
       for (uint32_t e : shapes.dimsOf(v))
-        dp.push_back(param(kb, e));
+        dp.push_back(param(draft, e));
       c.inputScalarParam.push_back(-1);
     } else {
       c.inputBuffers.push_back(kNoBuffer);
@@ -146,7 +146,7 @@ void Former::callGroup(int g) {
         assert(ok);
         (void)ok;
       }
-      c.inputScalarParam.push_back(static_cast<int>(param(kb, e)));
+      c.inputScalarParam.push_back(static_cast<int>(param(draft, e)));
     }
     c.inputDimParams.push_back(dp);
   }
@@ -178,24 +178,24 @@ void Former::callGroup(int g) {
     d.bindings.push_back(c.outputBuffers.back());
     std::vector<unsigned> dp;
     for (uint32_t e : shapes.dimsOf(v))
-      dp.push_back(param(kb, e));
+      dp.push_back(param(draft, e));
     c.outputDimParams.push_back(dp);
   }
   if (plan.form == KernelForm::Call) {
     for (const KernelCallArg &a : plan.args) {
       if (a.kind == KernelCallArg::Kind::Size) {
         ArgExprNode n;
-        n.index = param(kb, sizes.at(a.expr));
+        n.index = param(draft, sizes.at(a.expr));
         c.argNodes.push_back(n);
         c.exprRoots.push_back(static_cast<unsigned>(c.argNodes.size() - 1));
       } else if (a.kind == KernelCallArg::Kind::PerWorkgroup) {
-        c.exprRoots.push_back(argNode(kb, c, plan, a.expr, sizes));
+        c.exprRoots.push_back(argNode(draft, c, plan, a.expr, sizes));
       }
     }
   } else {
     // Whole-dispatch kernels see exactly the constants the rule lists.
     d.params.clear();
-    kb.paramIndex.clear();
+    draft.paramIndex.clear();
     for (uint32_t e : plan.constants)
       d.params.push_back(sizes.at(e));
   }

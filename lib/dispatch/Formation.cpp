@@ -217,14 +217,14 @@ void Former::scalarResult(const Value *v) {
   d.name = fn.name + "_dispatch_" + std::to_string(out.dispatches.size()) + "_result";
   d.loc = v->loc;
   d.source = sm.formatShort(d.loc);
-  KB kb{d, {}, {}, {}, {}};
+  KernelDraft draft{d, {}, {}, {}, {}};
   KernelOutput o;
   o.buffer = addBuffer(GRAFT_BUFFER_TEMP, 0, v->type.elem, {});
-  o.node = outerScalar(kb, v);
+  o.node = outerScalar(draft, v);
   o.elem = v->type.elem;
   d.loop.outputs.push_back(o);
   bufferOf[v] = o.buffer;
-  finishLoop(kb);
+  finishLoop(draft);
   d.bindings.push_back(o.buffer);
   addDispatchStep(std::move(d));
 }

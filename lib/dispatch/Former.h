@@ -91,43 +91,43 @@ struct Former {
 
   // ---- Loop kernels (LoopKernels.cpp, Tiling.cpp) ----
   // A kernel under construction.
-  struct KB {
+  struct KernelDraft {
     Dispatch &d;
     std::map<uint32_t, unsigned> paramIndex;
     std::map<const Value *, int> nodeOf;
     std::map<std::pair<uint32_t, std::vector<int>>, unsigned> inputIndex;
     std::vector<uint32_t> domain;
   };
-  unsigned param(KB &kb, uint32_t expr);
-  int node(KB &kb, ScalarNode n);
-  int constNode(KB &kb, DType t, double f, int64_t i);
-  int loadNode(KB &kb, const Value *v, std::vector<int> map);
+  unsigned param(KernelDraft &draft, uint32_t expr);
+  int node(KernelDraft &draft, ScalarNode n);
+  int constNode(KernelDraft &draft, DType t, double f, int64_t i);
+  int loadNode(KernelDraft &draft, const Value *v, std::vector<int> map);
   // The kernel input reading buffer |v| through |map| (once per pair).
-  unsigned input(KB &kb, const Value *v, const std::vector<int> &map);
+  unsigned input(KernelDraft &draft, const Value *v, const std::vector<int> &map);
   // Data movement as index arithmetic in the scalar DAG: |v| at the
   // coordinates |at| (one `index` node per dim of |v|). readAt reads
   // through loadNode when every coordinate is a domain index; viewAt is the
   // result of gather, slice, iota or concat |op| at |at|, read from its
   // operands.
-  int indexNode(KB &kb, int dim);
+  int indexNode(KernelDraft &draft, int dim);
   // |guard| (an i1 node, or -1): read only where it is true, else 0.
-  int readAt(KB &kb, const Value *v, const std::vector<int> &at, bool checked = false,
+  int readAt(KernelDraft &draft, const Value *v, const std::vector<int> &at, bool checked = false,
              int guard = -1);
-  int viewAt(KB &kb, const Op *op, const std::vector<int> &at);
+  int viewAt(KernelDraft &draft, const Op *op, const std::vector<int> &at);
   // A row statistic |op| (isRowStat) in the current kernel.
-  int rowStatNode(KB &kb, const Op *op);
+  int rowStatNode(KernelDraft &draft, const Op *op);
   // A tensor value at the current parallel point.
-  int atPoint(KB &kb, const Value *v);
+  int atPoint(KernelDraft &draft, const Value *v);
   // A scalar defined outside any body (constant, dim, scalar argument).
-  int outerScalar(KB &kb, const Value *v);
-  void emitMap(KB &kb, const Op *op);
+  int outerScalar(KernelDraft &draft, const Value *v);
+  void emitMap(KernelDraft &draft, const Op *op);
   std::vector<int> identity(unsigned n);
-  int reduceIdentity(KB &kb, const std::string &kind, DType t);
-  void rootKernel(KB &kb, const Op *op);
+  int reduceIdentity(KernelDraft &draft, const std::string &kind, DType t);
+  void rootKernel(KernelDraft &draft, const Op *op);
   void loopGroup(int g);
   // After fusion: flattens pure elementwise kernels, picks tile sizes from
   // the target's vector width and computes the grid.
-  void finishLoop(KB &kb);
+  void finishLoop(KernelDraft &draft);
 
   // ---- Buffer planning (Arena.cpp) ----
   // After every step exists: TEMP buffers written whole by their first step
@@ -137,7 +137,7 @@ struct Former {
   // ---- Kernel calls (CallKernels.cpp) ----
   // Appends the nodes computing Size or PerWorkgroup argument |a| of
   // |plan| to |c| and returns its root; program entries become Params.
-  unsigned argNode(KB &kb, CallKernel &c, const KernelCall &plan, unsigned node,
+  unsigned argNode(KernelDraft &draft, CallKernel &c, const KernelCall &plan, unsigned node,
                    const std::vector<uint32_t> &sizes);
   uint32_t inPlaceOutput(const Value *out, const Value *in, const Op *call);
   void callGroup(int g);

@@ -12,42 +12,42 @@
 
 namespace graft {
 
-unsigned Former::param(KB &kb, uint32_t expr) {
-  auto it = kb.paramIndex.find(expr);
-  if (it != kb.paramIndex.end())
+unsigned Former::param(KernelDraft &draft, uint32_t expr) {
+  auto it = draft.paramIndex.find(expr);
+  if (it != draft.paramIndex.end())
     return it->second;
-  unsigned p = static_cast<unsigned>(kb.d.params.size());
-  kb.d.params.push_back(expr);
-  kb.paramIndex[expr] = p;
+  unsigned p = static_cast<unsigned>(draft.d.params.size());
+  draft.d.params.push_back(expr);
+  draft.paramIndex[expr] = p;
   return p;
 }
 
-int Former::node(KB &kb, ScalarNode n) {
-  kb.d.loop.nodes.push_back(std::move(n));
-  return static_cast<int>(kb.d.loop.nodes.size() - 1);
+int Former::node(KernelDraft &draft, ScalarNode n) {
+  draft.d.loop.nodes.push_back(std::move(n));
+  return static_cast<int>(draft.d.loop.nodes.size() - 1);
 }
 
-int Former::constNode(KB &kb, DType t, double f, int64_t i) {
+int Former::constNode(KernelDraft &draft, DType t, double f, int64_t i) {
   ScalarNode n{ScalarNode::Kind::Const, t};
   n.f = f;
   n.i = i;
-  return node(kb, n);
+  return node(draft, n);
 }
 
-int Former::loadNode(KB &kb, const Value *v, std::vector<int> map) {
+int Former::loadNode(KernelDraft &draft, const Value *v, std::vector<int> map) {
   if (views.count(v) && v->def->kind == OpKind::Transpose) {
     // Dim i of the view is dim perm[i] of the operand.
     std::vector<int64_t> perm = v->def->listAttr("perm");
     std::vector<int> composed(perm.size());
     for (size_t i = 0; i < perm.size(); ++i)
       composed[perm[i]] = map[i];
-    return loadNode(kb, v->def->operands[0], composed);
+    return loadNode(draft, v->def->operands[0], composed);
   }
   if (views.count(v) && v->def->kind != OpKind::Broadcast) {
     std::vector<int> at;
     for (int d : map)
-      at.push_back(indexNode(kb, d));
-    return viewAt(kb, v->def, at);
+      at.push_back(indexNode(draft, d));
+    return viewAt(draft, v->def, at);
   }
   if (views.count(v)) {
     // Broadcast dim k of the operand is dim dims[k] of the view.
@@ -55,83 +55,83 @@ int Former::loadNode(KB &kb, const Value *v, std::vector<int> map) {
     std::vector<int> composed;
     for (int64_t d : dims)
       composed.push_back(map[d]);
-    return loadNode(kb, v->def->operands[0], composed);
+    return loadNode(draft, v->def->operands[0], composed);
   }
   if (v->def && rowStats.count(v->def)) {
     assert(map == identity(static_cast<unsigned>(map.size())) &&
            "row statistic read other than at its row");
-    return rowStatNode(kb, v->def);
+    return rowStatNode(draft, v->def);
   }
   ScalarNode n{ScalarNode::Kind::Load, v->type.elem};
-  n.input = input(kb, v, map);
-  return node(kb, n);
+  n.input = input(draft, v, map);
+  return node(draft, n);
 }
 
-unsigned Former::input(KB &kb, const Value *v, const std::vector<int> &map) {
+unsigned Former::input(KernelDraft &draft, const Value *v, const std::vector<int> &map) {
   uint32_t buf = buffer(v);
   auto key = std::make_pair(buf, map);
-  auto it = kb.inputIndex.find(key);
-  if (it != kb.inputIndex.end())
+  auto it = draft.inputIndex.find(key);
+  if (it != draft.inputIndex.end())
     return it->second;
   KernelInput in;
   in.buffer = buf;
   in.elem = v->type.elem;
   in.map = map;
   for (uint32_t e : shapes.dimsOf(v))
-    in.dimParams.push_back(param(kb, e));
-  unsigned idx = static_cast<unsigned>(kb.d.loop.inputs.size());
-  kb.d.loop.inputs.push_back(std::move(in));
-  kb.inputIndex[key] = idx;
+    in.dimParams.push_back(param(draft, e));
+  unsigned idx = static_cast<unsigned>(draft.d.loop.inputs.size());
+  draft.d.loop.inputs.push_back(std::move(in));
+  draft.inputIndex[key] = idx;
   return idx;
 }
 
-int Former::indexNode(KB &kb, int dim) {
+int Former::indexNode(KernelDraft &draft, int dim) {
   ScalarNode n{ScalarNode::Kind::Index, DType::Index};
   n.i = dim;
-  return node(kb, n);
+  return node(draft, n);
 }
 
-int Former::readAt(KB &kb, const Value *v, const std::vector<int> &at, bool checked, int guard) {
-  const std::vector<ScalarNode> &nodes = kb.d.loop.nodes;
+int Former::readAt(KernelDraft &draft, const Value *v, const std::vector<int> &at, bool checked, int guard) {
+  const std::vector<ScalarNode> &nodes = draft.d.loop.nodes;
   std::vector<int> map;
   for (int n : at)
     if (nodes[n].kind == ScalarNode::Kind::Index)
       map.push_back(static_cast<int>(nodes[n].i));
   if (map.size() == at.size() && guard < 0)
-    return loadNode(kb, v, map);
+    return loadNode(draft, v, map);
   // Views are read only by maps and reductions (isView), so |v| is a buffer.
   assert(!views.count(v) && !(v->def && rowStats.count(v->def)) && "view read at coordinates");
   ScalarNode n{ScalarNode::Kind::Load, v->type.elem};
-  n.input = input(kb, v, {}); // no map: read at coordinates only
+  n.input = input(draft, v, {}); // no map: read at coordinates only
   n.operands = at;
   n.checked = checked;
   if (guard >= 0) {
     n.operands.push_back(guard);
     n.guarded = true;
   }
-  return node(kb, n);
+  return node(draft, n);
 }
 
-int Former::viewAt(KB &kb, const Op *op, const std::vector<int> &at) {
+int Former::viewAt(KernelDraft &draft, const Op *op, const std::vector<int> &at) {
   auto index = [&](OpKind k, std::vector<int> operands, const std::string &pred = "") {
     ScalarNode n{ScalarNode::Kind::Op, k == OpKind::Cmp ? DType::I1 : DType::Index};
     n.op = k;
     n.operands = std::move(operands);
     n.pred = pred;
-    return node(kb, n);
+    return node(draft, n);
   };
   auto size = [&](uint32_t e) {
     if (std::optional<int64_t> c = shapes.exprs.constValue(e))
-      return constNode(kb, DType::Index, 0, *c);
+      return constNode(draft, DType::Index, 0, *c);
     ScalarNode n{ScalarNode::Kind::Param, DType::Index};
-    n.param = param(kb, e);
-    return node(kb, n);
+    n.param = param(draft, e);
+    return node(draft, n);
   };
   if (op->kind == OpKind::Iota) {
     ScalarNode n{ScalarNode::Kind::Op, op->result()->type.elem};
     n.op = OpKind::Cast;
     n.operands = {at[static_cast<size_t>(op->intAttr("dim"))]};
-    return node(kb, n);
+    return node(draft, n);
   }
   if (op->kind == OpKind::Concat) {
     // Operand i holds [offset_i, offset_i + size_i) along |axis|. Each is
@@ -147,12 +147,12 @@ int Former::viewAt(KB &kb, const Op *op, const std::vector<int> &at) {
       std::vector<int> vAt = at;
       int local = offset == ex.constant(0) ? at[axis] : index(OpKind::Sub, {at[axis], size(offset)});
       int last = size(ex.binary(GRAFT_EXPR_SUB, n, ex.constant(1)));
-      vAt[axis] = index(OpKind::Min, {index(OpKind::Max, {local, constNode(kb, DType::Index, 0, 0)}), last});
+      vAt[axis] = index(OpKind::Min, {index(OpKind::Max, {local, constNode(draft, DType::Index, 0, 0)}), last});
       std::optional<int64_t> known = ex.constValue(n);
       int guard = known && *known > 0
                       ? -1
-                      : index(OpKind::Cmp, {size(n), constNode(kb, DType::Index, 0, 0)}, "gt");
-      loads.push_back(readAt(kb, v, vAt, false, guard));
+                      : index(OpKind::Cmp, {size(n), constNode(draft, DType::Index, 0, 0)}, "gt");
+      loads.push_back(readAt(draft, v, vAt, false, guard));
       offset = ex.binary(GRAFT_EXPR_ADD, offset, n);
       ends.push_back(size(offset));
     }
@@ -162,7 +162,7 @@ int Former::viewAt(KB &kb, const Op *op, const std::vector<int> &at) {
       ScalarNode sel{ScalarNode::Kind::Op, op->result()->type.elem};
       sel.op = OpKind::Select;
       sel.operands = {inside, loads[i], value};
-      value = node(kb, sel);
+      value = node(draft, sel);
     }
     return value;
   }
@@ -176,17 +176,17 @@ int Former::viewAt(KB &kb, const Op *op, const std::vector<int> &at) {
     const Value *indices = op->operands[1];
     size_t q = indices->type.rank();
     std::vector<int> idxAt(at.begin() + axis, at.begin() + axis + q);
-    int k = readAt(kb, indices, idxAt);
+    int k = readAt(draft, indices, idxAt);
     if (indices->type.elem != DType::Index)
       k = index(OpKind::Cast, {k});
-    int zero = constNode(kb, DType::Index, 0, 0);
+    int zero = constNode(draft, DType::Index, 0, 0);
     int n = size(shapes.dimsOf(src)[axis]);
     int wrapped = index(OpKind::Add, {k, n});
     int negative = index(OpKind::Cmp, {k, zero}, "lt");
     srcAt.assign(at.begin(), at.begin() + axis);
     srcAt.push_back(index(OpKind::Select, {negative, wrapped, k}));
     srcAt.insert(srcAt.end(), at.begin() + axis + q, at.end());
-    return readAt(kb, src, srcAt, /*checked=*/true);
+    return readAt(draft, src, srcAt, /*checked=*/true);
   }
   assert(op->kind == OpKind::Slice && "view of an op that is not data movement");
   std::vector<int64_t> steps = op->listAttr("steps");
@@ -197,12 +197,12 @@ int Former::viewAt(KB &kb, const Op *op, const std::vector<int> &at) {
     std::optional<int64_t> start = shapes.exprs.constValue(s.start);
     int c = at[d];
     if (step != 1)
-      c = index(OpKind::Mul, {c, constNode(kb, DType::Index, 0, step)});
+      c = index(OpKind::Mul, {c, constNode(draft, DType::Index, 0, step)});
     if (!start || *start != 0)
       c = index(OpKind::Add, {c, size(s.start)});
     srcAt.push_back(c);
   }
-  return readAt(kb, src, srcAt);
+  return readAt(draft, src, srcAt);
 }
 
 // The update op of reduction |kind| (sum, prod, max, min).
@@ -212,38 +212,38 @@ static OpKind reduceOp(const std::string &kind) {
          : kind == "prod" ? OpKind::Mul : OpKind::Add;
 }
 
-int Former::rowStatNode(KB &kb, const Op *op) {
-  auto it = kb.nodeOf.find(op->result());
-  if (it != kb.nodeOf.end())
+int Former::rowStatNode(KernelDraft &draft, const Op *op) {
+  auto it = draft.nodeOf.find(op->result());
+  if (it != draft.nodeOf.end())
     return it->second;
   std::string kind = op->identAttr("kind");
   DType t = op->result()->type.elem;
-  int body = atPoint(kb, op->operands[0]);
-  int init = reduceIdentity(kb, kind, t);
+  int body = atPoint(draft, op->operands[0]);
+  int init = reduceIdentity(draft, kind, t);
   ScalarNode n{ScalarNode::Kind::RowReduce, t};
   n.op = reduceOp(kind);
   n.operands = {body, init};
-  int id = node(kb, n);
-  kb.nodeOf[op->result()] = id;
+  int id = node(draft, n);
+  draft.nodeOf[op->result()] = id;
   return id;
 }
 
 // A tensor value at the current parallel point.
-int Former::atPoint(KB &kb, const Value *v) {
-  auto it = kb.nodeOf.find(v);
-  if (it != kb.nodeOf.end())
+int Former::atPoint(KernelDraft &draft, const Value *v) {
+  auto it = draft.nodeOf.find(v);
+  if (it != draft.nodeOf.end())
     return it->second;
   std::vector<int> map;
   for (unsigned i = 0; i < v->type.rank(); ++i)
     map.push_back(static_cast<int>(i));
-  return loadNode(kb, v, map);
+  return loadNode(draft, v, map);
 }
 
 // A scalar defined outside any body (constant, dim, scalar argument).
-int Former::outerScalar(KB &kb, const Value *v) {
+int Former::outerScalar(KernelDraft &draft, const Value *v) {
   if (v->def && v->def->kind == OpKind::Constant) {
     DType t = v->type.elem;
-    return constNode(kb, t, isFloat(t) ? v->def->constant.getFloat(t, 0) : 0,
+    return constNode(draft, t, isFloat(t) ? v->def->constant.getFloat(t, 0) : 0,
                      isFloat(t) ? 0 : v->def->constant.getInt(t, 0));
   }
   uint32_t e = 0;
@@ -251,23 +251,23 @@ int Former::outerScalar(KB &kb, const Value *v) {
   assert(ok && "captured scalar without host expression");
   (void)ok;
   ScalarNode n{ScalarNode::Kind::Param, v->type.elem};
-  n.param = param(kb, e);
-  return node(kb, n);
+  n.param = param(draft, e);
+  return node(draft, n);
 }
 
-void Former::emitMap(KB &kb, const Op *op) {
+void Former::emitMap(KernelDraft &draft, const Op *op) {
   const Region &r = *op->region;
   std::map<const Value *, int> local;
   for (size_t i = 0; i < r.args.size(); ++i)
-    local[r.args[i]] = atPoint(kb, op->operands[i]);
+    local[r.args[i]] = atPoint(draft, op->operands[i]);
   auto get = [&](const Value *v) {
     auto it = local.find(v);
-    return it != local.end() ? it->second : outerScalar(kb, v);
+    return it != local.end() ? it->second : outerScalar(draft, v);
   };
   for (const Op *b : r.ops) {
     const Value *res = b->result();
     if (b->kind == OpKind::Constant) {
-      local[res] = outerScalar(kb, res);
+      local[res] = outerScalar(draft, res);
       continue;
     }
     ScalarNode n{ScalarNode::Kind::Op, res->type.elem};
@@ -276,9 +276,9 @@ void Former::emitMap(KB &kb, const Op *op) {
       n.pred = b->identAttr("pred");
     for (const Value *o : b->operands)
       n.operands.push_back(get(o));
-    local[res] = node(kb, n);
+    local[res] = node(draft, n);
   }
-  kb.nodeOf[op->result()] = get(r.yield);
+  draft.nodeOf[op->result()] = get(r.yield);
 }
 
 std::vector<int> Former::identity(unsigned n) {
@@ -288,7 +288,7 @@ std::vector<int> Former::identity(unsigned n) {
   return m;
 }
 
-int Former::reduceIdentity(KB &kb, const std::string &kind, DType t) {
+int Former::reduceIdentity(KernelDraft &draft, const std::string &kind, DType t) {
   bool fl = isFloat(t);
   double inf = std::numeric_limits<double>::infinity();
   int64_t imax = 0, imin = 0;
@@ -300,16 +300,16 @@ int Former::reduceIdentity(KB &kb, const std::string &kind, DType t) {
   default: imax = INT64_MAX; imin = INT64_MIN; break;
   }
   if (kind == "max")
-    return constNode(kb, t, -inf, imin);
+    return constNode(draft, t, -inf, imin);
   if (kind == "min")
-    return constNode(kb, t, inf, imax);
+    return constNode(draft, t, inf, imax);
   if (kind == "prod")
-    return constNode(kb, t, 1.0, 1);
-  return constNode(kb, t, fl ? 0.0 : 0.0, 0);
+    return constNode(draft, t, 1.0, 1);
+  return constNode(draft, t, fl ? 0.0 : 0.0, 0);
 }
 
-void Former::rootKernel(KB &kb, const Op *op) {
-  LoopKernel &L = kb.d.loop;
+void Former::rootKernel(KernelDraft &draft, const Op *op) {
+  LoopKernel &L = draft.d.loop;
   const Value *res = op->result();
   std::vector<uint32_t> domain = shapes.dimsOf(res);
   L.numParallel = static_cast<unsigned>(domain.size());
@@ -325,32 +325,32 @@ void Former::rootKernel(KB &kb, const Op *op) {
     L.accType = res->type.elem;
     if (acc->def && acc->def->kind == OpKind::Fill && groupOf[acc->def] == -2) {
       const Value *s = acc->def->operands[0];
-      L.accInit = outerScalar(kb, s);
+      L.accInit = outerScalar(draft, s);
     } else {
-      L.accInit = atPoint(kb, acc);
+      L.accInit = atPoint(draft, acc);
     }
-    int a = loadNode(kb, op->operands[0], lm);
-    int b = loadNode(kb, op->operands[1], rm);
+    int a = loadNode(draft, op->operands[0], lm);
+    int b = loadNode(draft, op->operands[1], rm);
     // Mixed precision: narrow inputs are widened to the accumulator's type.
     if (op->operands[0]->type.elem != L.accType) {
       ScalarNode widen{ScalarNode::Kind::Op, L.accType};
       widen.op = OpKind::Cast;
       widen.operands = {a};
-      a = node(kb, widen);
+      a = node(draft, widen);
       widen.operands = {b};
-      b = node(kb, widen);
+      b = node(draft, widen);
     }
     ScalarNode mul{ScalarNode::Kind::Op, L.accType};
     mul.op = OpKind::Mul;
     mul.operands = {a, b};
-    int m = node(kb, mul);
+    int m = node(draft, mul);
     ScalarNode accN{ScalarNode::Kind::Acc, L.accType};
-    int ac = node(kb, accN);
+    int ac = node(draft, accN);
     ScalarNode add{ScalarNode::Kind::Op, L.accType};
     add.op = OpKind::Add;
     add.operands = {ac, m};
-    L.accUpdate = node(kb, add);
-    kb.nodeOf[res] = ac;
+    L.accUpdate = node(draft, add);
+    draft.nodeOf[res] = ac;
     break;
   }
   case OpKind::Reduce: {
@@ -371,23 +371,23 @@ void Former::rootKernel(KB &kb, const Op *op) {
     }
     std::string kind = op->identAttr("kind");
     L.accType = res->type.elem;
-    L.accInit = reduceIdentity(kb, kind, L.accType);
-    int ld = loadNode(kb, in, map);
+    L.accInit = reduceIdentity(draft, kind, L.accType);
+    int ld = loadNode(draft, in, map);
     ScalarNode accN{ScalarNode::Kind::Acc, L.accType};
-    int ac = node(kb, accN);
+    int ac = node(draft, accN);
     ScalarNode upd{ScalarNode::Kind::Op, L.accType};
     upd.op = reduceOp(kind);
     upd.operands = {ac, ld};
-    L.accUpdate = node(kb, upd);
-    kb.nodeOf[res] = ac;
+    L.accUpdate = node(draft, upd);
+    draft.nodeOf[res] = ac;
     break;
   }
   case OpKind::Fill:
-    kb.nodeOf[res] = outerScalar(kb, op->operands[0]);
+    draft.nodeOf[res] = outerScalar(draft, op->operands[0]);
     break;
   case OpKind::Broadcast: {
     std::vector<int64_t> dims = op->listAttr("dims");
-    kb.nodeOf[res] = loadNode(kb, op->operands[0],
+    draft.nodeOf[res] = loadNode(draft, op->operands[0],
                               std::vector<int>(dims.begin(), dims.end()));
     break;
   }
@@ -396,7 +396,7 @@ void Former::rootKernel(KB &kb, const Op *op) {
     std::vector<int> map(perm.size());
     for (size_t i = 0; i < perm.size(); ++i)
       map[perm[i]] = static_cast<int>(i);
-    kb.nodeOf[res] = loadNode(kb, op->operands[0], map);
+    draft.nodeOf[res] = loadNode(draft, op->operands[0], map);
     break;
   }
   case OpKind::Gather:
@@ -405,17 +405,17 @@ void Former::rootKernel(KB &kb, const Op *op) {
   case OpKind::Concat: {
     std::vector<int> at;
     for (unsigned d = 0; d < L.numParallel; ++d)
-      at.push_back(indexNode(kb, static_cast<int>(d)));
-    kb.nodeOf[res] = viewAt(kb, op, at);
+      at.push_back(indexNode(draft, static_cast<int>(d)));
+    draft.nodeOf[res] = viewAt(draft, op, at);
     break;
   }
   case OpKind::Map:
-    emitMap(kb, op);
+    emitMap(draft, op);
     break;
   default:
     GRAFT_INTERNAL_ERROR(std::string("'") + opName(op->kind) + "' is not a loop-kernel root");
   }
-  kb.domain = domain;
+  draft.domain = domain;
 }
 
 void Former::loopGroup(int g) {
@@ -424,10 +424,10 @@ void Former::loopGroup(int g) {
   d.name = dispatchName(ops.front());
   d.loc = ops.front()->loc;
   d.source = sm.formatShort(d.loc);
-  KB kb{d, {}, {}, {}, {}};
-  rootKernel(kb, ops.front());
+  KernelDraft draft{d, {}, {}, {}, {}};
+  rootKernel(draft, ops.front());
   for (size_t i = 1; i < ops.size(); ++i)
-    emitMap(kb, ops[i]);
+    emitMap(draft, ops[i]);
   // Inputs are bound first, outputs after; params are final.
   for (const Op *op : ops) {
     const Value *v = op->result();
@@ -435,11 +435,11 @@ void Former::loopGroup(int g) {
       continue;
     KernelOutput o;
     o.buffer = outputBuffer(v);
-    o.node = kb.nodeOf[v];
+    o.node = draft.nodeOf[v];
     o.elem = v->type.elem;
     d.loop.outputs.push_back(o);
   }
-  finishLoop(kb);
+  finishLoop(draft);
   for (const KernelInput &in : d.loop.inputs)
     d.bindings.push_back(in.buffer);
   for (const KernelOutput &o : d.loop.outputs)

@@ -111,10 +111,10 @@ static uint32_t packedMatmulRows(ExprTable &ex, const PackedMatmul &p,
 
 // After fusion: flattens pure elementwise kernels, picks tile sizes from
 // the target's feature level and computes the grid.
-void Former::finishLoop(KB &kb) {
-  LoopKernel &L = kb.d.loop;
+void Former::finishLoop(KernelDraft &draft) {
+  LoopKernel &L = draft.d.loop;
   ExprTable &ex = shapes.exprs;
-  std::vector<uint32_t> domain = kb.domain;
+  std::vector<uint32_t> domain = draft.domain;
   bool reduction = domain.size() > L.numParallel;
   // An elementwise kernel whose inputs are all read at the output point
   // walks one contiguous index space: one loop, whatever the rank.
@@ -135,11 +135,11 @@ void Former::finishLoop(KB &kb) {
     L.numParallel = 1;
     for (KernelInput &in : L.inputs) {
       in.map = {0};
-      in.dimParams = {param(kb, total)};
+      in.dimParams = {param(draft, total)};
     }
   }
   for (uint32_t e : domain)
-    L.domainParams.push_back(param(kb, e));
+    L.domainParams.push_back(param(draft, e));
   if (reduction) {
     // Which loop order reads memory contiguously: the innermost output dim
     // (a row of accumulators, matmul's i-k-j) or a reduced dim (one point
@@ -185,7 +185,7 @@ void Former::finishLoop(KB &kb) {
     L.regRows = L.regCols = 1;
     L.tileX = L.packed.nc;
     L.tileY = L.packed.mw;
-    kb.d.scratchBytes = L.packed.scratchBytes();
+    draft.d.scratchBytes = L.packed.scratchBytes();
   }
   // An input read across its rows (transpose, some broadcasts) gets tall,
   // narrow tiles: each of the tile's 8 input rows is read along 128
@@ -212,18 +212,18 @@ void Former::finishLoop(KB &kb) {
   // Grid: x over the innermost parallel dim, y over the next, z over the
   // product of the rest.
   unsigned P = L.numParallel;
-  kb.d.grid[0] = P >= 1 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 1], ex.constant(L.tileX))
+  draft.d.grid[0] = P >= 1 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 1], ex.constant(L.tileX))
                         : ex.constant(1);
   uint32_t rows = ex.constant(L.tileY);
   if (L.packed.mr) {
     rows = packedMatmulRows(ex, L.packed, domain, P);
-    L.packed.mwParam = param(kb, rows);
+    L.packed.mwParam = param(draft, rows);
   }
-  kb.d.grid[1] = P >= 2 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 2], rows) : ex.constant(1);
+  draft.d.grid[1] = P >= 2 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 2], rows) : ex.constant(1);
   uint32_t z = ex.constant(1);
   for (unsigned i = 0; i + 2 < P; ++i)
     z = ex.binary(GRAFT_EXPR_MUL, z, domain[i]);
-  kb.d.grid[2] = z;
+  draft.d.grid[2] = z;
 }
 
 } // namespace graft
