@@ -1,14 +1,14 @@
 // Dispatch formation: groups a function's ops into dispatches and builds its
 // host program.
 //
-// Pass 1 walks the ops in program order and assigns every compute op to a
+// Grouping (formGroups) walks the ops in program order and assigns every compute op to a
 // group: a fill whose only user is a matmul accumulator is absorbed into the
 // matmul (the accumulator starts at the fill value); an elementwise `map` is
 // fused into the group of its latest producer when it iterates over that
 // group's parallel domain and its other operands are ready before that group
 // runs, and the group's body stays under kMaxFusedScalarOps; broadcasts and
 // row reductions their consumers compute (Views.cpp) are no group; everything
-// else starts a group. Pass 2 turns each group into a
+// else starts a group. Then each group becomes each group into a
 // LoopKernel (or a CallKernel for spec kernel calls) and the buffers and
 // steps of the host program.
 #include "dispatch/Former.h"
@@ -44,7 +44,7 @@ void Former::reportFoldErrors(SourceLoc loc) {
 }
 
 void Former::run() {
-  pass1();
+  formGroups();
   for (size_t g = 0; g < groups.size(); ++g) {
     stepGuard = guardOf(groups[g].front());
     if (groups[g].front()->kind == OpKind::KernelCall)
@@ -132,6 +132,11 @@ int Former::tryFuseMap(const Op *op) {
   return g;
 }
 
+bool Former::inGroup(const Op *op, int g) const {
+  auto it = groupOf.find(op);
+  return it != groupOf.end() && it->second == g;
+}
+
 // Whether the kernel of group |g| can read |v| at any point of its domain:
 // ready before g runs, computed in g, or a view or row statistic of such
 // values (a statistic over g's own values only when g is pointwise).
@@ -146,26 +151,22 @@ bool Former::availableIn(const Value *v, int g) {
   }
   if (rowStats.count(v->def)) {
     const Value *in = v->def->operands[0];
-    bool inGroup = in->def && groupOf.count(in->def) && groupOf[in->def] == g;
-    return inGroup ? pointwiseGroup(g) : availableIn(in, g);
+    return inGroup(in->def, g) ? pointwiseGroup(g) : availableIn(in, g);
   }
-  return groupOf.count(v->def) && groupOf[v->def] == g;
+  return inGroup(v->def, g);
 }
 
-void Former::pass1() {
+void Former::formGroups() {
   for (const Value *v : fn.results)
     returned.insert(v);
   for (const Op *op : fn.ops) {
     if (!isCompute(op->kind)) {
-      groupOf[op] = -1;
       if (op->kind == OpKind::Reshape && op->result())
         readyAfter[op->result()] = ready(op->operands[0]);
       continue;
     }
     if (isView(op) || isRowStat(op)) {
-      bool stat = op->kind == OpKind::Reduce;
-      groupOf[op] = stat ? -3 : -1;
-      if (stat)
+      if (op->kind == OpKind::Reduce)
         rowStats.insert(op);
       else
         views.insert(op->result());
@@ -177,7 +178,7 @@ void Former::pass1() {
       continue;
     }
     if (absorbedFill(op)) {
-      groupOf[op] = -2;
+      absorbedFills.insert(op);
       continue;
     }
     int g = op->kind == OpKind::Map ? tryFuseMap(op) : -1;

@@ -1,6 +1,6 @@
 // Internal to dispatch formation: the state of forming one function's
 // dispatches, shared by the files of this folder:
-//   Formation.cpp   grouping (pass 1), the driver, scalar results
+//   Formation.cpp   grouping (formGroups), the driver, scalar results
 //   Buffers.cpp     host-program buffers of values
 //   LoopKernels.cpp building LoopKernels (scalar DAGs) from op groups
 //   Tiling.cpp      flattening, loop order, tile sizes and the grid
@@ -36,9 +36,12 @@ struct Former {
   const FeatureLevel &level; // what the target's baseline gives tiling
   UseIndex uses; // the function does not change while it is formed
 
-  // Pass 1 results.
-  // -1: no dispatch (views too), -2: absorbed fill, -3: row statistic
+  // Grouping results (formGroups).
+  // The group of each op that is in one: not views, row statistics,
+  // absorbed fills and ops that compute nothing (inGroup).
   std::map<const Op *, int> groupOf;
+  // Fills a matmul's accumulator absorbs: the kernel starts from the value.
+  std::set<const Op *> absorbedFills;
   std::vector<std::vector<const Op *>> groups;
   std::vector<size_t> groupBodySize; // per group: scalar ops fused into it
   std::map<const Value *, int> readyAfter; // group that must run first (-1: none)
@@ -47,7 +50,7 @@ struct Former {
   // The guard of the steps the group being formed adds (a call with a
   // fallback, or one of its fallback's ops).
   uint32_t stepGuard = 0;
-  // Values never materialised (pass 1): broadcasts their consumers read
+  // Values never materialised (formGroups): broadcasts their consumers read
   // through a composed index map, and row reductions whose consumers
   // compute them per row (RowReduce). Their readiness is their inputs'.
   std::set<const Value *> views;
@@ -62,7 +65,7 @@ struct Former {
   // Reports sizes built for the dispatch at |loc| that overflowed when folded.
   void reportFoldErrors(SourceLoc loc);
 
-  // ---- Pass 1 (Formation.cpp) ----
+  // ---- Grouping (Formation.cpp) ----
   int ready(const Value *v);
   // Views and row statistics (Views.cpp).
   bool isView(const Op *op);
@@ -76,7 +79,9 @@ struct Former {
   bool absorbedFill(const Op *op);
   int tryFuseMap(const Op *op);
   bool availableIn(const Value *v, int g);
-  void pass1();
+  void formGroups();
+  // Whether |op| is in group |g|.
+  bool inGroup(const Op *op, int g) const;
   std::string dispatchName(const Op *root);
   void addDispatchStep(Dispatch d);
   void scalarResult(const Value *v);

@@ -323,7 +323,7 @@ void Former::rootKernel(KernelDraft &draft, const Op *op) {
     std::vector<int> rm = batch ? std::vector<int>{0, 3, 2} : std::vector<int>{2, 1};
     const Value *acc = op->operands[2];
     L.accType = res->type.elem;
-    if (acc->def && acc->def->kind == OpKind::Fill && groupOf[acc->def] == -2) {
+    if (acc->def && absorbedFills.count(acc->def)) {
       const Value *s = acc->def->operands[0];
       L.accInit = outerScalar(draft, s);
     } else {

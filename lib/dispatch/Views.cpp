@@ -81,8 +81,7 @@ bool Former::consumedOnlyIn(const Value *v, int g) {
   if (returned.count(v))
     return false;
   for (const Op *u : uses.users(v)) {
-    auto it = groupOf.find(u);
-    if (it != groupOf.end() && it->second == g)
+    if (inGroup(u, g))
       continue;
     bool inline_ = u->result() && (views.count(u->result()) || rowStats.count(u));
     if (!inline_ || !consumedOnlyIn(u->result(), g))
