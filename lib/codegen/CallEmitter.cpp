@@ -110,7 +110,7 @@ struct ArgExprEmitter {
 
 } // namespace
 
-void emitCallDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
+void emitCallDispatch(Module &m, const Dispatch &d) {
   LLVMContext &c = m.getContext();
   IRBuilder<> b(c);
   DispatchArgs a = beginDispatchFunction(m, b, d.name);

@@ -41,8 +41,8 @@ struct VariantSymbols {
 };
 
 // Internal entry points (one file each).
-void emitLoopDispatch(llvm::Module &m, const Dispatch &d, const TargetInfo &t);
-void emitCallDispatch(llvm::Module &m, const Dispatch &d, const TargetInfo &t);
+void emitLoopDispatch(llvm::Module &m, const Dispatch &d);
+void emitCallDispatch(llvm::Module &m, const Dispatch &d);
 // The leaf routines of a packed matmul (PackedMatmul.cpp), one per tile
 // shape and module.
 llvm::Function *packedMatmulPackRhs(llvm::Module &m, const PackedMatmul &p);

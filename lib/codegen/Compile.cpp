@@ -32,9 +32,9 @@ std::unique_ptr<llvm::Module> emitVariantModule(LLVMContext &ctx, const ProgramS
   m->setDataLayout(tm.createDataLayout());
   for (const Dispatch &d : programs.dispatches) {
     if (d.isCall)
-      codegen::emitCallDispatch(*m, d, target);
+      codegen::emitCallDispatch(*m, d);
     else
-      codegen::emitLoopDispatch(*m, d, target);
+      codegen::emitLoopDispatch(*m, d);
   }
   const std::string features = llvmFeatureString(target, level);
   for (llvm::Function &f : *m) {

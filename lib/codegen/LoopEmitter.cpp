@@ -655,7 +655,7 @@ private:
 
 } // namespace
 
-void emitLoopDispatch(Module &m, const Dispatch &d, const TargetInfo &) {
+void emitLoopDispatch(Module &m, const Dispatch &d) {
   LoopEmitter(m, d).run();
 }
 
