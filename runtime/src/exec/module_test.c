@@ -227,7 +227,10 @@ static void deadline_names_dispatch(void) {
   graft_runtime_options_t options;
   graft_runtime_options_initialize(&options);
   options.threads = 2;
-  options.timeout_ms = 20;
+  /* Long enough that the invocation below which must finish in time does
+   * so under qemu on a loaded machine (20 ms did not); the spinning one
+   * costs this much. */
+  options.timeout_ms = 1000;
   options.on_timeout = release_spin;
   options.timeout_user_data = &log;
   graft_module_t* m = NULL;
@@ -238,12 +241,12 @@ static void deadline_names_dispatch(void) {
   EXPECT_OK(graft_tensor_parse("400xf32=1", &x)); /* 100 workgroups */
   graft_status_t s = graft_module_function_invoke(m, 6, &x, 1, &out, 1);
   EXPECT(graft_status_code(s) == GRAFT_DEADLINE_EXCEEDED);
-  EXPECT_ERROR(s, "function 'spin' ran past its deadline of 20 ms in "
+  EXPECT_ERROR(s, "function 'spin' ran past its deadline of 1000 ms in "
                   "dispatch 'spin_dispatch' (spin.graph:3:5)");
   EXPECT(out.data == NULL);
   EXPECT(log.calls == 1);
   EXPECT_STR(log.dispatch, "spin_dispatch");
-  EXPECT_STR(log.message, "function 'spin' ran past its deadline of 20 ms in "
+  EXPECT_STR(log.message, "function 'spin' ran past its deadline of 1000 ms in "
                           "dispatch 'spin_dispatch' (spin.graph:3:5)");
   /* At most one workgroup per worker was running at the deadline. */
   EXPECT(tl_spin_workgroups >= 1 && tl_spin_workgroups <= 2);
