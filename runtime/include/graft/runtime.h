@@ -233,8 +233,9 @@ size_t graft_value_type_format(const graft_value_type_v1_t* type, char* buffer,
 
 /* Runs function |ordinal| on |inputs| (borrowed, read-only; a scalar argument
  * is a rank-0 tensor). For each output: if outputs[i].data is NULL the
- * runtime allocates the result and the caller owns it (graft_tensor_release);
- * otherwise outputs[i].data/.size is caller storage that must be exactly the
+ * runtime allocates the result per call (zeroed, as graft_tensor_allocate
+ * does; large results are fresh huge-page mappings) and the caller owns it
+ * (graft_tensor_release); otherwise outputs[i].data/.size is caller storage that must be exactly the
  * result's size and receives the result (dtype, rank and dims are filled in,
  * .owned is left unchanged): written there directly by the dispatches when
  * it is 64-byte aligned (graft_tensor_allocate's storage is) and overlaps

@@ -23,7 +23,9 @@ typedef struct graft_tensor_t {
   int64_t dims[GRAFT_MAX_RANK];
   void* data;     /* element storage, row-major, packed */
   uint64_t size;  /* bytes of |data| */
-  int owned;      /* nonzero: |data| was allocated by graft (graft_tensor_release frees it) */
+  int owned;      /* nonzero: |data| was allocated by graft; give it back with
+                     graft_tensor_release, never free() (large tensors are
+                     mapped pages) */
 } graft_tensor_t;
 
 /* Bytes of one element (i1 = 1); 0 for an invalid dtype. */

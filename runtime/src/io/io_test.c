@@ -294,6 +294,27 @@ static void status_basics(void) {
   EXPECT(graft_status_annotate(NULL, "x") == NULL);
 }
 
+/* Small tensors come from the heap, large ones (>= 2 MiB) are mapped pages:
+ * both are zeroed, 64-byte aligned, writable in full and released by
+ * graft_tensor_release, including sizes that are no multiple of a page. */
+static void allocate_sizes(void) {
+  const int64_t counts[] = {0, 1, 17, (1 << 19) - 1, 1 << 19, (1 << 19) + 3,
+                            (3 << 20) + 5};
+  for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); ++i) {
+    graft_tensor_t t;
+    EXPECT_OK(graft_tensor_allocate(GRAFT_DTYPE_F32, 1, &counts[i], &t));
+    EXPECT(t.owned && ((uintptr_t)t.data & 63) == 0);
+    EXPECT(t.size == (uint64_t)counts[i] * 4);
+    const unsigned char* bytes = t.data;
+    uint64_t nonzero = 0;
+    for (uint64_t b = 0; b < t.size; ++b) nonzero += bytes[b] != 0;
+    EXPECT(nonzero == 0);
+    if (t.size) memset(t.data, 0xa5, (size_t)t.size);
+    graft_tensor_release(&t);
+    EXPECT(t.data == NULL && !t.owned);
+  }
+}
+
 static int tool_main(int argc, char** argv) {
   graft_tensor_t t;
   graft_status_t s = NULL;
@@ -334,5 +355,6 @@ int main(int argc, char** argv) {
   TEST_CASE(npy_errors);
   TEST_CASE(bounded_reads);
   TEST_CASE(status_basics);
+  TEST_CASE(allocate_sizes);
   return graft_test_finish();
 }
