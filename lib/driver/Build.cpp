@@ -27,6 +27,7 @@
 #include "driver/DriverSupport.h"
 #include "driver/EmbedC.h"
 #include "driver/Variants.h"
+#include "graft/abi.h"
 #include "graph/Parser.h"
 #include "graph/Verifier.h"
 #include "ir/Clone.h"
@@ -83,6 +84,9 @@ struct BuildContext {
   // Files the kernels were made from (sources, the headers clang read,
   // objects), over all targets: they go into the depfile.
   std::set<std::string> kernelDependencies;
+  // --sanitize=undefined: kernels already warned about (object and bitcode
+  // kernels are linked as they are, uninstrumented), each once per build.
+  std::set<std::string> uninstrumented;
 
   // --time-passes: every pass of the driver's thread; the compile threads
   // keep their own and are appended in target order.
@@ -234,6 +238,17 @@ bool lowerTarget(BuildContext &ctx, TargetBuild &tb) {
   return true;
 }
 
+// --sanitize=undefined reaches only what graft compiles from C: an object
+// or bitcode kernel is linked as it is.
+void warnUninstrumented(BuildContext &ctx, const KernelSource &src) {
+  ctx.diag.warning(src.loc, std::string(src.kind == KernelSource::Kind::Object ? "object"
+                                                                               : "bitcode") +
+                                " kernel '" + src.path +
+                                "' is not instrumented by --sanitize=undefined (graft can "
+                                "only instrument C sources); compile it with "
+                                "-fsanitize=undefined -fsanitize-minimal-runtime to check it");
+}
+
 // Each level's kernels, compiled for that level. Several rules may name one
 // kernel file: it is compiled and linked once per variant (twice would
 // define its symbols twice), and checked against every rule that uses it;
@@ -242,6 +257,7 @@ bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
   KernelBuildOptions options;
   options.flags = ctx.opts.kernelFlags;
   options.color = ctx.opts.color;
+  options.sanitizeUndefined = ctx.opts.sanitizeUndefined;
   const TargetInfo &t = *tb.target;
   struct Shared {
     KernelSource source;
@@ -273,6 +289,9 @@ bool compileKernels(BuildContext &ctx, TargetBuild &tb) {
           same->symbols.push_back(plan.symbol);
         continue;
       }
+      if (options.sanitizeUndefined && src.kind != KernelSource::Kind::CSource &&
+          ctx.uninstrumented.insert(src.path).second)
+        warnUninstrumented(ctx, src);
       std::string dir = ctx.workDir + "/" + t.name + "/" + lb.level->name + "/kernels/" +
                         std::to_string(i);
       fs::create_directories(dir);
@@ -340,7 +359,7 @@ bool compileSlice(const BuildContext &ctx, const TargetBuild &tb, CompileOptions
   if (!compileSliceObject(variantPrograms(tb), t, co, diag))
     return false;
   PassTimer pass(co.times, std::string(t.name) + ": builtins");
-  return emitBuiltinsObject(t, builtins, diag);
+  return emitBuiltinsObject(t, builtins, diag, ctx.opts.sanitizeUndefined);
 }
 
 bool linkAndKeep(BuildContext &ctx, TargetBuild &tb, const CompileOptions &co,
@@ -360,7 +379,10 @@ bool linkAndKeep(BuildContext &ctx, TargetBuild &tb, const CompileOptions &co,
   inputs.push_back({std::string("graft builtins (") + t.name + ")", builtins});
   std::vector<uint8_t> elf;
   PassTimer pass(ctx.times(), std::string(t.name) + ": link");
-  if (!linkSlice(t, inputs, dir, elf, ctx.diag))
+  std::vector<std::string> exported = {GRAFT_QUERY_SYMBOL};
+  if (ctx.opts.sanitizeUndefined)
+    exported.push_back(GRAFT_UBSAN_INSTALL_SYMBOL);
+  if (!linkSlice(t, inputs, dir, elf, ctx.diag, exported))
     return false;
   if (ctx.emits("obj"))
     fs::copy_file(co.objectPath, emitPath(ctx, t, "o"), fs::copy_options::overwrite_existing);

@@ -49,6 +49,9 @@ const OptionDesc kBuildOptions[] = {
     {"-I", "DIR", "include directory for every C kernel"},
     {"-D", "NAME[=VALUE]", "macro definition for every C kernel"},
     {"--kernel-flag", "FLAG", "clang flag for every C kernel"},
+    {"--sanitize", "undefined",
+     "check C kernels with UBSan (minimal runtime, in the slice); a check that "
+     "fires fails the invocation, naming it (docs/threat-model.md)"},
     {"--explain", nullptr,
      "report every spec match and why candidates did not match"},
     {"-v", nullptr, "print what each pass did"},
@@ -124,7 +127,9 @@ const CommandDesc kCommands[] = {
      "  graft build mlp.graph --spec mlp.yaml -I include -o mlp.graft "
      "--depfile mlp.graft.d\n"
      "  graft build mlp.graph -o mlp.graft --embed gen/mlp    # gen/mlp.h, "
-     "gen/mlp.c\n",
+     "gen/mlp.c\n"
+     "  graft build mlp.graph --spec mlp.yaml --sanitize=undefined -o "
+     "mlp.graft   # UBSan in C kernels\n",
      "  GRAFT_CLANG        clang for C kernels (default: clang-19 or clang "
      "next to\n"
      "                     graft, else clang-19 on PATH)\n"
@@ -314,6 +319,12 @@ int parseBuild(int argc, char **argv, BuildOptions o) {
       o.kernelFlags.push_back("-D" + value);
     else if (n == "--kernel-flag")
       o.kernelFlags.push_back(value);
+    else if (n == "--sanitize") {
+      if (value != "undefined")
+        return usageError("unknown --sanitize kind '" + value +
+                          "' (graft build supports --sanitize=undefined)");
+      o.sanitizeUndefined = true;
+    }
     else if (n == "--explain")
       o.explain = true;
     else if (n == "-v")

@@ -30,6 +30,7 @@ struct BuildOptions {
   bool explain = false;              // --explain
   bool verbose = false;              // -v
   bool timePasses = false;           // --time-passes
+  bool sanitizeUndefined = false;    // --sanitize=undefined: UBSan in C kernels
 };
 
 // Runs the build pipeline; returns the process exit code.

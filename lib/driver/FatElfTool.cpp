@@ -215,6 +215,8 @@ int runInfo(const Args &args) {
       std::printf("    %s\n", f.c_str());
     for (const std::string &v : lib.variants)
       std::printf("    isa variant %s\n", v.c_str());
+    if (lib.sanitizeUndefined)
+      std::printf("    instrumented: --sanitize=undefined (UBSan checks in its C kernels)\n");
   }
   return status;
 }

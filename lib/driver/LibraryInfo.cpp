@@ -12,6 +12,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include <map>
+#include <set>
 
 namespace graft {
 
@@ -70,9 +71,22 @@ public:
         }
       }
     }
+    for (const object::ELFSymbolRef &sym : obj->getDynamicSymbolIterators()) {
+      Expected<StringRef> name = sym.getName();
+      Expected<uint32_t> flags = sym.getFlags();
+      if (!name || !flags) {
+        consumeError(name.takeError());
+        consumeError(flags.takeError());
+        continue;
+      }
+      if (!(*flags & object::SymbolRef::SF_Undefined))
+        exports_.insert(name->str());
+    }
     return true;
   }
 
+  // Whether the slice's dynamic symbol table defines |name|.
+  bool exports(const std::string &name) const { return exports_.count(name) != 0; }
   unsigned pointerSize() const { return pointerSize_; }
   const std::map<uint64_t, uint64_t> &relocated() const { return relocated_; }
 
@@ -112,6 +126,7 @@ public:
 
 private:
   std::vector<std::pair<uint64_t, StringRef>> sections_;
+  std::set<std::string> exports_;
   std::map<uint64_t, uint64_t> relocated_;
   unsigned pointerSize_ = 8;
   bool little_ = true;
@@ -303,6 +318,7 @@ bool readLibraryInfo(const std::vector<uint8_t> &elf, const TargetInfo &target,
   DataLayout dl = tm->createDataLayout();
   LLVMContext context;
   Reader reader(image, dl, context);
+  out.sanitizeUndefined = image.exports(GRAFT_UBSAN_INSTALL_SYMBOL);
   return reader.read(out, error);
 }
 

@@ -19,6 +19,8 @@ struct LibraryInfo {
   std::vector<std::string> functions;
   // One line per ISA variant: "x86-64-v4: 1 dispatch, needs sse3 ... avx512vl".
   std::vector<std::string> variants;
+  // Built with --sanitize=undefined: it exports GRAFT_UBSAN_INSTALL_SYMBOL.
+  bool sanitizeUndefined = false;
 };
 
 // Reads the library header of |elf|, a slice for |target|. The header is

@@ -114,7 +114,7 @@ bool linkPlugin(PluginContext &ctx, const TargetInfo &target, const std::string 
     return false;
   objects.push_back({std::string("graft builtins (") + target.name + ")", builtins});
   std::vector<uint8_t> elf;
-  if (!linkSlice(target, objects, dir, elf, ctx.diag, GRAFT_PLUGIN_QUERY_SYMBOL))
+  if (!linkSlice(target, objects, dir, elf, ctx.diag, {GRAFT_PLUGIN_QUERY_SYMBOL}))
     return false;
   ctx.log(std::string(target.name) + ": plugin slice of " + std::to_string(elf.size()) +
           " bytes");

@@ -20,31 +20,36 @@
 
 namespace graft {
 
-// slice_runtime.c compiled to LLVM IR when graft was built (CMakeLists.txt).
+// slice_runtime.c and slice_ubsan.c compiled to LLVM IR when graft was
+// built (CMakeLists.txt).
 static const char kSliceRuntimeIR[] =
 #include "SliceRuntimeIR.inc"
     ;
+static const char kSliceUbsanIR[] =
+#include "SliceUbsanIR.inc"
+    ;
 
-// Adds the libm / compiler-rt routines of slice_runtime.c. Their IR was
-// produced for x86_64; the functions are
-// plain integer and float code, so dropping the target attributes (the
-// module's triple and data layout are set by the caller) retargets them.
-static void linkLibm(llvm::Module &dst, llvm::LLVMContext &context) {
+// Adds the C routines of |ir| (one of the above, named |what|) to |dst|.
+// Their IR was produced for x86_64; the functions are plain integer, float
+// and pointer code, so dropping the target attributes (the module's triple
+// and data layout are set by the caller) retargets them.
+static void linkEmbeddedC(llvm::Module &dst, llvm::LLVMContext &context, const char *ir,
+                          const std::string &what) {
   llvm::SMDiagnostic parseError;
-  std::unique_ptr<llvm::Module> libm = llvm::parseAssemblyString(kSliceRuntimeIR, parseError, context);
-  GRAFT_CHECK(libm, "the slice runtime IR does not parse: " + parseError.getMessage().str());
-  libm->setSourceFileName("graft-builtins");
-  libm->setTargetTriple(dst.getTargetTriple());
-  libm->setDataLayout(dst.getDataLayout());
-  for (llvm::Function &f : *libm) {
+  std::unique_ptr<llvm::Module> routines = llvm::parseAssemblyString(ir, parseError, context);
+  GRAFT_CHECK(routines, "the " + what + " IR does not parse: " + parseError.getMessage().str());
+  routines->setSourceFileName("graft-builtins");
+  routines->setTargetTriple(dst.getTargetTriple());
+  routines->setDataLayout(dst.getDataLayout());
+  for (llvm::Function &f : *routines) {
     f.removeFnAttr("target-cpu");
     f.removeFnAttr("target-features");
     f.removeFnAttr("tune-cpu");
     f.addFnAttr("no-builtins");
   }
-  libm->setModuleFlag(llvm::Module::Warning, "wchar_size", 4u);
-  bool failed = llvm::Linker::linkModules(dst, std::move(libm));
-  GRAFT_CHECK(!failed, "cannot link the slice runtime routines into the builtins");
+  routines->setModuleFlag(llvm::Module::Warning, "wchar_size", 4u);
+  bool failed = llvm::Linker::linkModules(dst, std::move(routines));
+  GRAFT_CHECK(!failed, "cannot link the " + what + " routines into the builtins");
 }
 
 // "isize" stands for size_t: emitBuiltinsObject replaces it with the
@@ -223,7 +228,7 @@ static void linkTargetRuntime(llvm::Module &dst, llvm::LLVMContext &context,
 }
 
 bool emitBuiltinsObject(const TargetInfo &target, const std::string &path,
-                        DiagEngine &diag) {
+                        DiagEngine &diag, bool ubsanRuntime) {
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(target, error);
   if (!tm) {
@@ -239,7 +244,9 @@ bool emitBuiltinsObject(const TargetInfo &target, const std::string &path,
   GRAFT_CHECK(module, "the builtins IR does not parse: " + parseError.getMessage().str());
   module->setTargetTriple(target.triple);
   module->setDataLayout(tm->createDataLayout());
-  linkLibm(*module, context);
+  linkEmbeddedC(*module, context, kSliceRuntimeIR, "slice runtime");
+  if (ubsanRuntime)
+    linkEmbeddedC(*module, context, kSliceUbsanIR, "UBSan handler");
   linkTargetRuntime(*module, context, target);
   module->setModuleIdentifier("graft-builtins");
   module->setSourceFileName("graft-builtins");

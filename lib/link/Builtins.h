@@ -13,9 +13,11 @@
 
 namespace graft {
 
-// Writes the builtins object for |target| to |path|. On failure reports
-// "<path>: error: ..." through |diag| and returns false.
+// Writes the builtins object for |target| to |path|; with |ubsanRuntime|
+// it also holds UBSan's minimal handlers and graft_ubsan_install
+// (slice_ubsan.c, for `graft build --sanitize=undefined`). On failure
+// reports "<path>: error: ..." through |diag| and returns false.
 bool emitBuiltinsObject(const TargetInfo &target, const std::string &path,
-                        DiagEngine &diag);
+                        DiagEngine &diag, bool ubsanRuntime = false);
 
 } // namespace graft

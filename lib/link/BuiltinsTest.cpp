@@ -3,6 +3,7 @@
 // C library's (overlapping memmove both ways, memset, memcmp sign).
 #include "link/Builtins.h"
 
+#include <map>
 #include <set>
 
 #include "link/TestUtil.h"
@@ -66,6 +67,74 @@ TEST(Builtins, EmittedForEveryTarget) {
       expected.insert(extra.substr(name, extra.find('(', name) - name));
     }
     EXPECT_EQ(defined, expected) << target->name;
+  }
+}
+
+// The global symbols an emitted builtins object defines, by name, with
+// whether each is weak and hidden; a symbol it needs is a failure.
+std::map<std::string, std::pair<bool, bool>> definedGlobals(const std::string &path,
+                                                            const std::string &what) {
+  std::map<std::string, std::pair<bool, bool>> out;
+  auto objOrErr = llvm::object::ObjectFile::createObjectFile(path);
+  if (!objOrErr) {
+    ADD_FAILURE() << llvm::toString(objOrErr.takeError());
+    return out;
+  }
+  auto *elf = llvm::cast<llvm::object::ELFObjectFileBase>(objOrErr->getBinary());
+  for (const llvm::object::ELFSymbolRef &sym : elf->symbols()) {
+    auto name = sym.getName();
+    auto flags = sym.getFlags();
+    if (!name || !flags) {
+      ADD_FAILURE() << what << ": unreadable symbol";
+      llvm::consumeError(name.takeError());
+      llvm::consumeError(flags.takeError());
+      continue;
+    }
+    if (*flags & llvm::object::SymbolRef::SF_Undefined)
+      ADD_FAILURE() << what << ": builtins need '" << name->str() << "'";
+    else if (*flags & llvm::object::SymbolRef::SF_Global)
+      out[name->str()] = {(*flags & llvm::object::SymbolRef::SF_Weak) != 0,
+                          (sym.getOther() & 3) == llvm::ELF::STV_HIDDEN};
+  }
+  return out;
+}
+
+// --sanitize=undefined: the instrumented builtins add UBSan's minimal
+// handlers (weak, hidden; each check with its _abort variant except the two
+// that never continue) and graft_ubsan_install, the only new visible symbol;
+// they need nothing. Plain builtins have none of them.
+TEST(Builtins, UbsanHandlersOnlyWhenAsked) {
+  for (const TargetInfo *target : allTargets()) {
+    ScratchDir dir;
+    SourceManager sm;
+    DiagEngine diag(sm);
+    diag.setEcho(false);
+    ASSERT_TRUE(emitBuiltinsObject(*target, dir.file("plain.o"), diag)) << diag.text();
+    ASSERT_TRUE(emitBuiltinsObject(*target, dir.file("ubsan.o"), diag, true)) << diag.text();
+    auto plain = definedGlobals(dir.file("plain.o"), target->name);
+    auto ubsan = definedGlobals(dir.file("ubsan.o"), target->name);
+    std::set<std::string> added;
+    for (const auto &[name, attrs] : ubsan) {
+      if (plain.count(name))
+        continue;
+      added.insert(name);
+      if (name == "graft_ubsan_install") {
+        EXPECT_FALSE(attrs.first || attrs.second) << target->name << ": " << name;
+        continue;
+      }
+      EXPECT_EQ(name.rfind("__ubsan_handle_", 0), 0u) << name;
+      EXPECT_TRUE(attrs.first && attrs.second) << target->name << ": " << name;
+    }
+    for (const auto &[name, attrs] : plain)
+      EXPECT_TRUE(ubsan.count(name)) << name;
+    EXPECT_EQ(added.size(), 22u * 2 + 2 + 1) << target->name;
+    for (const char *name :
+         {"graft_ubsan_install", "__ubsan_handle_add_overflow_minimal",
+          "__ubsan_handle_add_overflow_minimal_abort",
+          "__ubsan_handle_shift_out_of_bounds_minimal", "__ubsan_handle_type_mismatch_minimal",
+          "__ubsan_handle_builtin_unreachable_minimal", "__ubsan_handle_missing_return_minimal"})
+      EXPECT_TRUE(added.count(name)) << target->name << ": " << name;
+    EXPECT_FALSE(added.count("__ubsan_handle_builtin_unreachable_minimal_abort"));
   }
 }
 

@@ -27,10 +27,14 @@ std::mutex lldMutex;
 // recovered); every later link would be unsafe.
 bool lldBroken = false;
 
-// Only the query function is visible outside the slice; every other symbol,
-// including the builtins and whatever user kernels declare, is local.
-std::string versionScript(const std::string &exported) {
-  return "{\n  global: " + exported + ";\n  local: *;\n};\n";
+// Only the query function (and the exports that go with it) is visible
+// outside the slice; every other symbol, including the builtins and
+// whatever user kernels declare, is local.
+std::string versionScript(const std::vector<std::string> &exported) {
+  std::string global;
+  for (const std::string &name : exported)
+    global += " " + name + ";";
+  return "{\n  global:" + global + "\n  local: *;\n};\n";
 }
 
 bool writeFile(const std::string &path, const std::string &text) {
@@ -100,7 +104,7 @@ void forwardLldMessages(std::string text, const std::string &what,
 
 bool linkSlice(const TargetInfo &target, const std::vector<LinkInput> &inputs,
                const std::string &workDir, std::vector<uint8_t> &elf,
-               DiagEngine &diag, const std::string &exported) {
+               DiagEngine &diag, const std::vector<std::string> &exported) {
   const std::string what = std::string(target.name) + " slice";
   if (inputs.empty()) {
     diag.error(what, "nothing to link: expected at least one object file");

@@ -32,19 +32,20 @@ struct LinkInput {
 // the inputs with user code, through |diag| as "<target> slice: error: ..."
 // and returns false (a broken invariant with no user code aborts: a bug).
 // Thread safe: lld is not re-entrant, so calls are serialized.
-// |exported| is the one symbol left visible: graft_library_query for a
-// bundle's slice, the plugin query function for a bare-metal plugin (`graft
-// plugin`), which is linked the same way.
+// |exported| are the only symbols left visible, each a function:
+// graft_library_query for a bundle's slice (with graft_ubsan_install when
+// it is instrumented, see graft/abi.h), the plugin query function for a
+// bare-metal plugin (`graft plugin`), which is linked the same way.
 bool linkSlice(const TargetInfo &target, const std::vector<LinkInput> &inputs,
                const std::string &workDir, std::vector<uint8_t> &elf,
                DiagEngine &diag,
-               const std::string &exported = "graft_library_query");
+               const std::vector<std::string> &exported = {"graft_library_query"});
 
 // Checks the invariants above on a linked slice; returns "" when they hold,
 // else what is wrong ("exports 'foo' besides graft_library_query"). Used by
 // linkSlice; exposed for its tests.
 std::string verifySlice(const TargetInfo &target,
                         const std::vector<uint8_t> &elf,
-                        const std::string &exported = "graft_library_query");
+                        const std::vector<std::string> &exported = {"graft_library_query"});
 
 } // namespace graft

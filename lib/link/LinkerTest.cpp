@@ -173,6 +173,37 @@ TEST(Linker, VerifySliceCatchesBrokenInvariants) {
   EXPECT_NE(verifySlice(x86, truncated), "");
 }
 
+// --sanitize=undefined: a kernel built with UBSan's minimal runtime links
+// against the instrumented builtins with no undefined symbol, and the slice
+// exports graft_ubsan_install next to the query function; verifySlice
+// holds it to exactly that list.
+TEST(Linker, UbsanSliceExportsItsInstaller) {
+  const char kOverflow[] = "__attribute__((visibility(\"default\")))\n"
+                           "int graft_library_query(int a, int b) { return a + b; }\n";
+  for (const TargetInfo *target : allTargets()) {
+    ScratchDir dir;
+    SourceManager sm;
+    DiagEngine diag(sm);
+    diag.setEcho(false);
+    std::string obj;
+    ASSERT_TRUE(test::compileC(*target, kOverflow, dir.path(), "k", obj,
+                               {"-fsanitize=undefined", "-fsanitize-minimal-runtime"}))
+        << target->name;
+    std::string builtins = dir.file("builtins.o");
+    ASSERT_TRUE(emitBuiltinsObject(*target, builtins, diag, true)) << diag.text();
+    std::vector<uint8_t> elf;
+    const std::vector<std::string> exported = {"graft_library_query", "graft_ubsan_install"};
+    ASSERT_TRUE(linkSlice(*target, {{"k.c", obj}, {"graft builtins", builtins}}, dir.path(),
+                          elf, diag, exported))
+        << target->name << ":\n" << diag.text();
+    EXPECT_EQ(verifySlice(*target, elf, exported), "");
+    EXPECT_EQ(verifySlice(*target, elf),
+              "exports 'graft_ubsan_install' besides graft_library_query");
+    EXPECT_EQ(verifySlice(*target, elf, {"graft_library_query", "graft_ubsan_install", "x"}),
+              "does not export x");
+  }
+}
+
 TEST(Linker, VerifySliceRejectsExtraExports) {
   const TargetInfo &x86 = *lookupTarget("x86_64");
   ScratchDir dir;

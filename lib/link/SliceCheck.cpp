@@ -1,6 +1,7 @@
 // Checks a linked slice against what graft's loader relies on (see
 // Linker.h). The caller decides whose fault a violation is: the user's when
 // the slice links code a user wrote, else graft's (an internal error).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -38,7 +39,7 @@ std::string checkIdent(const TargetInfo &target,
 template <class ELFT>
 std::string verifyLayout(const TargetInfo &target,
                          const std::vector<uint8_t> &elf,
-                         const std::string &exported) {
+                         const std::vector<std::string> &exported) {
   using Elf_Dyn = typename ELFT::Dyn;
   using Elf_Phdr = typename ELFT::Phdr;
   using Elf_Shdr = typename ELFT::Shdr;
@@ -113,7 +114,10 @@ std::string verifyLayout(const TargetInfo &target,
     llvm::consumeError(strtab.takeError());
     return "malformed dynamic symbol table";
   }
-  bool hasQuery = false;
+  std::string names; // "graft_library_query" / "a, b"
+  for (const std::string &e : exported)
+    names += (names.empty() ? "" : ", ") + e;
+  std::vector<bool> found(exported.size(), false);
   for (size_t i = 1; i < syms->size(); ++i) {
     const Elf_Sym &sym = (*syms)[i];
     auto name = sym.getName(*strtab);
@@ -125,15 +129,17 @@ std::string verifyLayout(const TargetInfo &target,
       return "has the undefined dynamic symbol '" + name->str() + "'";
     if (sym.getBinding() == llvm::ELF::STB_LOCAL)
       continue;
-    if (*name != exported)
-      return "exports '" + name->str() + "' besides " + exported;
+    auto it = std::find(exported.begin(), exported.end(), name->str());
+    if (it == exported.end())
+      return "exports '" + name->str() + "' besides " + names;
     if (sym.getType() != llvm::ELF::STT_FUNC)
-      return exported + " is not a function (symbol type " +
+      return *it + " is not a function (symbol type " +
              std::to_string(sym.getType()) + ")";
-    hasQuery = true;
+    found[it - exported.begin()] = true;
   }
-  if (!hasQuery)
-    return "does not export " + exported;
+  for (size_t i = 0; i < exported.size(); ++i)
+    if (!found[i])
+      return "does not export " + exported[i];
   return "";
 }
 
@@ -141,7 +147,7 @@ std::string verifyLayout(const TargetInfo &target,
 
 std::string verifySlice(const TargetInfo &target,
                         const std::vector<uint8_t> &elf,
-                        const std::string &exported) {
+                        const std::vector<std::string> &exported) {
   std::string problem = checkIdent(target, elf);
   if (!problem.empty())
     return problem;

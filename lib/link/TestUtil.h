@@ -55,7 +55,7 @@ inline int run(const std::vector<std::string> &args, const std::string &logPath,
 // user kernels: freestanding, position independent.
 inline bool compileC(const TargetInfo &target, const std::string &source,
                      const std::string &dir, const std::string &name,
-                     std::string &obj) {
+                     std::string &obj, const std::vector<std::string> &extraFlags = {}) {
   std::string src = dir + "/" + name + ".c";
   obj = dir + "/" + name + "." + target.name + ".o";
   writeText(src, source);
@@ -72,6 +72,7 @@ inline bool compileC(const TargetInfo &target, const std::string &source,
                                    obj};
   for (const std::string &f : kernelClangFlags(target, target.baseline()))
     args.push_back(f);
+  args.insert(args.end(), extraFlags.begin(), extraFlags.end());
   std::string output;
   int rc = run(args, dir + "/clang.log", output);
   EXPECT_EQ(rc, 0) << "clang failed for " << target.name << ":\n" << output;

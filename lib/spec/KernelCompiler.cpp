@@ -245,6 +245,9 @@ std::vector<std::string> freestandingCompileCommand(const KernelToolchain &toolc
                         "-fPIC",
                         "-fvisibility=hidden", "-O2"})
     cmd.push_back(f);
+  // Before the user's flags, so --kernel-flag=-fno-sanitize=... can narrow it.
+  if (options.sanitizeUndefined)
+    cmd.insert(cmd.end(), std::begin(kSanitizeUndefinedFlags), std::end(kSanitizeUndefinedFlags));
   if (bitcode)
     cmd.push_back("-emit-llvm");
   cmd.push_back("-c");

@@ -27,6 +27,10 @@ struct CompiledKernel {
   std::vector<std::string> command;
 };
 
+// The clang flags of `graft build --sanitize=undefined` for C kernels.
+inline constexpr const char *kSanitizeUndefinedFlags[] = {"-fsanitize=undefined",
+                                                          "-fsanitize-minimal-runtime"};
+
 // What a whole build passes to every C kernel.
 struct KernelBuildOptions {
   // Added after the spec's own flags (-I, -D from the command line or
@@ -36,6 +40,9 @@ struct KernelBuildOptions {
   // The feature level the kernel is compiled for (its clang flags); null =
   // the target's baseline.
   const FeatureLevel *level = nullptr;
+  // `graft build --sanitize=undefined`: UBSan checks with the minimal
+  // runtime's handlers, which the slice's builtins define (slice_ubsan.c).
+  bool sanitizeUndefined = false;
 };
 
 // The clang command line for freestanding C on |target|, shared by kernels

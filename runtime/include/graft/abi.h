@@ -1,7 +1,8 @@
 /* graft bundle ABI: the contract between the graft compiler and the runtime.
  *
  * Versioned as if it were a schema. Every slice of a bundle is a freestanding
- * ET_DYN ELF that exports exactly one symbol, GRAFT_QUERY_SYMBOL. The runtime
+ * ET_DYN ELF that exports exactly one symbol, GRAFT_QUERY_SYMBOL (and, when
+ * built with --sanitize=undefined, GRAFT_UBSAN_INSTALL_SYMBOL). The runtime
  * maps the slice, applies its relocations and calls the query function, which
  * returns the library header below. Everything else (dispatch functions, the
  * host program of every function, the import table) is reached from there.
@@ -35,6 +36,20 @@ extern "C" {
 #define GRAFT_ABI_VERSION 2u
 #define GRAFT_LIBRARY_MAGIC 0x54464152u /* "RAFT" read little-endian */
 #define GRAFT_QUERY_SYMBOL "graft_library_query"
+
+/* A slice built with `graft build --sanitize=undefined` also exports
+ * GRAFT_UBSAN_INSTALL_SYMBOL, a graft_ubsan_install_fn_t. The runtime calls
+ * it once while opening the slice, before any dispatch, with the function
+ * the UBSan checks of the slice's C kernels report to: |check| names the
+ * check ("add-overflow", a string in the slice), |pc| is the address inside
+ * the slice the check's handler was called from, and |fatal| is nonzero
+ * when the kernel cannot continue, in which case the function must not
+ * return. An addition that changes no layout: a slice without the symbol is
+ * exactly what it was before. */
+#define GRAFT_UBSAN_INSTALL_SYMBOL "graft_ubsan_install"
+typedef void (*graft_ubsan_report_fn_t)(const char* check, const void* pc,
+                                        int fatal);
+typedef void (*graft_ubsan_install_fn_t)(graft_ubsan_report_fn_t report);
 
 /* Element types. Values are stable: they are stored in slices. */
 typedef enum graft_dtype_e {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "exec/module.h"
+#include "exec/ubsan.h"
 #include "io/io_internal.h"
 #include "loader/loader.h"
 
@@ -34,6 +35,13 @@ graft_status_t graft_module_open_memory(const void* data, size_t size,
   uint64_t cpu[GRAFT_CPU_DATA_FIELD_COUNT];
   graft_cpu_data(cpu);
   graft_module_set_processor_data(*out_module, cpu);
+  /* --sanitize=undefined: the slice's checks report to this runtime. */
+  graft_ubsan_install_fn_t install = graft_library_ubsan_install(handle);
+  if (install) {
+    install(graft_ubsan_report);
+    graft_module_set_ubsan(*out_module, graft_library_base(handle),
+                           graft_elf_machine_name(graft_library_machine(handle)));
+  }
   return NULL;
 }
 

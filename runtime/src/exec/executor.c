@@ -346,6 +346,11 @@ typedef struct workgroup_run_t {
   atomic_flag import_failed;
   uint64_t failed_index;
   graft_import_failure_t import_failure;
+  const graft_ubsan_slice_t* ubsan; /* NULL unless instrumented */
+  /* The first workgroup in which a UBSan check fired. */
+  atomic_flag ubsan_failed;
+  uint64_t ubsan_index;
+  graft_ubsan_finding_t ubsan_finding;
 } workgroup_run_t;
 
 static void workgroup_id(const graft_dispatch_state_v1_t* state,
@@ -386,8 +391,18 @@ static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
   if (run->watchdog && graft_watchdog_expired(run->watchdog)) return -1;
   graft_import_failure_reset();
   if (run->watch) graft_guard_enter(run->watch, index);
-  int code = run->fn(run->state, &wg);
+  graft_ubsan_finding_t finding = {NULL, 0};
+  int code = run->ubsan ? graft_ubsan_call(run->fn, run->state, &wg, &finding)
+                        : run->fn(run->state, &wg);
   if (run->watch) graft_guard_enter(NULL, 0);
+  if (finding.check) {
+    /* Stops the loop like a failing dispatch; run_dispatch names it. */
+    if (!atomic_flag_test_and_set(&run->ubsan_failed)) {
+      run->ubsan_index = index;
+      run->ubsan_finding = finding;
+    }
+    return code ? code : -1;
+  }
   graft_import_failure_t failure;
   if (code != 0 && graft_import_failure_take(&failure) &&
       !atomic_flag_test_and_set(&run->import_failed)) {
@@ -414,6 +429,26 @@ static graft_status_t grid_count(const invocation_t* inv, uint32_t si,
                              inv->f->name, si, (long long)v);
   *out = (uint32_t)v;
   return NULL;
+}
+
+/* A UBSan check that fired in |run| (--sanitize=undefined): which, where
+ * in the slice, in which dispatch and workgroup. */
+static graft_status_t ubsan_status(const invocation_t* inv,
+                                   const graft_dispatch_attrs_v1_t* attrs,
+                                   const graft_dispatch_state_v1_t* state,
+                                   const workgroup_run_t* run) {
+  uint32_t id[3];
+  workgroup_id(state, run->ubsan_index, id);
+  const char* source = attrs->source;
+  const graft_ubsan_slice_t* slice = run->ubsan;
+  return graft_status_make(
+      GRAFT_ABORTED,
+      "dispatch '%s'%s%s%s of function '%s' in workgroup (%u,%u,%u): "
+      "undefined behaviour: %s, called from offset 0x%llx of the %s slice "
+      "(--sanitize=undefined)",
+      attrs->name, source[0] ? " (" : "", source, source[0] ? ")" : "",
+      inv->f->name, id[0], id[1], id[2], run->ubsan_finding.check,
+      (unsigned long long)(run->ubsan_finding.pc - slice->base), slice->name);
 }
 
 /* A host command's workgroups (graft emits one), in order, on this thread
@@ -475,7 +510,8 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   graft_guard_watch_t watch = {f, attrs, state.workgroup_count, inv->regions};
   workgroup_run_t run = {lib->dispatches[step->dispatch], &state,
                          inv->regions ? &watch : NULL, inv->watchdog,
-                         ATOMIC_FLAG_INIT, 0, {0}};
+                         ATOMIC_FLAG_INIT, 0, {0},
+                         inv->executor->ubsan, ATOMIC_FLAG_INIT, 0, {NULL, 0}};
   if (inv->watchdog) graft_watchdog_enter(inv->watchdog, attrs);
   graft_parallel_failure_t failure;
   uint64_t start = inv->executor->trace ? now_ns() : 0;
@@ -503,6 +539,8 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
         now_ns() - start};
     inv->executor->trace(&event, inv->executor->trace_user_data);
   }
+  if (failure.code != 0 && atomic_flag_test_and_set(&run.ubsan_failed))
+    return ubsan_status(inv, attrs, &state, &run);
   if (failure.code != 0 && atomic_flag_test_and_set(&run.import_failed)) {
     /* An import said no: name it, its plugin and what it returned. */
     const graft_import_failure_t* f = &run.import_failure;

@@ -14,6 +14,7 @@
 #include "exec/arena.h"
 #include "exec/import_table.h"
 #include "exec/thread_pool.h"
+#include "exec/ubsan.h"
 #include "graft/abi.h"
 #include "graft/runtime.h"
 
@@ -36,6 +37,10 @@ typedef struct graft_executor_t {
   /* What dispatches see as graft_dispatch_state_v1_t.processor_data:
    * GRAFT_PROCESSOR_DATA_WORD_COUNT words, never NULL. */
   const uint64_t* processor_data;
+  /* The slice, when it was built with --sanitize=undefined: workgroups run
+   * through graft_ubsan_call and a check that fires fails the invocation
+   * (exec/ubsan.h). NULL otherwise. */
+  const graft_ubsan_slice_t* ubsan;
 } graft_executor_t;
 
 /* Invokes library->functions[function_ordinal] with the contract of

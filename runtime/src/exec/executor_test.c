@@ -21,7 +21,8 @@ static graft_status_t invoke(const char* name, const graft_tensor_t* args,
          strcmp(tl_library.functions[ordinal].name, name) != 0)
     ++ordinal;
   graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
-                               0,      NULL, NULL, NULL, NULL, kNoProcessorData};
+                               0,      NULL, NULL, NULL, NULL, kNoProcessorData,
+                               NULL};
   return graft_function_invoke(&tl_library, ordinal, &executor, args,
                                arg_count, results, result_count);
 }
@@ -107,7 +108,8 @@ static graft_status_t invoke_arena_scale_add(uint32_t offset_expr,
   graft_status_t st = tl_validate(&library);
   if (st) return st;
   graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
-                               0,      NULL, NULL, NULL, arenas, kNoProcessorData};
+                               0,      NULL, NULL, NULL, arenas, kNoProcessorData,
+                               NULL};
   return graft_function_invoke(&library, ordinal, &executor, x, 1, out, 1);
 }
 

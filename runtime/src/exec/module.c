@@ -14,6 +14,7 @@
 #include "exec/import_table.h"
 #include "exec/signature.h"
 #include "exec/thread_pool.h"
+#include "exec/ubsan.h"
 
 struct graft_module_s {
   const graft_library_v1_t* library;
@@ -33,6 +34,8 @@ struct graft_module_s {
    * words when the loader opened the module, zero for a library built
    * in memory (graft_module_set_processor_data). */
   uint64_t processor_data[GRAFT_PROCESSOR_DATA_WORD_COUNT];
+  /* --sanitize=undefined slices: where the slice is; name NULL otherwise. */
+  graft_ubsan_slice_t ubsan;
 };
 
 void graft_runtime_options_initialize(graft_runtime_options_t* out_options) {
@@ -126,6 +129,12 @@ void graft_module_set_processor_data(
   memcpy(module->processor_data, words, sizeof(module->processor_data));
 }
 
+void graft_module_set_ubsan(graft_module_t* module, uintptr_t base,
+                            const char* slice_name) {
+  module->ubsan.base = base;
+  module->ubsan.name = slice_name;
+}
+
 uint32_t graft_module_thread_count(const graft_module_t* module) {
   return graft_thread_pool_size(module->pool);
 }
@@ -211,7 +220,8 @@ graft_status_t graft_module_function_invoke(graft_module_t* module,
                                module->trace_user_data, module->guard,
                                module->timeout_ms, module->on_timeout,
                                module->timeout_user_data, module->imports,
-                               module->arenas,     module->processor_data};
+                               module->arenas,     module->processor_data,
+                               module->ubsan.name ? &module->ubsan : NULL};
   /* Executor errors already name the function, dispatch or source line. */
   return graft_function_invoke(module->library, ordinal, &executor, inputs,
                                input_count, outputs, output_count);

@@ -33,6 +33,13 @@ void graft_module_set_processor_data(
     graft_module_t* module,
     const uint64_t words[GRAFT_PROCESSOR_DATA_WORD_COUNT]);
 
+/* Marks |module|'s library as built with --sanitize=undefined: its slice
+ * starts at |base| and is called |slice_name| ("x86_64", must live as long
+ * as the module) in messages; the caller has installed graft_ubsan_report
+ * in it (exec/ubsan.h). Default: not instrumented. */
+void graft_module_set_ubsan(graft_module_t* module, uintptr_t base,
+                            const char* slice_name);
+
 #ifdef __cplusplus
 }
 #endif

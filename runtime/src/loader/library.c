@@ -21,7 +21,24 @@ struct graft_library_handle_s {
   graft_library_v1_t view;          /* |header| with the chosen variant's tables */
   const char* level;                /* the chosen variant's level, or "" */
   uint16_t machine;
+  /* GRAFT_UBSAN_INSTALL_SYMBOL when the slice exports it, else NULL. */
+  graft_ubsan_install_fn_t ubsan_install;
 };
+
+/* An instrumented slice (--sanitize=undefined) exports the function the
+ * runtime hands its UBSan reporter to; any other slice does not. */
+static graft_status_t find_ubsan_install(graft_library_handle_t* handle) {
+  void* address = NULL;
+  graft_status_t status = graft_elf_image_lookup_function(
+      &handle->image, GRAFT_UBSAN_INSTALL_SYMBOL, &address);
+  if (status && graft_status_code(status) == GRAFT_NOT_FOUND) {
+    graft_status_free(status);
+    return NULL;
+  }
+  if (status) return status;
+  memcpy(&handle->ubsan_install, &address, sizeof(handle->ubsan_install));
+  return NULL;
+}
 
 /* Finds the query function and calls it. Calling it runs the slice's own
  * code: that is inherent to the ABI, and the symbol is at least checked to
@@ -69,6 +86,7 @@ graft_status_t graft_library_open_isa(const uint8_t* data, size_t size,
                                 &handle->image);
   if (!status) status = query_library(&handle->image, &handle->header);
   if (!status) status = graft_library_validate(&handle->image, handle->header);
+  if (!status) status = find_ubsan_install(handle);
   if (!status) {
     status = graft_library_select_variant(handle->header, isa, &handle->view,
                                           &handle->level);
@@ -93,6 +111,15 @@ const char* graft_library_level(const graft_library_handle_t* handle) {
 
 uint16_t graft_library_machine(const graft_library_handle_t* handle) {
   return handle ? handle->machine : 0;
+}
+
+graft_ubsan_install_fn_t graft_library_ubsan_install(
+    const graft_library_handle_t* handle) {
+  return handle ? handle->ubsan_install : NULL;
+}
+
+uintptr_t graft_library_base(const graft_library_handle_t* handle) {
+  return handle ? handle->image.base : 0;
 }
 
 void graft_library_close(graft_library_handle_t* handle) {

@@ -74,6 +74,14 @@ const graft_library_v1_t* graft_library_header(
 const char* graft_library_level(const graft_library_handle_t* handle);
 /* Machine of the loaded slice. */
 uint16_t graft_library_machine(const graft_library_handle_t* handle);
+/* The slice's GRAFT_UBSAN_INSTALL_SYMBOL function when it was built with
+ * --sanitize=undefined (graft/abi.h), else NULL. Not called by the loader:
+ * the executor's reporter is installed by whoever runs the library. */
+graft_ubsan_install_fn_t graft_library_ubsan_install(
+    const graft_library_handle_t* handle);
+/* Runtime address of the slice's link-time address 0 (offsets in the
+ * slice, for messages). */
+uintptr_t graft_library_base(const graft_library_handle_t* handle);
 void graft_library_close(graft_library_handle_t* handle);
 
 #ifdef __cplusplus
