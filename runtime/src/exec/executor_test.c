@@ -1,7 +1,8 @@
 /* Executor tests on the hand-written library of test_library.h: dynamic
  * dims, a TEMP between two dispatches, the same in an arena, scratch, aliases/constants/copies,
  * scalar arguments, failing dispatches and checks, wrong inputs, caller
- * storage, expression arithmetic, and 1 vs 2 threads giving equal bits. */
+ * storage, expression arithmetic, 1 vs 2 threads giving equal bits, and
+ * the reports of UBSan checks (--sanitize=undefined). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -355,6 +356,80 @@ static void hand_written_libraries_are_validated(void) {
                "steps may write only temporary and result buffers");
 }
 
+/* --sanitize=undefined (exec/ubsan.h): dispatches standing in for an
+ * instrumented kernel report checks as the slice's handlers do, with
+ * addresses inside a pretend slice. Only one workgroup reports, so which
+ * report comes first does not depend on the threads. */
+static const char g_slice[256];
+static const graft_ubsan_slice_t g_ubsan_slice = {(uintptr_t)g_slice, "test"};
+static volatile int g_continued, g_after_fatal;
+
+static int ubsan_recover_dispatch(const graft_dispatch_state_v1_t* d,
+                                  const graft_workgroup_state_v1_t* wg) {
+  (void)d;
+  if (wg->workgroup_id[0] != 2) return 0;
+  graft_ubsan_report("shift-out-of-bounds", g_slice + 0x12, 0);
+  graft_ubsan_report("add-overflow", g_slice + 0x20, 0); /* not the first */
+  g_continued = 1;
+  return 0;
+}
+
+static int ubsan_fatal_dispatch(const graft_dispatch_state_v1_t* d,
+                                const graft_workgroup_state_v1_t* wg) {
+  (void)d;
+  if (wg->workgroup_id[0] != 1) return 0;
+  graft_ubsan_report("builtin-unreachable", g_slice + 0x30, 1);
+  g_after_fatal = 1; /* never: a fatal report does not return */
+  return 5;
+}
+
+static graft_dispatch_fn_t g_ubsan_dispatches[5];
+static graft_library_v1_t g_ubsan_library;
+
+static graft_status_t invoke_ubsan(graft_dispatch_fn_t fail_dispatch,
+                                   const char* input, graft_tensor_t* out) {
+  memcpy(g_ubsan_dispatches, tl_dispatches, sizeof(tl_dispatches));
+  g_ubsan_dispatches[2] = fail_dispatch; /* function 'fail', 4 workgroups */
+  g_ubsan_library = tl_library;
+  g_ubsan_library.dispatches = g_ubsan_dispatches;
+  graft_status_t st = tl_validate(&g_ubsan_library);
+  if (st) return st;
+  graft_tensor_t x = parse(input);
+  graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
+                               0,      NULL, NULL, NULL, NULL, kNoProcessorData,
+                               &g_ubsan_slice};
+  st = graft_function_invoke(&g_ubsan_library, 3, &executor, &x, 1, out, 1);
+  graft_tensor_release(&x);
+  return st;
+}
+
+static void ubsan_reports(void) {
+  graft_tensor_t out = {0};
+  EXPECT(strcmp(tl_functions[3].name, "fail") == 0);
+  g_continued = 0;
+  EXPECT_ERROR(invoke_ubsan(ubsan_recover_dispatch, "16xf32=0", &out),
+               "dispatch 'fail_dispatch' (fail.graph:7:9) of function 'fail' "
+               "in workgroup (2,0,0): undefined behaviour: "
+               "shift-out-of-bounds, called from offset 0x12 of the test "
+               "slice (--sanitize=undefined)");
+  EXPECT(g_continued == 1); /* a recoverable check returns to the kernel */
+  EXPECT(out.data == NULL);
+  g_after_fatal = 0;
+  EXPECT_ERROR(invoke_ubsan(ubsan_fatal_dispatch, "16xf32=0", &out),
+               "dispatch 'fail_dispatch' (fail.graph:7:9) of function 'fail' "
+               "in workgroup (1,0,0): undefined behaviour: "
+               "builtin-unreachable, called from offset 0x30 of the test "
+               "slice (--sanitize=undefined)");
+  EXPECT(g_after_fatal == 0);
+  /* A dispatch's own failure is reported as without UBSan, and the
+   * runtime, its threads included, stays usable after a fatal report. */
+  EXPECT_ERROR(invoke_ubsan(tl_fail_dispatch, "16xf32=0", &out),
+               "dispatch 'fail_dispatch' (fail.graph:7:9) failed with code 3 "
+               "in workgroup (1,0,0)");
+  EXPECT_OK(invoke_ubsan(ubsan_recover_dispatch, "8xf32=0", &out));
+  graft_tensor_release(&out);
+}
+
 int main(void) {
   /* The executor trusts only validated libraries. */
   graft_status_t s = tl_validate(&tl_library);
@@ -381,6 +456,7 @@ int main(void) {
   TEST_CASE(caller_storage);
   TEST_CASE(expressions);
   TEST_CASE(threads_1_vs_2_identical);
+  TEST_CASE(ubsan_reports);
   graft_thread_pool_destroy(g_pool);
   return graft_test_finish();
 }
