@@ -4,7 +4,7 @@
 # runtime in the slice. Each check that fires fails the invocation with a
 # message naming the check, its offset in the slice, the dispatch and the
 # workgroup, and graft-run exits 1 (no crash), natively and under qemu for
-# aarch64 and riscv64. The unreachable one cannot continue and ends its
+# aarch64 and riscv64 (and arm for two of them). The unreachable one cannot continue and ends its
 # workgroup at once. Inputs that do no UB run unchanged, the same kernels
 # built without the option run, graft-fatelf info shows which slices are
 # instrumented, and an object or bitcode kernel gets a warning naming it.
@@ -60,6 +60,21 @@ done
 # SHIFT: graft-run: error: dispatch 'f_dispatch_0_shift' (f.graph:2:8) of function 'f' in workgroup (0,0,0): undefined behaviour: shift-out-of-bounds, called from offset 0x{{[0-9a-f]+}} of the [[T]] slice (--sanitize=undefined)
 # ALIGN: graft-run: error: dispatch 'f_dispatch_0_misaligned' (f.graph:2:8) of function 'f' in workgroup (0,0,0): undefined behaviour: type-mismatch, called from offset 0x{{[0-9a-f]+}} of the [[T]] slice (--sanitize=undefined)
 # UNREACHABLE: graft-run: error: dispatch 'f_dispatch_0_unreachable' (f.graph:2:8) of function 'f' in workgroup (0,0,0): undefined behaviour: builtin-unreachable, called from offset 0x{{[0-9a-f]+}} of the [[T]] slice (--sanitize=undefined)
+
+# 32-bit Arm too (bad_kernels' spec has no arm kernel: add one).
+require_targets arm
+for K in add_overflow unreachable; do
+  sed -e "s/KERNEL/$K/g" -e 's/^\( *\)riscv64: {source: k.c}/&\n\1arm: {source: k.c}/' \
+    "$TEST_DIR/inputs/bad_kernels/call.yaml.in" > $K.arm.yaml
+  grep -q 'arm: {source: k.c}' $K.arm.yaml
+  "$GRAFT" build f.graph --spec $K.arm.yaml --target arm --sanitize=undefined -o $K.arm.graft
+done
+set +e
+run_on arm add_overflow.arm.graft --input "2xf32=[0 1]" > out 2>&1; rc1=$?
+run_on arm unreachable.arm.graft --input "3xf32=[1 -1 2]" >> out 2>&1; rc2=$?
+set -e
+[[ $rc1 == 1 && $rc2 == 1 ]] || { echo "arm: expected exit codes 1, got $rc1 $rc2"; cat out; exit 1; }
+check -DT=arm --check-prefixes=ADD,UNREACHABLE "$C" <out
 
 # The offset is a return address in the slice's code: the instruction
 # before it is a call (to the handler).
