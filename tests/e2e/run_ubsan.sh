@@ -4,8 +4,8 @@
 # runtime in the slice. Each check that fires fails the invocation with a
 # message naming the check, its offset in the slice, the dispatch and the
 # workgroup, and graft-run exits 1 (no crash), natively and under qemu for
-# aarch64 and riscv64 (and arm for two of them). The unreachable one cannot continue and ends its
-# workgroup at once. Inputs that do no UB run unchanged, the same kernels
+# aarch64 and riscv64 (and arm for two of them). The unreachable one cannot
+# continue and ends its workgroup at once. Inputs that do no UB run unchanged, the same kernels
 # built without the option run, graft-fatelf info shows which slices are
 # instrumented, and an object or bitcode kernel gets a warning naming it.
 C=$TEST_DIR/run_ubsan.sh
