@@ -240,7 +240,11 @@ size_t graft_value_type_format(const graft_value_type_v1_t* type, char* buffer,
  * .owned is left unchanged): written there directly by the dispatches when
  * it is 64-byte aligned (graft_tensor_allocate's storage is) and overlaps
  * no input, else computed aside and copied in. On failure runtime-allocated outputs are
- * released and caller storage holds unspecified bytes. Thread-safe. */
+ * released and caller storage holds unspecified bytes. Thread-safe.
+ * For a bundle built with `graft build --sanitize=undefined`, a UBSan check
+ * that fires in a C kernel fails the call with GRAFT_ABORTED naming the
+ * check, its offset in the slice, the dispatch and the workgroup
+ * (docs/threat-model.md). */
 graft_status_t graft_module_function_invoke(graft_module_t* module,
                                             uint32_t ordinal,
                                             const graft_tensor_t* inputs,
