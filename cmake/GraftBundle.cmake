@@ -6,7 +6,7 @@
 #   graft_add_bundle(<name> GRAPH <file>
 #                    [SPECS <yaml>...] [TARGETS <arch>...] [OUTPUT <path>]
 #                    [INCLUDE_DIRECTORIES <dir>...] [DEFINES <name[=value]>...]
-#                    [FLAGS <clang flag>...]
+#                    [FLAGS <clang flag>...] [SANITIZE undefined]
 #                    [EMIT <kind>...] [EMIT_DIR <dir>] [DEPENDS <file>...]
 #                    [EMBED] [EXTRA_ARGS <arg>...])
 #
@@ -23,7 +23,9 @@
 # cross-compiling), and a processor graft has no target for is an error.
 # Input paths (INCLUDE_DIRECTORIES too) are relative to
 # CMAKE_CURRENT_SOURCE_DIR, OUTPUT and EMIT_DIR to CMAKE_CURRENT_BINARY_DIR.
-# INCLUDE_DIRECTORIES, DEFINES and FLAGS apply to every C kernel. graft
+# INCLUDE_DIRECTORIES, DEFINES and FLAGS apply to every C kernel;
+# SANITIZE undefined builds them with UBSan checks (`graft build
+# --sanitize=undefined`, docs/threat-model.md). graft
 # writes a depfile naming the graph, the specs, every kernel file the specs
 # use and every header those kernels include, so editing any of them
 # rebuilds the bundle; generators without depfile support only see GRAPH,
@@ -145,11 +147,11 @@ function(graft_add_bundle name)
   set(_graft_fn graft_add_bundle)
   set(_graft_name ${name})
   cmake_parse_arguments(PARSE_ARGV 1 ARG "EMBED"
-    "GRAPH;OUTPUT;EMIT_DIR"
+    "GRAPH;OUTPUT;EMIT_DIR;SANITIZE"
     "SPECS;TARGETS;INCLUDE_DIRECTORIES;DEFINES;FLAGS;EMIT;DEPENDS;EXTRA_ARGS")
   set(usage "expected graft_add_bundle(<name> GRAPH <file> [SPECS <yaml>...] "
             "[TARGETS <arch>...] [OUTPUT <path>] [INCLUDE_DIRECTORIES <dir>...] "
-            "[DEFINES <name[=value]>...] [FLAGS <flag>...] [EMIT <kind>...] "
+            "[DEFINES <name[=value]>...] [FLAGS <flag>...] [SANITIZE undefined] [EMIT <kind>...] "
             "[EMIT_DIR <dir>] [DEPENDS <file>...] [EMBED] [EXTRA_ARGS <arg>...])")
   string(CONCAT usage ${usage})
   _graft_check_call(${name} bundle "${usage}")
@@ -207,6 +209,13 @@ function(graft_add_bundle name)
   foreach(flag IN LISTS ARG_FLAGS)
     list(APPEND args "--kernel-flag=${flag}")
   endforeach()
+  if(DEFINED ARG_SANITIZE)
+    if(NOT ARG_SANITIZE STREQUAL "undefined")
+      message(FATAL_ERROR "graft_add_bundle(${name}): SANITIZE '${ARG_SANITIZE}' "
+        "is not supported (graft build supports SANITIZE undefined)")
+    endif()
+    list(APPEND args "--sanitize=${ARG_SANITIZE}")
+  endif()
   set(byproducts "")
   if(ARG_EMIT)
     string(REPLACE ";" "," emit "${ARG_EMIT}")

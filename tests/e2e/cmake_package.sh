@@ -45,6 +45,13 @@ run_on aarch64 build/saxpy.graft "${run[@]}" | check "$TEST_DIR/cmake_package.sh
 # SLICES: x86_64
 # SLICES: aarch64
 
+# SANITIZE undefined: the same results, from slices that say they are checked.
+"$P/bin/graft-run" build/saxpy_ubsan.graft "${run[@]}" | check "$TEST_DIR/cmake_package.sh" --check-prefix=RUNNER
+run_on aarch64 build/saxpy_ubsan.graft "${run[@]}" | check "$TEST_DIR/cmake_package.sh" --check-prefix=RUNNER
+"$P/bin/graft-fatelf" info build/saxpy_ubsan.graft | check "$TEST_DIR/cmake_package.sh" --check-prefix=UBSAN
+# UBSAN: instrumented: --sanitize=undefined
+# UBSAN: instrumented: --sanitize=undefined
+
 # Without CMake: the app built with pkg-config against a moved copy of the
 # prefix (the .pc file's paths are relative to it) runs the same bundle.
 cp -r "$P" moved
@@ -110,6 +117,9 @@ bad MISSING "b;GRAPH;nope.graph"
 # MISSING: graft_add_bundle(b): GRAPH file 'nope.graph' not found (looked
 # MISSING-NEXT: {{.*}}/bad/nope.graph)
 # MISSING: CMakeLists.txt:4 (cmake_language)
+bad SANITIZE "b;GRAPH;$SRC/tests/cmake/saxpy.graph;SANITIZE;address"
+# SANITIZE: graft_add_bundle(b): SANITIZE 'address' is not supported (graft build
+# SANITIZE-NEXT: supports SANITIZE undefined)
 
 # ... and in graft_add_plugin() calls.
 bad NOSOURCES "p;BARE_METAL" graft_add_plugin
