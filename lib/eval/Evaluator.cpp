@@ -91,6 +91,8 @@ private:
   bool evalSlice(const Op &op, Buffer &out);
   bool evalIota(const Op &op, Buffer &out);
   bool evalConcat(const Op &op, Buffer &out);
+  bool evalPad(const Op &op, Buffer &out);
+  bool evalTile(const Op &op, Buffer &out);
   bool evalArgReduce(const Op &op, Buffer &out);
   bool evalScalar(const Op &op, Buffer &out);
 
@@ -292,6 +294,14 @@ bool Evaluator::evalOp(const Op &op) {
     break;
   case OpKind::Concat:
     if (!evalConcat(op, out))
+      return false;
+    break;
+  case OpKind::Pad:
+    if (!evalPad(op, out))
+      return false;
+    break;
+  case OpKind::Tile:
+    if (!evalTile(op, out))
       return false;
     break;
   case OpKind::ArgMax:
@@ -700,6 +710,77 @@ bool Evaluator::evalConcat(const Op &op, Buffer &out) {
         std::memcpy(out.data.data() + at, b.data.data() + o * run, run);
       at += run;
     }
+  return true;
+}
+
+// numpy.pad: result element c is the input's at c - low, or, outside the
+// input, the pad value (constant), the nearest element (edge), or the
+// element mirrored at the border, without repeating it, as often as it
+// takes to land inside (reflect).
+bool Evaluator::evalPad(const Op &op, Buffer &out) {
+  const Buffer &src = in(op, 0);
+  std::vector<int64_t> low = op.listAttr("low"), high = op.listAttr("high");
+  std::string mode = op.identAttr("mode");
+  std::vector<int64_t> dims;
+  for (size_t d = 0; d < src.dims.size(); ++d) {
+    if (mode != "" && mode != "constant" && (low[d] || high[d]) && src.dims[d] == 0)
+      return fail(op, "dimension " + std::to_string(d) + " of the input " +
+                          shapeStr(src.dims) + " is empty; " + mode +
+                          " padding needs an element to copy");
+    dims.push_back(src.dims[d] + low[d] + high[d]);
+  }
+  if (!allocate(op, dims, out))
+    return false;
+  if (out.count() == 0)
+    return true;
+  size_t size = dtypeSize(out.elem);
+  std::vector<int64_t> idx(dims.size(), 0), srcIdx(dims.size(), 0);
+  do {
+    bool inside = true;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      int64_t n = src.dims[d], i = idx[d] - low[d];
+      if (mode == "edge") {
+        i = std::clamp<int64_t>(i, 0, n - 1);
+      } else if (mode == "reflect") {
+        while (n > 1 && (i < 0 || i >= n))
+          i = i < 0 ? -i : 2 * (n - 1) - i;
+        i = n == 1 ? 0 : i;
+      }
+      inside = inside && i >= 0 && i < n;
+      srcIdx[d] = i;
+    }
+    uint8_t *to = out.data.data() + flatten(idx, dims) * size;
+    if (inside)
+      std::memcpy(to, src.data.data() + flatten(srcIdx, src.dims) * size, size);
+    else
+      std::memcpy(to, in(op, 1).data.data(), size);
+  } while (nextIndex(idx, dims));
+  return true;
+}
+
+// numpy.tile with one repeat count per dim: result element c is the
+// input's at c mod n.
+bool Evaluator::evalTile(const Op &op, Buffer &out) {
+  const Buffer &src = in(op, 0);
+  std::vector<int64_t> repeats = op.listAttr("repeats"), dims;
+  for (size_t d = 0; d < src.dims.size(); ++d) {
+    if (repeats[d] && src.dims[d] > (int64_t(1) << 40) / repeats[d])
+      return fail(op, "result of " + shapeStr(src.dims) + " tiled " + shapeStr(repeats) +
+                          " times is too large");
+    dims.push_back(src.dims[d] * repeats[d]);
+  }
+  if (!allocate(op, dims, out))
+    return false;
+  if (out.count() == 0)
+    return true;
+  size_t size = dtypeSize(out.elem);
+  std::vector<int64_t> idx(dims.size(), 0), srcIdx(dims.size(), 0);
+  do {
+    for (size_t d = 0; d < dims.size(); ++d)
+      srcIdx[d] = idx[d] % src.dims[d];
+    std::memcpy(out.data.data() + flatten(idx, dims) * size,
+                src.data.data() + flatten(srcIdx, src.dims) * size, size);
+  } while (nextIndex(idx, dims));
   return true;
 }
 
