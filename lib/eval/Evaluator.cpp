@@ -92,6 +92,9 @@ private:
   bool evalIota(const Op &op, Buffer &out);
   bool evalConcat(const Op &op, Buffer &out);
   bool evalPad(const Op &op, Buffer &out);
+  // Ops with several results bind them all.
+  bool evalSplit(const Op &op);
+  bool evalCall(const Op &op);
   bool evalTile(const Op &op, Buffer &out);
   bool evalArgReduce(const Op &op, Buffer &out);
   bool evalScalar(const Op &op, Buffer &out);
@@ -216,6 +219,10 @@ bool Evaluator::run() {
 }
 
 bool Evaluator::evalOp(const Op &op) {
+  if (op.kind == OpKind::Split)
+    return evalSplit(op);
+  if (op.kind == OpKind::Call)
+    return evalCall(op);
   Buffer out;
   std::vector<int64_t> dims;
   switch (op.kind) {
@@ -781,6 +788,64 @@ bool Evaluator::evalTile(const Op &op, Buffer &out) {
     std::memcpy(out.data.data() + flatten(idx, dims) * size,
                 src.data.data() + flatten(srcIdx, src.dims) * size, size);
   } while (nextIndex(idx, dims));
+  return true;
+}
+
+// numpy.split at the offsets the sizes give: result k holds the input's
+// elements [sizes[0] + ... + sizes[k-1], ... + sizes[k]) along `axis`.
+bool Evaluator::evalSplit(const Op &op) {
+  const Buffer &src = in(op, 0);
+  size_t axis = static_cast<size_t>(op.intAttr("axis"));
+  std::vector<int64_t> sizes = op.listAttr("sizes");
+  int64_t sum = 0;
+  for (int64_t n : sizes)
+    sum += n;
+  if (sum != src.dims[axis])
+    return fail(op, "the sizes " + shapeStr(sizes) + " add up to " + std::to_string(sum) +
+                        ", but the input " + shapeStr(src.dims) + " has " +
+                        std::to_string(src.dims[axis]) + " elements along axis " +
+                        std::to_string(axis));
+  size_t size = dtypeSize(src.elem);
+  int64_t offset = 0;
+  for (size_t k = 0; k < op.results.size(); ++k) {
+    Buffer out;
+    std::vector<int64_t> dims = src.dims;
+    dims[axis] = sizes[k];
+    out.elem = src.elem;
+    out.dims = dims;
+    out.data.assign(src.data.size() / (src.dims[axis] ? src.dims[axis] : 1) * sizes[k], 0);
+    if (!out.data.empty()) {
+      std::vector<int64_t> idx(dims.size(), 0), srcIdx;
+      do {
+        srcIdx = idx;
+        srcIdx[axis] += offset;
+        std::memcpy(out.data.data() + flatten(idx, dims) * size,
+                    src.data.data() + flatten(srcIdx, src.dims) * size, size);
+      } while (nextIndex(idx, dims));
+    }
+    const Type &declared = op.results[k]->type;
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (declared.dims[d] != kDynamic && declared.dims[d] != dims[d])
+        return fail(op, "result " + std::to_string(k + 1) + " has shape " + shapeStr(dims) +
+                            ", which does not match its type " + declared.str());
+    offset += sizes[k];
+    env_[op.results[k]] = std::move(out);
+  }
+  return true;
+}
+
+// The callee evaluated on the operands (the verifier rules out recursion);
+// its returned values are the call's results.
+bool Evaluator::evalCall(const Op &op) {
+  const Function &callee = *op.func;
+  std::string error;
+  Evaluator inner(callee, error);
+  for (size_t i = 0; i < callee.args.size(); ++i)
+    inner.env_[callee.args[i]] = in(op, i);
+  if (!inner.run())
+    return fail(op, "in @" + callee.name + ": " + error);
+  for (size_t k = 0; k < op.results.size(); ++k)
+    env_[op.results[k]] = inner.env_.at(callee.results[k]);
   return true;
 }
 

@@ -275,6 +275,11 @@ struct Module {
   const KernelDecl *lookupKernel(const std::string &name) const;
 };
 
+// Makes every use of |oldV| by the top-level ops from index |from| on
+// (operands, and in their bodies captures and yields) and by `return` a
+// use of |newV|.
+void replaceUses(Function &fn, size_t from, Value *oldV, Value *newV);
+
 // Prints a function back in graph syntax (used by --emit and tests).
 std::string printFunction(const Function &f);
 // Prints a kernel declaration: `kernel @k(%a: tensor<?xf32>) -> tensor<?xf32>`.
