@@ -86,4 +86,28 @@ for _ in range(20):
     same(evaluate(text, [x]), want, "tile %s %s" % (shape, reps))
     cases += 1
 
+for _ in range(20):
+    rank = int(rng.integers(1, 4))
+    shape = [int(d) for d in rng.integers(1, 6, size=rank)]
+    axis = int(rng.integers(0, rank))
+    parts = int(rng.integers(1, 4))
+    cuts = sorted(int(c) for c in rng.integers(0, shape[axis] + 1, size=parts - 1))
+    sizes = np.diff([0] + cuts + [shape[axis]])
+    x = rng.standard_normal(shape).astype(np.float32)
+    want = np.split(x, cuts, axis=axis)
+    types = []
+    for n in sizes:
+        s = list(shape)
+        s[axis] = int(n)
+        types.append(ty(s, "f32"))
+    names = ", ".join("%%r%d" % k for k in range(parts))
+    text = ("func @f(%%x: %s) -> (%s) {\n"
+            "  %s = split %%x {axis = %d, sizes = %s} : %s\n"
+            "  return %s\n}\n" % (ty(shape, "f32"), ", ".join(types), names, axis, lst(sizes),
+                                   ", ".join(types), names))
+    got = evaluate(text, [x], parts)
+    for g, w in zip(got if parts > 1 else [got], want):
+        same(g, w, "split %s axis %d at %s" % (shape, axis, cuts))
+    cases += 1
+
 print("numpy agrees on %d cases" % cases)
