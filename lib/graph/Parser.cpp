@@ -711,6 +711,11 @@ bool Parser::parseStatement(std::vector<Op *> &ops) {
                           "several");
     return false;
   }
+  if (*kind == OpKind::Split && fn_->isPattern) {
+    error(tok_.loc, "a pattern cannot contain 'split': the matcher matches ops of one "
+                    "result; write the parts as 'slice' ops");
+    return false;
+  }
   Op *op = fn_->newOp(*kind, tok_.loc);
   uint32_t line = tok_.rawLine;
   advance();
