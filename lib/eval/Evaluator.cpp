@@ -21,6 +21,8 @@ namespace {
 
 // The evaluator refuses tensors bigger than this rather than exhaust memory.
 constexpr uint64_t kMaxBytes = uint64_t(1) << 32;
+// Nor calls nested deeper than this (each is a native stack frame).
+constexpr unsigned kMaxCallDepth = 256;
 
 std::string shapeStr(const std::vector<int64_t> &dims) {
   std::string s = "[";
@@ -102,6 +104,7 @@ private:
   const Function &fn_;
   std::string &error_;
   std::map<const Value *, Buffer> env_;
+  unsigned depth_ = 0; // calls around this function's evaluation
 };
 
 bool Evaluator::bindInputs(const std::vector<graft_tensor_t> &inputs) {
@@ -838,12 +841,22 @@ bool Evaluator::evalSplit(const Op &op) {
 // its returned values are the call's results.
 bool Evaluator::evalCall(const Op &op) {
   const Function &callee = *op.func;
+  if (depth_ >= kMaxCallDepth)
+    return fail(op, "calls nest deeper than " + std::to_string(kMaxCallDepth) +
+                        " functions, the reference evaluator's limit");
   std::string error;
   Evaluator inner(callee, error);
+  inner.depth_ = depth_ + 1;
   for (size_t i = 0; i < callee.args.size(); ++i)
     inner.env_[callee.args[i]] = in(op, i);
-  if (!inner.run())
-    return fail(op, "in @" + callee.name + ": " + error);
+  if (!inner.run()) {
+    // Named once, at the innermost call: the error there names the op.
+    if (error.rfind("'call' at", 0) == 0)
+      error_ = error;
+    else
+      fail(op, "in @" + callee.name + ": " + error);
+    return false;
+  }
   for (size_t k = 0; k < op.results.size(); ++k)
     env_[op.results[k]] = inner.env_.at(callee.results[k]);
   return true;

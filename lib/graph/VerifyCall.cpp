@@ -5,7 +5,6 @@
 // Calls are inlined when building, so the call graph must be acyclic.
 #include "graph/VerifierImpl.h"
 
-#include <functional>
 #include <map>
 
 namespace graft {
@@ -54,42 +53,51 @@ bool verifyCall(const Op &op, VerifyContext &cx) {
   return ok;
 }
 
-// Depth-first over the calls; a call reaching a function still on the
-// stack closes a cycle, reported at that call with the path.
+// Depth-first over the calls, with an explicit stack (a file may chain
+// many functions); a call reaching a function still on the stack closes a
+// cycle, reported at that call with the path.
 bool verifyCallGraph(const Module &m, VerifyContext &cx) {
   enum State { Unvisited, OnStack, Done };
   std::map<const Function *, State> state;
-  std::vector<const Function *> stack;
+  struct Frame {
+    const Function *f;
+    size_t next; // the next op of f to look at
+  };
   bool ok = true;
-  std::function<void(const Function *)> visit = [&](const Function *f) {
-    state[f] = OnStack;
-    stack.push_back(f);
-    for (const Op *op : f->ops) {
+  for (const auto &root : m.functions) {
+    if (state[root.get()] != Unvisited)
+      continue;
+    std::vector<Frame> stack{{root.get(), 0}};
+    state[root.get()] = OnStack;
+    while (!stack.empty()) {
+      Frame &top = stack.back();
+      if (top.next == top.f->ops.size()) {
+        state[top.f] = Done;
+        stack.pop_back();
+        continue;
+      }
+      const Op *op = top.f->ops[top.next++];
       if (op->kind != OpKind::Call || !op->func)
         continue;
       State s = state[op->func];
-      if (s == OnStack) {
+      if (s == Unvisited) {
+        state[op->func] = OnStack;
+        stack.push_back({op->func, 0});
+      } else if (s == OnStack) {
         std::string path;
         bool in = false;
-        for (const Function *g : stack) {
-          in = in || g == op->func;
+        for (const Frame &fr : stack) {
+          in = in || fr.f == op->func;
           if (in)
-            path += "@" + g->name + " calls ";
+            path += "@" + fr.f->name + " calls ";
         }
         cx.error(op->loc, "call @" + op->func->name + " is recursive: " + path + "@" +
                               op->func->name + "; calls are inlined when building, so a "
                                                "function cannot reach itself");
         ok = false;
-      } else if (s == Unvisited) {
-        visit(op->func);
       }
     }
-    stack.pop_back();
-    state[f] = Done;
-  };
-  for (const auto &f : m.functions)
-    if (state[f.get()] == Unvisited)
-      visit(f.get());
+  }
   return ok;
 }
 
