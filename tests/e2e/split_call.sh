@@ -80,3 +80,21 @@ check "$TEST_DIR/split_call.sh" --check-prefix=EVALSIZE < "$T/out"
 expect_fail "$GRAFT_RUN" "$T/s.graft" --function f --input "2x3xf32=[[1 2 3][4 5 6]]"
 check "$TEST_DIR/split_call.sh" --check-prefix=RUNSIZE < "$T/out"
 # RUNSIZE: graft-run: error: {{.*}}s.graph:2:12: slice: result dim 0 does not match the declared size 2{{.*}}
+
+# Calls are inlined before spec matching: the MLP rule matches both calls
+# of @mlp in @twice, and the kernels compute what the evaluator does.
+C=$TEST_DIR/inputs/mlp_calls.graph
+"$GRAFT" build "$C" --spec "$SRC/specs/mlp/mlp.yaml" --target "$HOST_TARGET" -o "$T/calls.graft" \
+  --explain > "$T/out" 2>&1
+check "$TEST_DIR/split_call.sh" --check-prefix=SPEC < "$T/out"
+# SPEC: @mlp: rule 'mlp_relu' matched at %relu = map ({{.*}}mlp_calls.graph:11:11)
+# SPEC: @twice: rule 'mlp_relu' matched at %relu = map ({{.*}}mlp_calls.graph:11:11)
+# SPEC: inputs: %lhs = %relu, %rhs = %b, %init = %empty
+# SPEC: @twice: rule 'mlp_relu' matched at %relu = map ({{.*}}mlp_calls.graph:11:11)
+# SPEC: inputs: %lhs = %a, %rhs = %b, %init = %empty
+A=(--function twice --input "2x2xf32=[[2 2][-2 -2]]" --input "2x2xf32=[[3 -3][3 -3]]")
+"$GRAFT" eval "$C" "${A[@]}" > "$T/want"
+"$GRAFT_RUN" "$T/calls.graft" "${A[@]}" > "$T/got"
+cmp "$T/want" "$T/got"
+check "$TEST_DIR/split_call.sh" --check-prefix=SPECRUN < "$T/got"
+# SPECRUN: 2x2xf32=[36 0][36 0]
