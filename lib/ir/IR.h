@@ -128,8 +128,12 @@ struct Attr {
   std::string s;
   std::vector<int64_t> list;
   SourceLoc loc;
+  // An identifier and a string of the same text are the same value
+  // (`mode = edge`, `mode = "edge"`), as Op::identAttr reads them.
   bool operator==(const Attr &o) const {
-    return kind == o.kind && i == o.i && f == o.f && s == o.s && list == o.list;
+    bool text = (kind == Kind::Ident || kind == Kind::String) &&
+                (o.kind == Kind::Ident || o.kind == Kind::String);
+    return (kind == o.kind || text) && i == o.i && f == o.f && s == o.s && list == o.list;
   }
   std::string str() const;
 };
