@@ -196,6 +196,9 @@ struct ProgramSet {
 // scalar constant filled into an empty tensor (Splats.cpp), so the slice
 // holds one element, not the whole tensor; run before shape analysis.
 void expandSplatConstants(Function &fn);
+// Rewrites every `split` into one `slice` per result (Splits.cpp); run
+// before shape analysis.
+void lowerSplits(Function &fn);
 // Rewrites every `conv` and `pool` into the ops graft compiles (Windows.cpp):
 // padding concats, window slices, an im2col matmul or a map over the
 // slices; run before shape analysis.

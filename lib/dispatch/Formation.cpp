@@ -29,6 +29,7 @@ bool isCompute(OpKind k) {
   case OpKind::Fill: case OpKind::Matmul: case OpKind::BatchMatmul:
   case OpKind::Map: case OpKind::Broadcast: case OpKind::Transpose:
   case OpKind::Gather: case OpKind::Slice: case OpKind::Iota: case OpKind::Concat:
+  case OpKind::Pad: case OpKind::Tile:
   case OpKind::Reduce: case OpKind::KernelCall:
     return true;
   default:

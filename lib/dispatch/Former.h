@@ -119,6 +119,13 @@ struct Former {
   int readAt(KernelDraft &draft, const Value *v, const std::vector<int> &at, bool checked = false,
              int guard = -1);
   int viewAt(KernelDraft &draft, const Op *op, const std::vector<int> &at);
+  // `pad` and `tile` |op| at |at| (PadTile.cpp).
+  int padOrTileAt(KernelDraft &draft, const Op *op, const std::vector<int> &at);
+  // Index arithmetic node |k| over |operands| (an i1 for Cmp with |pred|).
+  int indexOp(KernelDraft &draft, OpKind k, std::vector<int> operands,
+              const std::string &pred = "");
+  // Host expression |e| as an index node: a constant, or a kernel param.
+  int sizeNode(KernelDraft &draft, uint32_t e);
   // A row statistic |op| (isRowStat) in the current kernel.
   int rowStatNode(KernelDraft &draft, const Op *op);
   // A tensor value at the current parallel point.

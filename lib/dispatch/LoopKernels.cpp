@@ -112,21 +112,28 @@ int Former::readAt(KernelDraft &draft, const Value *v, const std::vector<int> &a
   return node(draft, n);
 }
 
+int Former::indexOp(KernelDraft &draft, OpKind k, std::vector<int> operands,
+                    const std::string &pred) {
+  ScalarNode n{ScalarNode::Kind::Op, k == OpKind::Cmp ? DType::I1 : DType::Index};
+  n.op = k;
+  n.operands = std::move(operands);
+  n.pred = pred;
+  return node(draft, n);
+}
+
+int Former::sizeNode(KernelDraft &draft, uint32_t e) {
+  if (std::optional<int64_t> c = shapes.exprs.constValue(e))
+    return constNode(draft, DType::Index, 0, *c);
+  ScalarNode n{ScalarNode::Kind::Param, DType::Index};
+  n.param = param(draft, e);
+  return node(draft, n);
+}
+
 int Former::viewAt(KernelDraft &draft, const Op *op, const std::vector<int> &at) {
   auto index = [&](OpKind k, std::vector<int> operands, const std::string &pred = "") {
-    ScalarNode n{ScalarNode::Kind::Op, k == OpKind::Cmp ? DType::I1 : DType::Index};
-    n.op = k;
-    n.operands = std::move(operands);
-    n.pred = pred;
-    return node(draft, n);
+    return indexOp(draft, k, std::move(operands), pred);
   };
-  auto size = [&](uint32_t e) {
-    if (std::optional<int64_t> c = shapes.exprs.constValue(e))
-      return constNode(draft, DType::Index, 0, *c);
-    ScalarNode n{ScalarNode::Kind::Param, DType::Index};
-    n.param = param(draft, e);
-    return node(draft, n);
-  };
+  auto size = [&](uint32_t e) { return sizeNode(draft, e); };
   if (op->kind == OpKind::Iota) {
     ScalarNode n{ScalarNode::Kind::Op, op->result()->type.elem};
     n.op = OpKind::Cast;
@@ -166,6 +173,8 @@ int Former::viewAt(KernelDraft &draft, const Op *op, const std::vector<int> &at)
     }
     return value;
   }
+  if (op->kind == OpKind::Pad || op->kind == OpKind::Tile)
+    return padOrTileAt(draft, op, at);
   const Value *src = op->operands[0];
   std::vector<int> srcAt;
   if (op->kind == OpKind::Gather) {
@@ -402,7 +411,9 @@ void Former::rootKernel(KernelDraft &draft, const Op *op) {
   case OpKind::Gather:
   case OpKind::Slice:
   case OpKind::Iota:
-  case OpKind::Concat: {
+  case OpKind::Concat:
+  case OpKind::Pad:
+  case OpKind::Tile: {
     std::vector<int> at;
     for (unsigned d = 0; d < L.numParallel; ++d)
       at.push_back(indexNode(draft, static_cast<int>(d)));

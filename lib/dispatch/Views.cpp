@@ -31,7 +31,8 @@ namespace graft {
 bool Former::isView(const Op *op) {
   bool movesData = op->kind == OpKind::Broadcast || op->kind == OpKind::Gather ||
                    op->kind == OpKind::Slice || op->kind == OpKind::Iota ||
-                   op->kind == OpKind::Concat;
+                   op->kind == OpKind::Concat || op->kind == OpKind::Pad ||
+                   op->kind == OpKind::Tile;
   if ((!movesData && op->kind != OpKind::Transpose) || returned.count(op->result()))
     return false;
   const std::vector<Op *> &users = uses.users(op->result());
@@ -94,6 +95,7 @@ bool Former::pointwiseGroup(int g) {
   switch (groups[g].front()->kind) {
   case OpKind::Map: case OpKind::Fill: case OpKind::Broadcast: case OpKind::Transpose:
   case OpKind::Gather: case OpKind::Slice: case OpKind::Iota: case OpKind::Concat:
+  case OpKind::Pad: case OpKind::Tile:
     return true;
   default:
     return false;

@@ -1,8 +1,8 @@
 // `conv` and `pool` become ops graft already compiles well, before shape
 // analysis (see Dispatch.h), so they fuse, tile and vectorize like the rest:
 //
-// - the input is padded by concatenating fills (0 for conv and avg, the
-//   type's lowest value for max) along each padded spatial dim;
+// - the input is padded by one constant-mode `pad` (0 for conv and avg,
+//   the type's lowest value for max) over the spatial dims;
 // - every window position k is one strided `slice` of the padded input,
 //   [N, C, O...]: the window's element k at every output point;
 // - conv (im2col): the slices of the input moved channels first,
@@ -106,12 +106,6 @@ private:
     return b_.add(OpKind::Transpose, {t}, Type::tensorOf(t->type.elem, dims),
                   {OpBuilder::attr("perm", perm)});
   }
-  std::vector<Size> sizesOf(Value *t) {
-    std::vector<Size> sizes;
-    for (size_t d = 0; d < t->type.rank(); ++d)
-      sizes.push_back(dimOf(t, d));
-    return sizes;
-  }
 
   // |x| with |w|'s padding along every spatial dim, the pads reading |pad|.
   Value *padded(Value *x, const Window &w, Value *pad);
@@ -162,31 +156,21 @@ private:
   OpBuilder b_; // its ops: the expansion, in program order, before op_
 };
 
+// One constant-mode `pad` over the spatial dims (a no-op without padding).
 Value *Expander::padded(Value *x, const Window &w, Value *pad) {
+  std::vector<int64_t> low(2, 0), high(2, 0), dims = x->type.dims;
+  bool any = false;
   for (size_t d = 0; d < w.rank(); ++d) {
-    size_t axis = d + 2;
-    if (w.padsBegin[d] == 0 && w.padsEnd[d] == 0)
-      continue;
-    std::vector<Value *> parts;
-    std::vector<Size> sizes = sizesOf(x);
-    for (int64_t p : {w.padsBegin[d], int64_t(-1), w.padsEnd[d]}) {
-      if (p == -1) {
-        parts.push_back(x);
-        continue;
-      }
-      if (p == 0)
-        continue;
-      std::vector<Size> padSizes = sizes;
-      padSizes[axis] = Size{p, nullptr};
-      parts.push_back(filled(pad, padSizes));
-    }
-    std::vector<int64_t> dims = x->type.dims;
-    if (dims[axis] != kDynamic)
-      dims[axis] += w.padsBegin[d] + w.padsEnd[d];
-    x = b_.add(OpKind::Concat, parts, Type::tensorOf(x->type.elem, dims),
-               {OpBuilder::attr("axis", static_cast<int64_t>(axis))});
+    low.push_back(w.padsBegin[d]);
+    high.push_back(w.padsEnd[d]);
+    any = any || w.padsBegin[d] || w.padsEnd[d];
+    if (dims[d + 2] != kDynamic)
+      dims[d + 2] += w.padsBegin[d] + w.padsEnd[d];
   }
-  return x;
+  if (!any)
+    return x;
+  return b_.add(OpKind::Pad, {x, pad}, Type::tensorOf(x->type.elem, dims),
+                {OpBuilder::attr("low", low), OpBuilder::attr("high", high)});
 }
 
 // Along spatial dim d: from k*dilation, every stride, up to where the last

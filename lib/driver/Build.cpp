@@ -31,6 +31,7 @@
 #include "graph/Parser.h"
 #include "graph/Verifier.h"
 #include "ir/Clone.h"
+#include "ir/Inline.h"
 #include "ir/KernelCall.h"
 #include "link/Builtins.h"
 #include "link/Linker.h"
@@ -176,6 +177,9 @@ bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, std::str
   const std::string passPrefix = std::string(t.name) + " " + lb.level->name + ": ";
   PassTimer pass(ctx.times(), passPrefix + "clone");
   lb.module = cloneModule(*ctx.graph);
+  // Calls first, so that spec patterns match across them.
+  for (auto &fn : lb.module->functions)
+    inlineCalls(*fn);
   pass.next(passPrefix + "match specs");
   if (!ctx.specs.rules.empty()) {
     RewriteReport report;
@@ -199,6 +203,7 @@ bool lowerLevel(BuildContext &ctx, const TargetInfo &t, LevelBuild &lb, std::str
           std::find(lb.calls.begin(), lb.calls.end(), op->call.get()) == lb.calls.end())
         lb.calls.push_back(op->call.get());
     expandSplatConstants(*fn);
+    lowerSplits(*fn);
     lowerWindowOps(*fn);
     lowerReduceForms(*fn);
     expandMapBroadcasts(*fn);

@@ -21,6 +21,8 @@ namespace {
 
 // The evaluator refuses tensors bigger than this rather than exhaust memory.
 constexpr uint64_t kMaxBytes = uint64_t(1) << 32;
+// Nor calls nested deeper than this (each is a native stack frame).
+constexpr unsigned kMaxCallDepth = 256;
 
 std::string shapeStr(const std::vector<int64_t> &dims) {
   std::string s = "[";
@@ -91,12 +93,18 @@ private:
   bool evalSlice(const Op &op, Buffer &out);
   bool evalIota(const Op &op, Buffer &out);
   bool evalConcat(const Op &op, Buffer &out);
+  bool evalPad(const Op &op, Buffer &out);
+  // Ops with several results bind them all.
+  bool evalSplit(const Op &op);
+  bool evalCall(const Op &op);
+  bool evalTile(const Op &op, Buffer &out);
   bool evalArgReduce(const Op &op, Buffer &out);
   bool evalScalar(const Op &op, Buffer &out);
 
   const Function &fn_;
   std::string &error_;
   std::map<const Value *, Buffer> env_;
+  unsigned depth_ = 0; // calls around this function's evaluation
 };
 
 bool Evaluator::bindInputs(const std::vector<graft_tensor_t> &inputs) {
@@ -214,6 +222,10 @@ bool Evaluator::run() {
 }
 
 bool Evaluator::evalOp(const Op &op) {
+  if (op.kind == OpKind::Split)
+    return evalSplit(op);
+  if (op.kind == OpKind::Call)
+    return evalCall(op);
   Buffer out;
   std::vector<int64_t> dims;
   switch (op.kind) {
@@ -292,6 +304,14 @@ bool Evaluator::evalOp(const Op &op) {
     break;
   case OpKind::Concat:
     if (!evalConcat(op, out))
+      return false;
+    break;
+  case OpKind::Pad:
+    if (!evalPad(op, out))
+      return false;
+    break;
+  case OpKind::Tile:
+    if (!evalTile(op, out))
       return false;
     break;
   case OpKind::ArgMax:
@@ -700,6 +720,145 @@ bool Evaluator::evalConcat(const Op &op, Buffer &out) {
         std::memcpy(out.data.data() + at, b.data.data() + o * run, run);
       at += run;
     }
+  return true;
+}
+
+// numpy.pad: result element c is the input's at c - low, or, outside the
+// input, the pad value (constant), the nearest element (edge), or the
+// element mirrored at the border, without repeating it, as often as it
+// takes to land inside (reflect).
+bool Evaluator::evalPad(const Op &op, Buffer &out) {
+  const Buffer &src = in(op, 0);
+  std::vector<int64_t> low = op.listAttr("low"), high = op.listAttr("high");
+  std::string mode = op.identAttr("mode");
+  std::vector<int64_t> dims;
+  for (size_t d = 0; d < src.dims.size(); ++d) {
+    if (mode != "" && mode != "constant" && (low[d] || high[d]) && src.dims[d] == 0)
+      return fail(op, "dimension " + std::to_string(d) + " of the input " +
+                          shapeStr(src.dims) + " is empty; " + mode +
+                          " padding needs an element to copy");
+    dims.push_back(src.dims[d] + low[d] + high[d]);
+  }
+  if (!allocate(op, dims, out))
+    return false;
+  if (out.count() == 0)
+    return true;
+  size_t size = dtypeSize(out.elem);
+  std::vector<int64_t> idx(dims.size(), 0), srcIdx(dims.size(), 0);
+  do {
+    bool inside = true;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      int64_t n = src.dims[d], i = idx[d] - low[d];
+      if (mode == "edge") {
+        i = std::clamp<int64_t>(i, 0, n - 1);
+      } else if (mode == "reflect") {
+        while (n > 1 && (i < 0 || i >= n))
+          i = i < 0 ? -i : 2 * (n - 1) - i;
+        i = n == 1 ? 0 : i;
+      }
+      inside = inside && i >= 0 && i < n;
+      srcIdx[d] = i;
+    }
+    uint8_t *to = out.data.data() + flatten(idx, dims) * size;
+    if (inside)
+      std::memcpy(to, src.data.data() + flatten(srcIdx, src.dims) * size, size);
+    else
+      std::memcpy(to, in(op, 1).data.data(), size);
+  } while (nextIndex(idx, dims));
+  return true;
+}
+
+// numpy.tile with one repeat count per dim: result element c is the
+// input's at c mod n.
+bool Evaluator::evalTile(const Op &op, Buffer &out) {
+  const Buffer &src = in(op, 0);
+  std::vector<int64_t> repeats = op.listAttr("repeats"), dims;
+  for (size_t d = 0; d < src.dims.size(); ++d) {
+    if (repeats[d] && src.dims[d] > (int64_t(1) << 40) / repeats[d])
+      return fail(op, "result of " + shapeStr(src.dims) + " tiled " + shapeStr(repeats) +
+                          " times is too large");
+    dims.push_back(src.dims[d] * repeats[d]);
+  }
+  if (!allocate(op, dims, out))
+    return false;
+  if (out.count() == 0)
+    return true;
+  size_t size = dtypeSize(out.elem);
+  std::vector<int64_t> idx(dims.size(), 0), srcIdx(dims.size(), 0);
+  do {
+    for (size_t d = 0; d < dims.size(); ++d)
+      srcIdx[d] = idx[d] % src.dims[d];
+    std::memcpy(out.data.data() + flatten(idx, dims) * size,
+                src.data.data() + flatten(srcIdx, src.dims) * size, size);
+  } while (nextIndex(idx, dims));
+  return true;
+}
+
+// numpy.split at the offsets the sizes give: result k holds the input's
+// elements [sizes[0] + ... + sizes[k-1], ... + sizes[k]) along `axis`.
+bool Evaluator::evalSplit(const Op &op) {
+  const Buffer &src = in(op, 0);
+  size_t axis = static_cast<size_t>(op.intAttr("axis"));
+  std::vector<int64_t> sizes = op.listAttr("sizes");
+  int64_t sum = 0;
+  for (int64_t n : sizes)
+    sum += n;
+  if (sum != src.dims[axis])
+    return fail(op, "the sizes " + shapeStr(sizes) + " add up to " + std::to_string(sum) +
+                        ", but the input " + shapeStr(src.dims) + " has " +
+                        std::to_string(src.dims[axis]) + " elements along axis " +
+                        std::to_string(axis));
+  size_t size = dtypeSize(src.elem);
+  int64_t offset = 0;
+  for (size_t k = 0; k < op.results.size(); ++k) {
+    Buffer out;
+    std::vector<int64_t> dims = src.dims;
+    dims[axis] = sizes[k];
+    out.elem = src.elem;
+    out.dims = dims;
+    out.data.assign(src.data.size() / (src.dims[axis] ? src.dims[axis] : 1) * sizes[k], 0);
+    if (!out.data.empty()) {
+      std::vector<int64_t> idx(dims.size(), 0), srcIdx;
+      do {
+        srcIdx = idx;
+        srcIdx[axis] += offset;
+        std::memcpy(out.data.data() + flatten(idx, dims) * size,
+                    src.data.data() + flatten(srcIdx, src.dims) * size, size);
+      } while (nextIndex(idx, dims));
+    }
+    const Type &declared = op.results[k]->type;
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (declared.dims[d] != kDynamic && declared.dims[d] != dims[d])
+        return fail(op, "result " + std::to_string(k + 1) + " has shape " + shapeStr(dims) +
+                            ", which does not match its type " + declared.str());
+    offset += sizes[k];
+    env_[op.results[k]] = std::move(out);
+  }
+  return true;
+}
+
+// The callee evaluated on the operands (the verifier rules out recursion);
+// its returned values are the call's results.
+bool Evaluator::evalCall(const Op &op) {
+  const Function &callee = *op.func;
+  if (depth_ >= kMaxCallDepth)
+    return fail(op, "calls nest deeper than " + std::to_string(kMaxCallDepth) +
+                        " functions, the reference evaluator's limit");
+  std::string error;
+  Evaluator inner(callee, error);
+  inner.depth_ = depth_ + 1;
+  for (size_t i = 0; i < callee.args.size(); ++i)
+    inner.env_[callee.args[i]] = in(op, i);
+  if (!inner.run()) {
+    // Named once, at the innermost call: the error there names the op.
+    if (error.rfind("'call' at", 0) == 0)
+      error_ = error;
+    else
+      fail(op, "in @" + callee.name + ": " + error);
+    return false;
+  }
+  for (size_t k = 0; k < op.results.size(); ++k)
+    env_[op.results[k]] = inner.env_.at(callee.results[k]);
   return true;
 }
 

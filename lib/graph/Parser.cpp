@@ -79,6 +79,8 @@ private:
   void skipBlock();
   bool parseReturn();
   bool parseCallee(Op &op);
+  bool parseFunctionCallee(Op &op);
+  void resolveCalls();
 
   // Name scopes: [0] is the function, then one per open map body.
   Value *lookup(const Token &name, bool &poisoned);
@@ -92,6 +94,8 @@ private:
   Function *fn_ = nullptr;
   std::vector<Scope> scopes_;
   unsigned regionDepth_ = 0;
+  // `call` ops and the callee name they wrote.
+  std::vector<std::pair<Op *, Token>> pendingCalls_;
 };
 
 // Skips the rest of the statement on |line|. A '{' opened on that line
@@ -136,6 +140,7 @@ std::unique_ptr<Module> Parser::run() {
     if (!parseFunction())
       skipToFunction();
   }
+  resolveCalls();
   return std::move(module_);
 }
 
@@ -669,24 +674,29 @@ bool Parser::parseRegionBody(Region &region, const Op &op, bool &closed) {
 bool Parser::parseStatement(std::vector<Op *> &ops) {
   if (!at(Tok::ValueName))
     return expected("an op like '%x = ...', 'return' or '}'");
-  Token result = tok_;
+  // `%a, %b = split ...`: ops with several results name them all.
+  std::vector<Token> results{tok_};
   advance();
-  if (at(Tok::Comma)) {
-    error(tok_.loc, "only kernel_call has several results; expected '='");
-    return false;
+  while (at(Tok::Comma)) {
+    advance();
+    if (!at(Tok::ValueName))
+      return expected("a result name like '%b' after ','");
+    results.push_back(tok_);
+    advance();
   }
-  if (!expect(Tok::Equal, "'=' after '%" + result.text + "'"))
+  if (!expect(Tok::Equal, "'=' after '%" + results.back().text + "'"))
     return false;
-  // From here on a failing statement poisons its result name.
+  // From here on a failing statement poisons its result names.
   struct PoisonOnFail {
     Parser &p;
-    const std::string &name;
+    const std::vector<Token> &names;
     bool ok = false;
     ~PoisonOnFail() {
-      if (!ok && !p.scopes_.back().values.count(name))
-        p.poison(name);
+      for (const Token &name : names)
+        if (!ok && !p.scopes_.back().values.count(name.text))
+          p.poison(name.text);
     }
-  } guard{*this, result.text};
+  } guard{*this, results};
 
   if (!at(Tok::Ident))
     return expected("an op name");
@@ -695,10 +705,23 @@ bool Parser::parseStatement(std::vector<Op *> &ops) {
     error(tok_.loc, "unknown op '" + tok_.text + "'");
     return false;
   }
+  bool multi = *kind == OpKind::Split || *kind == OpKind::Call;
+  if (results.size() > 1 && !multi) {
+    error(results[1].loc, "'" + tok_.text + "' has one result; only split and call have "
+                          "several");
+    return false;
+  }
+  if (*kind == OpKind::Split && fn_->isPattern) {
+    error(tok_.loc, "a pattern cannot contain 'split': the matcher matches ops of one "
+                    "result; write the parts as 'slice' ops");
+    return false;
+  }
   Op *op = fn_->newOp(*kind, tok_.loc);
   uint32_t line = tok_.rawLine;
   advance();
   if (*kind == OpKind::KernelCall && !parseCallee(*op))
+    return false;
+  if (*kind == OpKind::Call && !parseFunctionCallee(*op))
     return false;
   Literal lit;
   if (*kind == OpKind::Constant && !parseLiteral(lit, 0))
@@ -708,9 +731,23 @@ bool Parser::parseStatement(std::vector<Op *> &ops) {
     return false;
   if (at(Tok::LBrace) && !parseAttrs(op->attrs))
     return false;
-  Type type;
-  if (!expect(Tok::Colon, "':' and the result type") || !parseType(type))
+  std::vector<Type> types(1);
+  if (!expect(Tok::Colon, "':' and the result type") || !parseType(types[0]))
     return false;
+  // One type per result: `: tensor<2xf32>, tensor<3xf32>`.
+  while (multi && at(Tok::Comma)) {
+    advance();
+    types.emplace_back();
+    if (!parseType(types.back()))
+      return false;
+  }
+  if (types.size() != results.size()) {
+    error(op->loc, "'" + std::string(opName(*kind)) + "' names " +
+                       countOf(results.size(), "result") + " but gives " +
+                       countOf(types.size(), "result type"));
+    return false;
+  }
+  const Type &type = types[0];
   if (*kind == OpKind::Constant) {
     std::string err;
     SourceLoc errLoc;
@@ -732,15 +769,50 @@ bool Parser::parseStatement(std::vector<Op *> &ops) {
     return expected("end of line after the op");
   if (poisoned)
     return true; // already reported; drop the op, poison its name
-  Value *v = fn_->newValue(type, result.text, result.loc);
-  v->def = op;
-  v->region = nullptr;
-  op->results.push_back(v);
-  if (!define(result, v))
-    return true;
+  for (size_t i = 0; i < results.size(); ++i) {
+    Value *v = fn_->newValue(types[i], results[i].text, results[i].loc);
+    v->def = op;
+    v->region = nullptr;
+    op->results.push_back(v);
+    if (!define(results[i], v))
+      return true;
+  }
   ops.push_back(op);
   guard.ok = true;
   return true;
+}
+
+// `@name` after `call`: a function of the same file, before or after this
+// one; resolved when the whole file is read (resolveCalls).
+bool Parser::parseFunctionCallee(Op &op) {
+  if (fn_->isPattern) {
+    error(op.loc, "a pattern cannot call a function; 'call' is written in functions");
+    return false;
+  }
+  if (scopes_.size() > 1) {
+    error(op.loc, "'call' cannot be used in a map body");
+    return false;
+  }
+  if (!at(Tok::FuncName))
+    return expected("the called function's name like '@f'");
+  pendingCalls_.push_back({&op, tok_});
+  advance();
+  return true;
+}
+
+void Parser::resolveCalls() {
+  for (const auto &[op, name] : pendingCalls_) {
+    const Function *f = module_->lookup(name.text);
+    if (f && !f->isPattern) {
+      op->func = f;
+      continue;
+    }
+    error(name.loc, "call of undefined function '@" + name.text + "'" +
+                        (f ? " (a pattern; only functions can be called)"
+                           : module_->lookupKernel(name.text)
+                               ? " (a kernel; call it with 'kernel_call')"
+                               : ""));
+  }
 }
 
 // `like %a` after a kernel's result type: the result has %a's sizes (a

@@ -268,7 +268,8 @@ bool verifyModule(Module &m, DiagEngine &diag) {
   bool ok = true;
   for (auto &f : m.functions)
     ok &= verifyFunction(*f, diag);
-  return ok;
+  VerifyContext cx{diag};
+  return verifyCallGraph(m, cx) && ok;
 }
 
 } // namespace graft

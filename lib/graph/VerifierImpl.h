@@ -34,6 +34,11 @@ bool verifyTensorOp(const Op &op, VerifyContext &cx);
 // A kernel_call written in the graph, against its kernel's declaration
 // (VerifyKernelCall.cpp). False if reported.
 bool verifyKernelCall(const Op &op, VerifyContext &cx);
+// A `call` against its callee's signature (VerifyCall.cpp). False if
+// reported.
+bool verifyCall(const Op &op, VerifyContext &cx);
+// That no function reaches itself through calls (VerifyCall.cpp).
+bool verifyCallGraph(const Module &m, VerifyContext &cx);
 // Rules for `conv` and `pool` (VerifyWindowOps.cpp). False if reported.
 bool verifyWindowOp(const Op &op, VerifyContext &cx);
 

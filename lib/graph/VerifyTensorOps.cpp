@@ -112,6 +112,9 @@ private:
   bool slice();
   bool iota();
   bool concat();
+  bool pad();
+  bool tile();
+  bool split();
   bool argReduce();
   // Optional 0/1 attribute |name|: false (reported) if it is anything else.
   bool flagAttr(const char *name);
@@ -141,6 +144,10 @@ bool TensorOpVerifier::run() {
   case OpKind::Slice: return slice();
   case OpKind::Iota: return iota();
   case OpKind::Concat: return concat();
+  case OpKind::Pad: return pad();
+  case OpKind::Tile: return tile();
+  case OpKind::Split: return split();
+  case OpKind::Call: return verifyCall(op_, cx_);
   case OpKind::KernelCall: return verifyKernelCall(op_, cx_);
   case OpKind::ArgMax: case OpKind::ArgMin: return argReduce();
   case OpKind::Conv: case OpKind::Pool: return verifyWindowOp(op_, cx_);
@@ -583,6 +590,135 @@ bool TensorOpVerifier::concat() {
     }
   }
   return result(Type::tensorOf(first.elem, expected));
+}
+
+// Result dim d: low[d] + input dim d + high[d]; constant mode takes the
+// pad value, a scalar of the element type, the others no value.
+bool TensorOpVerifier::pad() {
+  static const char *const kAllowed[] = {"low", "high", "mode", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || op_.operands.empty())
+    return op_.operands.empty() ? fail("'pad' needs an input tensor") : false;
+  if (!tensorOperand(0, "input") || !resultIsTensor())
+    return false;
+  const Type &in = operandType(0);
+  const Attr *low = perDimList("low", in.rank());
+  const Attr *high = perDimList("high", in.rank());
+  if (!low || !high)
+    return false;
+  std::string mode = "constant";
+  if (const Attr *m = op_.attr("mode")) {
+    mode = m->s;
+    if ((m->kind != Attr::Kind::Ident && m->kind != Attr::Kind::String) ||
+        (mode != "constant" && mode != "edge" && mode != "reflect")) {
+      cx_.error(m->loc, "'pad' mode must be constant, edge or reflect, found " + m->str());
+      return false;
+    }
+  }
+  for (const Attr *a : {low, high})
+    for (size_t d = 0; d < a->list.size(); ++d)
+      if (a->list[d] < 0 || a->list[d] > (int64_t(1) << 32)) {
+        cx_.error(a->loc, "'pad' " + std::string(a == low ? "low" : "high") +
+                              " of dimension " + std::to_string(d) + " is " +
+                              std::to_string(a->list[d]) +
+                              "; a pad is between 0 and 2^32 (crop with 'slice')");
+        return false;
+      }
+  if (mode == "constant") {
+    if (!operandCount(2))
+      return fail("'pad' in constant mode takes the input and the pad value, a scalar "
+                  "of its element type");
+    if (operandType(1) != Type::scalar(in.elem))
+      return fail("'pad' value " + valueRef(op_.operands[1]) + " must be a scalar " +
+                  dtypeName(in.elem) + " (the input's element type), found " +
+                  operandType(1).str());
+  } else if (op_.operands.size() != 1) {
+    return fail("'pad' in " + mode + " mode takes only the input tensor, found " +
+                countOf(op_.operands.size(), "operand"));
+  }
+  std::vector<int64_t> expected;
+  for (size_t d = 0; d < in.rank(); ++d) {
+    int64_t n = in.dims[d];
+    bool padded = low->list[d] || high->list[d];
+    if (mode != "constant" && padded && n == 0)
+      return fail("'pad' in " + mode + " mode needs at least one element along dimension " +
+                  std::to_string(d) + ", which " + in.str() + " has none of");
+    expected.push_back(n == kDynamic ? kDynamic : n + low->list[d] + high->list[d]);
+  }
+  return result(Type::tensorOf(in.elem, expected));
+}
+
+// Result dim d: input dim d times repeats[d].
+bool TensorOpVerifier::tile() {
+  static const char *const kAllowed[] = {"repeats", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || !operandCount(1) ||
+      !tensorOperand(0, "input") || !resultIsTensor())
+    return false;
+  const Type &in = operandType(0);
+  const Attr *repeats = perDimList("repeats", in.rank());
+  if (!repeats)
+    return false;
+  std::vector<int64_t> expected;
+  for (size_t d = 0; d < in.rank(); ++d) {
+    int64_t r = repeats->list[d], n = in.dims[d];
+    if (r < 0 || r > (int64_t(1) << 32)) {
+      cx_.error(repeats->loc, "'tile' repeats of dimension " + std::to_string(d) + " is " +
+                                  std::to_string(r) + "; a repeat count is between 0 and 2^32");
+      return false;
+    }
+    if (n != kDynamic && n * r > (int64_t(1) << 32))
+      return fail("'tile' result dimension " + std::to_string(d) + " would have " +
+                  std::to_string(n * r) + " elements, more than 2^32");
+    expected.push_back(n == kDynamic ? (r == 0 ? 0 : kDynamic) : n * r);
+  }
+  return result(Type::tensorOf(in.elem, expected));
+}
+
+// One result per entry of sizes: the input with sizes[i] elements along
+// axis, the parts one after another; they add up to the input's size.
+bool TensorOpVerifier::split() {
+  static const char *const kAllowed[] = {"axis", "sizes", nullptr};
+  if (!checkAttrNames(op_, kAllowed, cx_) || !operandCount(1) ||
+      !tensorOperand(0, "input"))
+    return false;
+  const Attr *axis = requireAttr("axis", Attr::Kind::Int, "an integer");
+  const Attr *sizes = requireAttr("sizes", Attr::Kind::IntList, "an integer list");
+  if (!axis || !sizes)
+    return false;
+  const Type &in = operandType(0);
+  if (axis->i < 0 || axis->i >= static_cast<int64_t>(in.rank())) {
+    cx_.error(axis->loc, "axis " + std::to_string(axis->i) + " is out of range for " +
+                             in.str() + " (rank " + std::to_string(in.rank()) + ")");
+    return false;
+  }
+  if (sizes->list.size() != op_.results.size()) {
+    cx_.error(sizes->loc, "'split' sizes has " + std::to_string(sizes->list.size()) + (sizes->list.size() == 1 ? " entry" : " entries") +
+                              " for " + countOf(op_.results.size(), "result") +
+                              " (one per result)");
+    return false;
+  }
+  size_t a = static_cast<size_t>(axis->i);
+  int64_t sum = 0;
+  for (int64_t s : sizes->list) {
+    if (s < 0 || s > (int64_t(1) << 32)) {
+      cx_.error(sizes->loc, "'split' size " + std::to_string(s) +
+                                " is not between 0 and 2^32");
+      return false;
+    }
+    sum += s;
+  }
+  if (in.dims[a] != kDynamic && in.dims[a] != sum)
+    return fail("'split' sizes " + sizes->str() + " add up to " + std::to_string(sum) +
+                ", but " + valueRef(op_.operands[0]) + " has " + std::to_string(in.dims[a]) +
+                " elements along axis " + std::to_string(a) + " (" + in.str() + ")");
+  for (size_t i = 0; i < op_.results.size(); ++i) {
+    std::vector<int64_t> dims = in.dims;
+    dims[a] = sizes->list[i];
+    Type want = Type::tensorOf(in.elem, dims);
+    if (!typesCompatible(op_.results[i]->type, want))
+      return fail("'split' result " + std::to_string(i + 1) + " has type " +
+                  op_.results[i]->type.str() + ", expected " + want.str());
+  }
+  return true;
 }
 
 } // namespace

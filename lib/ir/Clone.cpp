@@ -42,6 +42,7 @@ private:
       copy->constant = op->constant;
       copy->call = op->call;     // immutable, shared by design
       copy->callee = op->callee; // the module's declaration; cloneModule remaps it
+      copy->func = op->func;     // the module's function; cloneModule remaps it
       if (op->region) {
         copy->region = std::make_unique<Region>();
         regions_[op->region.get()] = copy->region.get();
@@ -131,17 +132,26 @@ std::unique_ptr<Module> cloneModule(const Module &m) {
     copy->kernels.push_back(std::make_unique<KernelDecl>(*k));
     decls[k.get()] = copy->kernels.back().get();
   }
+  std::unordered_map<const Function *, const Function *> funcs;
   for (const auto &f : m.functions) {
     copy->functions.push_back(cloneFunction(*f));
-    // A direct call's declaration is the clone's own, not the original's.
-    for (const auto &op : copy->functions.back()->opStore) {
-      if (!op->callee)
-        continue;
-      auto it = decls.find(op->callee);
-      GRAFT_CHECK(it != decls.end(), "cloning a module: a kernel_call of a kernel it does not declare");
-      op->callee = it->second;
-    }
+    funcs[f.get()] = copy->functions.back().get();
   }
+  // A direct call's declaration and a call's callee are the clone's own,
+  // not the original's.
+  for (const auto &f : copy->functions)
+    for (const auto &op : f->opStore) {
+      if (op->callee) {
+        auto it = decls.find(op->callee);
+        GRAFT_CHECK(it != decls.end(), "cloning a module: a kernel_call of a kernel it does not declare");
+        op->callee = it->second;
+      }
+      if (op->func) {
+        auto it = funcs.find(op->func);
+        GRAFT_CHECK(it != funcs.end(), "cloning a module: a call of a function it does not hold");
+        op->func = it->second;
+      }
+    }
   return copy;
 }
 

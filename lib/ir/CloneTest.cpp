@@ -2,6 +2,7 @@
 // locations and kernel-call links) and shares nothing mutable with its
 // original: editing either leaves the other's printed form as it was.
 #include "ir/Clone.h"
+#include "ir/Inline.h"
 
 #include "graph/Parser.h"
 #include "graph/Verifier.h"
@@ -115,6 +116,11 @@ void expectSameStructure(const Function &a, const Function &b) {
       sameValue(x.results[i], y.results[i]);
       EXPECT_EQ(y.results[i]->def, &y);
     }
+    EXPECT_EQ(x.func == nullptr, y.func == nullptr);
+    if (y.func) {
+      EXPECT_NE(x.func, y.func) << "a call of the clone calls the original";
+      EXPECT_EQ(x.func->name, y.func->name);
+    }
     EXPECT_EQ(x.fallbackFor == nullptr, y.fallbackFor == nullptr);
     if (y.fallbackFor) {
       EXPECT_TRUE(mine.count(y.fallbackFor));
@@ -161,7 +167,8 @@ void expectSameModule(const Module &a, const Module &b) {
 
 TEST(Clone, SameFunctionsSameLocations) {
   for (const char *path : {"tests/e2e/inputs/all_ops.graph", "tests/e2e/inputs/mlp.graph",
-                           "tests/e2e/inputs/data_movement.graph"}) {
+                           "tests/e2e/inputs/data_movement.graph",
+                           "tests/diff/graphs/split_call.graph"}) {
     SCOPED_TRACE(path);
     auto p = parseVerified(path, readFile(path));
     ASSERT_TRUE(p->module);
@@ -242,6 +249,30 @@ TEST(Clone, KernelCallsAndFallbacks) {
     EXPECT_EQ(b.opStore[at]->kind, OpKind::KernelCall);
   }
   EXPECT_GT(fallbacks, 0u) << printModule(*lowered);
+}
+
+// Inlining copies the callee (and its callees) into the caller: no call is
+// left, the original callee is unchanged, and the caller verifies.
+TEST(Inline, NestedCallsAndSeveralResults) {
+  const char *path = "tests/diff/graphs/split_call.graph";
+  auto p = parseVerified(path, readFile(path));
+  ASSERT_TRUE(p->module);
+  std::unique_ptr<Module> copy = cloneModule(*p->module);
+  Function *caller = copy->lookup("calls_pair");
+  ASSERT_TRUE(caller);
+  const std::string pair = printFunction(*copy->lookup("pair"));
+  EXPECT_EQ(inlineCalls(*caller), 2u); // @pair, then @twice5 inside it
+  for (const Op *op : caller->ops)
+    EXPECT_NE(op->kind, OpKind::Call) << printFunction(*caller);
+  std::string text = printFunction(*caller);
+  EXPECT_NE(text.find("= tile "), std::string::npos) << text;
+  EXPECT_NE(text.find("= pad "), std::string::npos) << text;
+  // @pair returns its argument %s: the caller returns its own argument.
+  EXPECT_EQ(caller->results[0], caller->args[0]) << text;
+  EXPECT_EQ(printFunction(*copy->lookup("pair")), pair);
+  EXPECT_TRUE(verifyFunction(*caller, p->diag)) << p->diag.text() << text;
+  // The inlined function clones like any other.
+  expectSameStructure(*caller, *cloneFunction(*caller));
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "ir/FloatBits.h"
 #include "support/InternalError.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +49,10 @@ const OpEntry kOps[] = {
     {OpKind::Slice, "slice"},
     {OpKind::Iota, "iota"},
     {OpKind::Concat, "concat"},
+    {OpKind::Pad, "pad"},
+    {OpKind::Tile, "tile"},
+    {OpKind::Split, "split"},
+    {OpKind::Call, "call"},
     {OpKind::ArgMax, "argmax"},
     {OpKind::ArgMin, "argmin"},
     {OpKind::Conv, "conv"},
@@ -415,6 +420,21 @@ const KernelDecl *Module::lookupKernel(const std::string &name) const {
     if (k->name == name)
       return k.get();
   return nullptr;
+}
+
+void replaceUses(Function &fn, size_t from, Value *oldV, Value *newV) {
+  auto fix = [&](std::vector<Value *> &vs) { std::replace(vs.begin(), vs.end(), oldV, newV); };
+  for (size_t i = from; i < fn.ops.size(); ++i) {
+    Op *op = fn.ops[i];
+    fix(op->operands);
+    if (Region *r = op->region.get()) {
+      if (r->yield == oldV)
+        r->yield = newV;
+      for (Op *inner : r->ops)
+        fix(inner->operands);
+    }
+  }
+  fix(fn.results);
 }
 
 } // namespace graft

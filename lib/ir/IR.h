@@ -2,7 +2,8 @@
 // (docs/graph-format.md) and in the match patterns of specs.
 //
 // A Function owns its Values and Ops. Ops are kept in program order. Every op
-// has exactly one result except KernelCall (one per kernel output). Scalar
+// has exactly one result except KernelCall (one per kernel output), Split
+// (one per part) and Call (one per callee result). Scalar
 // bodies of `map` are Regions: block arguments, ops over scalars and one
 // yielded value. A body may use ("capture") scalar values defined outside it.
 // ir/Clone.h copies a function deeply: a field added to Value, Op, Region or
@@ -88,6 +89,10 @@ enum class OpKind : uint8_t {
   Slice,       // operands: tensor; attrs starts, ends, steps (one per dim)
   Iota,        // operands: index values for '?' dims; attr dim
   Concat,      // operands: tensors; attr axis
+  Pad,         // operands: tensor[, scalar pad value]; attrs low, high, mode
+  Tile,        // operands: tensor; attr repeats
+  Split,       // operands: tensor; attrs axis, sizes; one result per size
+  Call,        // operands: the callee's arguments; Op::func is the callee
   ArgMax,      // operands: tensor; attrs axis, keepdims, select_last_index
   ArgMin,      // (lowered to reduce + map before dispatch: ArgReduce.cpp)
   Conv,        // operands: input NxCxS..., weights FxC/gxK...; ir/Window.h
@@ -123,8 +128,12 @@ struct Attr {
   std::string s;
   std::vector<int64_t> list;
   SourceLoc loc;
+  // An identifier and a string of the same text are the same value
+  // (`mode = edge`, `mode = "edge"`), as Op::identAttr reads them.
   bool operator==(const Attr &o) const {
-    return kind == o.kind && i == o.i && f == o.f && s == o.s && list == o.list;
+    bool text = (kind == Kind::Ident || kind == Kind::String) &&
+                (o.kind == Kind::Ident || o.kind == Kind::String);
+    return (kind == o.kind || text) && i == o.i && f == o.f && s == o.s && list == o.list;
   }
   std::string str() const;
 };
@@ -137,6 +146,7 @@ struct NamedAttr {
 
 struct Op;
 struct Region;
+struct Function;
 
 struct Value {
   Type type;
@@ -203,6 +213,8 @@ struct Op {
   // Its plan comes from the spec rule that provides the kernel for the
   // target being built (spec/DirectCalls.h).
   const KernelDecl *callee = nullptr;
+  // Call only: the function of the same module it calls.
+  const Function *func = nullptr;
   // An op of graft's own fallback for the kernel_call |fallbackFor|: it runs
   // only when the call does not (no plugin provides an optional import, or
   // the call's run-time guard does not hold).
@@ -266,6 +278,11 @@ struct Module {
   Function *lookup(const std::string &name) const;
   const KernelDecl *lookupKernel(const std::string &name) const;
 };
+
+// Makes every use of |oldV| by the top-level ops from index |from| on
+// (operands, and in their bodies captures and yields) and by `return` a
+// use of |newV|.
+void replaceUses(Function &fn, size_t from, Value *oldV, Value *newV);
 
 // Prints a function back in graph syntax (used by --emit and tests).
 std::string printFunction(const Function &f);

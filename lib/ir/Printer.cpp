@@ -106,6 +106,8 @@ private:
       out_ += " @" + (op.callee  ? op.callee->name
                       : op.call ? op.call->name
                                 : std::string("<no plan>"));
+    if (op.kind == OpKind::Call)
+      out_ += " @" + (op.func ? op.func->name : std::string("<unresolved>"));
     if (op.kind == OpKind::Constant && op.result()) {
       out_ += " ";
       printConstant(op);

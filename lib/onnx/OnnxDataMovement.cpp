@@ -1,6 +1,7 @@
-// Lowerings of ONNX's data-movement ops (Gather, Slice) to graft's `gather`
-// and `slice` (docs/graph-format.md, "Data movement"). The table of every
-// lowering is in OnnxOps.cpp.
+// Lowerings of ONNX's data-movement ops (Gather, Slice, Concat, Tile, Pad,
+// Split, Range, Trilu) to graft's `gather`, `slice`, `concat`, `tile`, `pad`,
+// `split` and `iota` (docs/graph-format.md, "Data movement"). The table of
+// every lowering is in OnnxOps.cpp.
 #include "onnx/OnnxDataMovement.h"
 
 #include "ir/SliceBounds.h"
@@ -107,44 +108,7 @@ bool lowerConcat(ImportContext &ctx) {
   return true;
 }
 
-namespace {
-
-// `slice` of |x| taking [begin, end) along |axis| and all of every other dim.
-Value sliceAlong(ImportContext &ctx, const Value &x, size_t axis, int64_t begin, int64_t end,
-                 const std::string &hint) {
-  size_t r = x.type.rank();
-  std::vector<int64_t> s(r, 0), e(r, std::numeric_limits<int64_t>::max());
-  s[axis] = begin;
-  e[axis] = end;
-  Type t = x.type;
-  t.dims[axis] = end - begin;
-  return ctx.w.emit(hint, "slice " + x.name + " {starts = " + intList(s) + ", ends = " + intList(e) + "}", t);
-}
-
-// `gather` of |x| along |axis| at the build-time |indices|.
-Value gatherAt(ImportContext &ctx, const Value &x, size_t axis, const std::vector<int64_t> &indices,
-               const std::string &hint) {
-  ConstTensor c;
-  c.type = Type{"i64", {int64_t(indices.size())}, false};
-  c.i = indices;
-  Value idx = ctx.constantValue(c, hint + ".idx");
-  Type t = x.type;
-  t.dims[axis] = int64_t(indices.size());
-  return ctx.w.emit(hint, "gather " + x.name + ", " + idx.name + " {axis = " + std::to_string(axis) + "}", t);
-}
-
-// The size of |x| along |axis|, which an op needs when building.
-bool staticDim(ImportContext &ctx, const Value &x, size_t axis, int64_t &n) {
-  n = x.type.dims[axis];
-  if (n != kDynamic)
-    return true;
-  return ctx.fail("the input's size along axis " + std::to_string(axis) +
-                  " is dynamic; graft needs it when building");
-}
-
-} // namespace
-
-// Each repeated axis is a gather at indices 0..n-1, r times.
+// graft's `tile`: one repeat count per axis, known when building.
 bool lowerTile(ImportContext &ctx) {
   if (!ctx.onlyAttrs({}))
     return false;
@@ -155,30 +119,21 @@ bool lowerTile(ImportContext &ctx) {
   if (repeats.i.size() != x.type.rank())
     return ctx.fail("repeats has " + std::to_string(repeats.i.size()) + " entries for an input of rank " +
                     std::to_string(x.type.rank()));
-  Value v = x;
+  Type t = x.type;
   for (size_t a = 0; a < x.type.rank(); ++a) {
-    int64_t r = repeats.i[a], n;
-    if (r < 1)
+    int64_t r = repeats.i[a], n = x.type.dims[a];
+    if (r < 0)
       return ctx.fail("repeats[" + std::to_string(a) + "] is " + std::to_string(r) +
-                      "; graft tensors have no zero sizes");
-    if (r == 1)
-      continue;
-    if (!staticDim(ctx, v, a, n))
-      return false;
-    if (n * r > (int64_t(1) << 32))
+                      "; a repeat count is at least 0");
+    if (n != kDynamic && n * r > (int64_t(1) << 32))
       return ctx.fail("the result has more than 2^32 elements along axis " + std::to_string(a));
-    std::vector<int64_t> idx;
-    for (int64_t k = 0; k < n * r; ++k)
-      idx.push_back(k % n);
-    v = gatherAt(ctx, v, a, idx, ctx.hint());
+    t.dims[a] = r == 0 ? 0 : n == kDynamic ? kDynamic : n * r;
   }
-  ctx.setOutput(0, v);
+  ctx.setOutput(0, ctx.w.emit(ctx.hint(), "tile " + x.name + " {repeats = " + intList(repeats.i) + "}", t));
   return true;
 }
 
-// Constant padding concatenates filled blocks; edge and reflect padding
-// gather at clamped or mirrored indices. Pads must be known when building,
-// as must the sizes of the padded axes.
+// graft's `pad`: pads known when building (opset 11+ inputs), not negative.
 bool lowerPad(ImportContext &ctx) {
   if (!ctx.onlyAttrs({"mode"}))
     return false;
@@ -208,59 +163,31 @@ bool lowerPad(ImportContext &ctx) {
       return ctx.fail("constant_value must hold one element");
     fillValue = cv.literal(0);
   }
-  Value v = x;
+  std::vector<int64_t> low(pads.i.begin(), pads.i.begin() + long(r)),
+      high(pads.i.begin() + long(r), pads.i.end());
+  Type t = x.type;
   for (size_t a = 0; a < r; ++a) {
-    int64_t before = pads.i[a], after = pads.i[a + r], n;
-    if (before == 0 && after == 0)
-      continue;
-    if (before < 0 || after < 0)
+    if (low[a] < 0 || high[a] < 0)
       return ctx.fail("negative pads are not supported (axis " + std::to_string(a) + ")");
-    if (!staticDim(ctx, v, a, n))
-      return false;
-    if (mode == "reflect" && (before >= n || after >= n))
-      return ctx.fail("reflect pads of " + std::to_string(std::max(before, after)) + " along axis " +
-                      std::to_string(a) + " need more than " + std::to_string(n) + " elements");
-    if (mode == "constant") {
-      std::string parts;
-      Type t = v.type;
-      for (int64_t size : {before, int64_t(-1), after}) {
-        if (size == 0)
-          continue;
-        Value part = v;
-        if (size > 0) {
-          Shape shape = ctx.w.shapeOf(v);
-          shape[a] = DimRef{size, "", 0, ""};
-          std::string lit = ctx.w.emit(ctx.hint() + ".pad", "constant " + fillValue,
-                                       Type{v.type.elem, {}, true})
-                                .name;
-          part = ctx.w.splat(lit, v.type.elem, shape, ctx.hint() + ".pad");
-        }
-        parts += (parts.empty() ? "" : ", ") + part.name;
-      }
-      t.dims[a] = n + before + after;
-      v = ctx.w.emit(ctx.hint(), "concat " + parts + " {axis = " + std::to_string(a) + "}", t);
-      continue;
-    }
-    std::vector<int64_t> idx;
-    for (int64_t i = -before; i < n + after; ++i) {
-      int64_t j = i;
-      if (mode == "edge")
-        j = std::clamp<int64_t>(i, 0, n - 1);
-      else if (i < 0)
-        j = -i;
-      else if (i >= n)
-        j = 2 * (n - 1) - i;
-      idx.push_back(j);
-    }
-    v = gatherAt(ctx, v, a, idx, ctx.hint());
+    if (mode != "constant" && (low[a] || high[a]) && x.type.dims[a] == 0)
+      return ctx.fail(mode + " padding of axis " + std::to_string(a) + ", which is empty");
+    if (t.dims[a] != kDynamic)
+      t.dims[a] += low[a] + high[a];
   }
-  ctx.setOutput(0, v);
+  std::string operands = x.name;
+  if (mode == "constant")
+    operands += ", " + ctx.w.emit(ctx.hint() + ".pad", "constant " + fillValue,
+                                  Type{x.type.elem, {}, true})
+                           .name;
+  ctx.setOutput(0, ctx.w.emit(ctx.hint(),
+                              "pad " + operands + " {low = " + intList(low) + ", high = " +
+                                  intList(high) + ", mode = " + mode + "}",
+                              t));
   return true;
 }
 
-// Split is one `slice` per output: graft has no multi-result op of its
-// own, and slices read by maps are views, so nothing is copied twice. The
-// sizes along the axis must be known when building.
+// graft's `split`, with one result per output; the sizes along the axis
+// must be known when building.
 bool lowerSplit(ImportContext &ctx) {
   if (!ctx.onlyAttrs({"axis", "num_outputs"}))
     return false;
@@ -271,9 +198,6 @@ bool lowerSplit(ImportContext &ctx) {
   if (!ctx.normAxis(ctx.attrInt("axis", 0), x.type.rank(), axis, "axis"))
     return false;
   int64_t n = x.type.dims[size_t(axis)];
-  if (n == kDynamic)
-    return ctx.fail("the input's size along axis " + std::to_string(axis) +
-                    " is dynamic; graft needs the split sizes when building");
   int64_t outputs = ctx.node->output_size();
   std::vector<int64_t> sizes;
   if (ctx.hasInput(1)) {
@@ -282,6 +206,9 @@ bool lowerSplit(ImportContext &ctx) {
       return false;
     sizes = c.i;
   } else {
+    if (n == kDynamic)
+      return ctx.fail("the input's size along axis " + std::to_string(axis) +
+                      " is dynamic; graft needs the split sizes when building");
     int64_t parts = ctx.attrInt("num_outputs", outputs);
     if (parts < 1 || parts != outputs)
       return ctx.fail("num_outputs is " + std::to_string(parts) + " but the node has " +
@@ -296,17 +223,27 @@ bool lowerSplit(ImportContext &ctx) {
                     std::to_string(outputs) + " outputs");
   int64_t sum = 0;
   for (int64_t v : sizes) {
-    if (v < 1)
-      return ctx.fail("a split size is " + std::to_string(v) + "; graft tensors have no zero sizes");
+    if (v < 0)
+      return ctx.fail("a split size is " + std::to_string(v) + "; sizes are at least 0");
     sum += v;
   }
-  if (sum != n)
+  if (n != kDynamic && sum != n)
     return ctx.fail("the split sizes add up to " + std::to_string(sum) + ", the axis has " +
                     std::to_string(n));
-  for (int64_t k = 0, at = 0; k < outputs; at += sizes[size_t(k)], ++k)
-    if (ctx.wantsOutput(size_t(k)))
-      ctx.setOutput(size_t(k), sliceAlong(ctx, x, size_t(axis), at, at + sizes[size_t(k)],
-                                          ctx.node->output(int(k))));
+  std::vector<Value> parts;
+  std::string names, types;
+  for (int64_t k = 0; k < outputs; ++k) {
+    Value v{ctx.w.freshName(ctx.node->output(int(k)).empty() ? ctx.hint() : ctx.node->output(int(k))),
+            x.type, {}};
+    v.type.dims[size_t(axis)] = sizes[size_t(k)];
+    names += (k ? ", " : "") + v.name;
+    types += (k ? ", " : "") + v.type.text();
+    parts.push_back(v);
+  }
+  ctx.w.lines += "  " + names + " = split " + x.name + " {axis = " + std::to_string(axis) +
+                 ", sizes = " + intList(sizes) + "} : " + types + "\n";
+  for (int64_t k = 0; k < outputs; ++k)
+    ctx.setOutput(size_t(k), parts[size_t(k)]);
   return true;
 }
 

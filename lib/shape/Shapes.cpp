@@ -336,6 +336,27 @@ struct Analyzer {
         }
       break;
     }
+    case OpKind::Pad: {
+      // Edge and reflect padding read the input's elements: a padded dim
+      // must have one (the verifier rejects a static 0).
+      std::vector<int64_t> low = op.listAttr("low"), high = op.listAttr("high");
+      bool copies = op.identAttr("mode") == "edge" || op.identAttr("mode") == "reflect";
+      for (size_t k = 0; k < D(0).size(); ++k) {
+        uint32_t n = D(0)[k];
+        if (copies && (low[k] || high[k]))
+          requireEqual(ex.binary(GRAFT_EXPR_MIN, n, ex.constant(1)), ex.constant(1), op,
+                       "dim " + std::to_string(k) + " is empty; " + op.identAttr("mode") +
+                           " padding needs an element to copy");
+        d.push_back(ex.binary(GRAFT_EXPR_ADD, n, ex.constant(low[k] + high[k])));
+      }
+      break;
+    }
+    case OpKind::Tile: {
+      std::vector<int64_t> repeats = op.listAttr("repeats");
+      for (size_t k = 0; k < D(0).size(); ++k)
+        d.push_back(ex.binary(GRAFT_EXPR_MUL, D(0)[k], ex.constant(repeats[k])));
+      break;
+    }
     case OpKind::Slice:
       for (size_t k = 0; k < D(0).size(); ++k)
         d.push_back(sliceDimExprs(ex, op, k, D(0)).count);

@@ -157,6 +157,28 @@ TEST_F(MatcherTest, BodyMismatchAtNeg) {
   EXPECT_EQ(f.why, "op kind mismatch at %relu: expected matmul, found map");
 }
 
+// An attribute written as an identifier matches the same text as a string.
+TEST_F(MatcherTest, IdentifierAndStringAttributesAreTheSame) {
+  Function &fn = *parse(R"(
+func @f(%x: tensor<?x4xf32>) -> (tensor<?x6xf32>, tensor<?x6xf32>) {
+  %e = pad %x {low = [0, 1], high = [0, 1], mode = "edge"} : tensor<?x6xf32>
+  %r = pad %x {low = [0, 1], high = [0, 1], mode = reflect} : tensor<?x6xf32>
+  return %e, %r
+}
+)")->functions[0];
+  Rule &rule = addRule("edge", R"(
+pattern @p(%x: tensor<?x4xf32>) -> tensor<?x6xf32> {
+  %e = pad %x {low = [0, 1], high = [0, 1], mode = edge} : tensor<?x6xf32>
+  return %e
+}
+)");
+  Match m;
+  MatchFailure f;
+  EXPECT_TRUE(matchRule(rule, opNamed(fn, "e"), m, f)) << f.why;
+  EXPECT_FALSE(matchRule(rule, opNamed(fn, "r"), m, f));
+  EXPECT_EQ(f.why, "attribute mismatch at %r: expected mode = edge, found mode = reflect");
+}
+
 TEST_F(MatcherTest, StaticPayloadMatchesDynamicPattern) {
   const char *graph = R"(
 func @f(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) -> tensor<2x5xf32> {

@@ -128,23 +128,6 @@ const Op *earlyUser(const Function &fn, const Value *v, size_t limit,
   return nullptr;
 }
 
-void replaceUses(Function &fn, size_t from, Value *oldV, Value *newV) {
-  auto fix = [&](std::vector<Value *> &vs) {
-    std::replace(vs.begin(), vs.end(), oldV, newV);
-  };
-  for (size_t i = from; i < fn.ops.size(); ++i) {
-    Op *op = fn.ops[i];
-    fix(op->operands);
-    if (Region *r = op->region.get()) {
-      if (r->yield == oldV)
-        r->yield = newV;
-      for (Op *inner : r->ops)
-        fix(inner->operands);
-    }
-  }
-  fix(fn.results);
-}
-
 std::string uniqueName(const Function &fn, const std::string &base) {
   std::set<std::string> names;
   for (const auto &v : fn.valueStore)
