@@ -3,6 +3,7 @@
 // lowers the nodes in order (OnnxOps.cpp); the text is assembled last.
 #include "onnx/OnnxImport.h"
 
+#include "onnx/ConstantFold.h"
 #include "onnx/ImportContext.h"
 
 #include "graft/tensor.h"
@@ -183,7 +184,7 @@ bool importOnnx(const std::string &path, const std::string &bytes,
   for (int k = 0; k < g.node_size(); ++k) {
     ctx.node = &g.node(k);
     ctx.nodeIndex = k;
-    if (!lowerNode(ctx))
+    if (!foldConstantNode(ctx) && !lowerNode(ctx))
       return false;
   }
 
