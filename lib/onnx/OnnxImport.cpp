@@ -91,7 +91,8 @@ bool importOnnx(const std::string &path, const std::string &bytes,
   if (opset < kMinOpset || opset > kMaxOpset) {
     // A model of another opset imports when each of its ops has the
     // definition it has in the supported range (the ONNX schema registry
-    // says which version of an op an opset means).
+    // says which version of an op an opset means), or an older one its
+    // lowering also reads (oldestVersionRead: ctx.opset picks the form).
     int64_t ref = opset < kMinOpset ? kMinOpset : kMaxOpset;
     for (int k = 0; k < g.node_size(); ++k) {
       ctx.node = &g.node(k);
@@ -101,14 +102,15 @@ bool importOnnx(const std::string &path, const std::string &bytes,
       const auto *known = onnx::OpSchemaRegistry::Schema(op, int(ref));
       if (!used)
         return ctx.fail("opset " + std::to_string(opset) + " has no op " + op);
-      if (!known || known->SinceVersion() != used->SinceVersion())
+      bool older = used->SinceVersion() < kMinOpset &&
+                   used->SinceVersion() >= oldestVersionRead(op) && oldestVersionRead(op) > 0;
+      if (!older && (!known || known->SinceVersion() != used->SinceVersion()))
         return ctx.fail("opset " + std::to_string(opset) + " is not supported: it means " + op +
                         "-" + std::to_string(used->SinceVersion()) + ", graft imports " + op +
                         (known ? "-" + std::to_string(known->SinceVersion()) : std::string()) +
                         " (opsets " + std::to_string(kMinOpset) + " to " +
                         std::to_string(kMaxOpset) + ")");
     }
-    ctx.opset = ref;
   }
 
   // Values bound with --constant.

@@ -331,9 +331,12 @@ bool lowerIdentity(ImportContext &ctx) {
   return true;
 }
 
-// Inference only: the output is the input, the mask all true.
+// The output is the input, the mask all true: in inference, and in
+// training with ratio 0 (nothing dropped, a scale of 1 / (1 - 0)). Any
+// other training ratio draws a random mask, which graft does not.
 bool lowerDropout(ImportContext &ctx) {
-  if (!ctx.onlyAttrs({"seed"}))
+  // Before opset 12 the ratio is an attribute (inference ignores it).
+  if (!(ctx.opset < 12 ? ctx.onlyAttrs({"ratio"}) : ctx.onlyAttrs({"seed"})))
     return false;
   Value x;
   if (!ctx.input(0, x))
@@ -342,8 +345,17 @@ bool lowerDropout(ImportContext &ctx) {
     ConstTensor training;
     if (!ctx.constantInput(2, "training_mode", training))
       return false;
-    if (training.count() != 1 || training.i.empty() || training.i[0] != 0)
-      return ctx.unsupported("random", "training_mode = true draws random numbers");
+    bool train = training.count() != 1 || training.i.empty() || training.i[0] != 0;
+    ConstTensor ratio;
+    if (train && !ctx.hasInput(1))
+      return ctx.unsupported("random", "training_mode = true with the default ratio 0.5 draws "
+                                       "random numbers; only ratio 0 is supported in training");
+    if (train && !ctx.constantInput(1, "ratio", ratio))
+      return false;
+    if (train && (ratio.count() != 1 || !ratio.isFloat() || ratio.f[0] != 0.0))
+      return ctx.unsupported("random", "training_mode = true with ratio " +
+                                           (ratio.count() == 1 ? ratio.literal(0) : std::string("?")) +
+                                           " draws random numbers; only ratio 0 is supported in training");
   }
   ctx.setOutput(0, x);
   if (ctx.wantsOutput(1)) {
@@ -1355,6 +1367,23 @@ const Missing kMissing[] = {
     {"NonZero", "dynamic result shapes"},
 };
 
+// Ops whose definitions in opsets before 13 differ from their opset-13 one
+// only in where an operand lives (an attribute then: the axes of Squeeze,
+// Unsqueeze and ReduceSum, Dropout's ratio) or in the element types they
+// allow (Pow, the reductions, Clip): their lowerings read the form
+// ctx.opset says. Each maps to the oldest version whose meaning is the same
+// (Pow-1's legacy 'broadcast' attribute, Dropout-7's non-bool mask, Clip-6's
+// attribute bounds are not).
+const std::map<std::string, int> &olderForms() {
+  static const std::map<std::string, int> t = {
+      {"Clip", 11},      {"Dropout", 10},    {"Pow", 7},          {"ReduceL1", 1},
+      {"ReduceL2", 1},   {"ReduceLogSum", 1}, {"ReduceLogSumExp", 1}, {"ReduceMax", 1},
+      {"ReduceMean", 1}, {"ReduceMin", 1},   {"ReduceProd", 1},   {"ReduceSum", 1},
+      {"ReduceSumSquare", 1}, {"Squeeze", 1}, {"Unsqueeze", 1},
+  };
+  return t;
+}
+
 using Lowering = bool (*)(ImportContext &);
 const std::map<std::string, Lowering> &table() {
   static const std::map<std::string, Lowering> t = {
@@ -1461,6 +1490,11 @@ const std::map<std::string, Lowering> &table() {
 }
 
 } // namespace
+
+int oldestVersionRead(const std::string &op) {
+  auto it = olderForms().find(op);
+  return it == olderForms().end() ? 0 : it->second;
+}
 
 bool checkOpsKnown(ImportContext &ctx, const onnx::GraphProto &g) {
   for (int k = 0; k < g.node_size(); ++k) {
