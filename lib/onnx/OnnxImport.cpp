@@ -106,10 +106,14 @@ bool importOnnx(const std::string &path, const std::string &bytes,
                    used->SinceVersion() >= oldestVersionRead(op) && oldestVersionRead(op) > 0;
       if (!older && (!known || known->SinceVersion() != used->SinceVersion()))
         return ctx.fail("opset " + std::to_string(opset) + " is not supported: it means " + op +
-                        "-" + std::to_string(used->SinceVersion()) + ", graft imports " + op +
-                        (known ? "-" + std::to_string(known->SinceVersion()) : std::string()) +
-                        " (opsets " + std::to_string(kMinOpset) + " to " +
-                        std::to_string(kMaxOpset) + ")");
+                        "-" + std::to_string(used->SinceVersion()) + ", graft imports " +
+                        (oldestVersionRead(op) > 0
+                             ? op + "-" + std::to_string(oldestVersionRead(op)) + " to "
+                             : std::string()) +
+                        op + (known ? "-" + std::to_string(known->SinceVersion()) : std::string()) +
+                        (oldestVersionRead(op) > 0 ? std::string()
+                                                   : " (opsets " + std::to_string(kMinOpset) +
+                                                         " to " + std::to_string(kMaxOpset) + ")"));
     }
   }
 

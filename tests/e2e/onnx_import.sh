@@ -105,7 +105,7 @@ check "$TEST_DIR/onnx_import.sh" --check-prefix=ATTR < "$T/out"
 # ATTR: bad_attr.onnx: error: node 0 'lr' (LeakyRelu): attribute 'beta' is not supported (supported: alpha)
 expect_fail "$GRAFT" import "$M/training_dropout.onnx"
 check "$TEST_DIR/onnx_import.sh" --check-prefix=DROP < "$T/out"
-# DROP: training_dropout.onnx: error: node 0 'drop' (Dropout): not supported: graft has no 'random' op (training_mode = true draws random numbers)
+# DROP: training_dropout.onnx: error: node 0 'drop' (Dropout): not supported: graft has no 'random' op (training_mode = true with ratio 0.5 draws random numbers; only ratio 0 is supported in training)
 
 # Files that are not models.
 printf 'not a model' > bad.onnx

@@ -87,3 +87,47 @@ save("argmin_bool",
 save("argmin_scalar",
      [helper.make_node("ArgMin", ["x"], ["y"], name="amin", keepdims=0)],
      [vi("x", f32, [])], [vi("y", TensorProto.INT64, [])])
+# Shape arithmetic on known shapes, folded at import (onnx_constant_fold.sh):
+# Shape -> Slice (one of them empty) -> Mul -> Concat -> Reshape, and an
+# epsilon Cast from DOUBLE.
+i64 = TensorProto.INT64
+def shape_arith(name, batch):
+    save(name,
+         [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+          helper.make_node("Constant", [], ["c0"], value=helper.make_tensor("c0v", i64, [1], [0])),
+          helper.make_node("Constant", [], ["c1"], value=helper.make_tensor("c1v", i64, [1], [1])),
+          helper.make_node("Constant", [], ["c2"], value=helper.make_tensor("c2v", i64, [1], [2])),
+          helper.make_node("Constant", [], ["c3"], value=helper.make_tensor("c3v", i64, [1], [3])),
+          helper.make_node("Slice", ["s", "c0", "c0"], ["none"], name="none"),
+          helper.make_node("Slice", ["s", "c0", "c1"], ["head"], name="head"),
+          helper.make_node("Slice", ["s", "c1", "c2"], ["mid"], name="mid"),
+          helper.make_node("Slice", ["s", "c2", "c3"], ["tail"], name="tail"),
+          helper.make_node("Mul", ["mid", "tail"], ["inner"], name="inner"),
+          helper.make_node("Concat", ["none", "head", "inner"], ["to"], name="to", axis=0),
+          helper.make_node("Reshape", ["x", "to"], ["flat"], name="flat"),
+          helper.make_node("Constant", [], ["epsd"],
+                           value=helper.make_tensor("epsv", TensorProto.DOUBLE, [], [0.5])),
+          helper.make_node("Cast", ["epsd"], ["eps"], name="eps", to=f32),
+          helper.make_node("Add", ["flat", "eps"], ["y"], name="y")],
+         [vi("x", f32, [batch, 3, 4])], [vi("y", f32, [batch, 12])], opset=17)
+shape_arith("shape_arith", 2)
+# The same with a run-time batch: the Shape is not known when building.
+shape_arith("shape_arith_dyn", "n")
+# The forms of opset 11 graft reads: axes and ratio as attributes, Pow-7.
+save("old_forms",
+     [helper.make_node("Unsqueeze", ["x"], ["u"], name="u", axes=[0]),
+      helper.make_node("ReduceSum", ["u"], ["r"], name="r", axes=[2], keepdims=0),
+      helper.make_node("Dropout", ["r"], ["d"], name="d", ratio=0.3),
+      helper.make_node("Pow", ["d", "two"], ["p"], name="p"),
+      helper.make_node("Squeeze", ["p"], ["y"], name="y", axes=[0])],
+     [vi("x", f32, [2, 3])], [vi("y", f32, [2])],
+     [helper.make_tensor("two", f32, [], [2.0])], opset=11)
+# Dropout-7 (opset 7): its mask has the input's type, not BOOL; refused.
+save("dropout_opset7",
+     [helper.make_node("Dropout", ["x"], ["y"], name="old", ratio=0.5)],
+     [vi("x", f32, [2])], [vi("y", f32, [2])], opset=7)
+# Dropout in training with ratio 0: nothing is dropped, the mask is all true.
+save("dropout_train_zero",
+     [helper.make_node("Dropout", ["x", "r", "t"], ["y", "mask"], name="drop")],
+     [vi("x", f32, [3])], [vi("y", f32, [3]), vi("mask", TensorProto.BOOL, [3])],
+     [helper.make_tensor("r", f32, [], [0.0]), helper.make_tensor("t", TensorProto.BOOL, [], [True])])
