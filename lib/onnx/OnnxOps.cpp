@@ -955,6 +955,39 @@ bool softmax(ImportContext &ctx, bool logarithm) {
 bool lowerSoftmax(ImportContext &ctx) { return softmax(ctx, false); }
 bool lowerLogSoftmax(ImportContext &ctx) { return softmax(ctx, true); }
 
+// The statistics of |x| over |axes|: the mean and the (population)
+// variance, reduced, and x - mean at x's shape. LayerNormalization and
+// BatchNormalization in training compute them alike.
+struct Moments {
+  Value mean, diff, var;
+};
+
+Moments moments(ImportContext &ctx, const Value &x, const std::vector<int64_t> &axes,
+                const std::string &h) {
+  GraphWriter &w = ctx.w;
+  std::string t = x.type.elem;
+  DimRef n = countOver(ctx, x, axes);
+  auto divN = [&](const Value &v, const std::string &hh) {
+    return w.elementwise(
+        {v}, t,
+        [&](Body &b, const std::vector<std::string> &a) {
+          return binOp(b, "div", a[0], countIn(b, n, t), t);
+        },
+        hh);
+  };
+  Moments m;
+  m.mean = divN(w.reduce(x, axes, "sum", h + ".sum"), h + ".mean");
+  m.diff = w.elementwise(
+      {x, expandBack(ctx, x, m.mean, axes, h + ".meanb")}, t,
+      [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "sub", a[0], a[1], t); },
+      h + ".diff");
+  Value sq = w.elementwise(
+      {m.diff}, t, [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "mul", a[0], a[0], t); },
+      h + ".sq");
+  m.var = divN(w.reduce(sq, axes, "sum", h + ".sqsum"), h + ".var");
+  return m;
+}
+
 // Over axes [axis, rank): mean, 1/sqrt(var + eps), then (x - mean) * inv *
 // scale + bias; the Mean and InvStdDev outputs keep the reduced dims as 1.
 bool lowerLayerNormalization(ImportContext &ctx) {
@@ -979,32 +1012,15 @@ bool lowerLayerNormalization(ImportContext &ctx) {
     axes.push_back(i);
   std::string h = ctx.hint();
   GraphWriter &w = ctx.w;
-  DimRef n = countOver(ctx, x, axes);
-  auto divN = [&](const Value &v, const std::string &hh) {
-    return w.elementwise(
-        {v}, t,
-        [&](Body &b, const std::vector<std::string> &a) {
-          return binOp(b, "div", a[0], countIn(b, n, t), t);
-        },
-        hh);
-  };
-  Value mean = divN(w.reduce(x, axes, "sum", h + ".sum"), h + ".mean");
-  Value diff = w.elementwise(
-      {x, expandBack(ctx, x, mean, axes, h + ".meanb")}, t,
-      [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "sub", a[0], a[1], t); },
-      h + ".diff");
-  Value sq = w.elementwise(
-      {diff}, t, [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "mul", a[0], a[0], t); },
-      h + ".sq");
-  Value var = divN(w.reduce(sq, axes, "sum", h + ".sqsum"), h + ".var");
+  Moments m = moments(ctx, x, axes, h);
   Value inv = w.elementwise(
-      {var}, t,
+      {m.var}, t,
       [&](Body &b, const std::vector<std::string> &a) {
         std::string s = scalarOp(b, "sqrt", binOp(b, "add", a[0], b.constant(eps, t), t), t);
         return binOp(b, "div", b.constant(1, t), s, t);
       },
       h + ".inv");
-  std::vector<Value> ops{diff, expandBack(ctx, x, inv, axes, h + ".invb"), scale};
+  std::vector<Value> ops{m.diff, expandBack(ctx, x, inv, axes, h + ".invb"), scale};
   if (hasBias)
     ops.push_back(bias);
   for (size_t k = 2; k < ops.size(); ++k)
@@ -1021,19 +1037,22 @@ bool lowerLayerNormalization(ImportContext &ctx) {
     return ctx.fail("Scale or B does not broadcast to the normalised dims");
   ctx.setOutput(0, y);
   if (ctx.wantsOutput(1))
-    ctx.setOutput(1, keepDims(ctx, x, mean, axes, ctx.node->output(1)));
+    ctx.setOutput(1, keepDims(ctx, x, m.mean, axes, ctx.node->output(1)));
   if (ctx.wantsOutput(2))
     ctx.setOutput(2, keepDims(ctx, x, inv, axes, ctx.node->output(2)));
   return true;
 }
 
-// Inference: (x - mean) / sqrt(var + eps) * scale + bias, per channel (dim 1).
+// (x - mean) / sqrt(var + eps) * scale + bias, per channel (dim 1). In
+// inference mean and var are inputs; in training (training_mode = 1) they
+// are the batch's own statistics over every dim but 1, and the running
+// statistics come out as input * momentum + batch * (1 - momentum), as the
+// ONNX reference computes them (population variance).
 bool lowerBatchNormalization(ImportContext &ctx) {
   if (!ctx.onlyAttrs({"epsilon", "momentum", "training_mode"}))
     return false;
-  if (ctx.attrInt("training_mode", 0) != 0)
-    return ctx.unsupported("batch statistics", "training_mode = 1 updates running statistics");
-  if (ctx.wantsOutput(1) || ctx.wantsOutput(2))
+  bool training = ctx.attrInt("training_mode", 0) != 0;
+  if (!training && (ctx.wantsOutput(1) || ctx.wantsOutput(2)))
     return ctx.fail("running_mean and running_var outputs exist only in training mode");
   Value x;
   if (!ctx.input(0, x) || !needFloat(ctx, x))
@@ -1042,7 +1061,7 @@ bool lowerBatchNormalization(ImportContext &ctx) {
     return ctx.fail("X must have rank 2 or more (N x C x ...), has rank " +
                     std::to_string(x.type.rank()));
   std::string t = x.type.elem, h = ctx.hint();
-  std::vector<Value> ops{x};
+  std::vector<Value> params; // scale, bias, mean, var: rank 1 (C)
   for (size_t k = 1; k <= 4; ++k) {
     Value p;
     if (!ctx.input(k, p))
@@ -1053,18 +1072,47 @@ bool lowerBatchNormalization(ImportContext &ctx) {
     if (p.type.elem != t)
       return ctx.fail("input " + std::to_string(k) + " has element type " + p.type.elem +
                       "; graft needs X's type " + t);
-    ops.push_back(p.splat.empty() ? ctx.w.broadcastInDims(p, {1}, ctx.w.shapeOf(x), h + ".c") : p);
+    params.push_back(p);
   }
+  auto perChannel = [&](const Value &p) {
+    return p.splat.empty() ? ctx.w.broadcastInDims(p, {1}, ctx.w.shapeOf(x), h + ".c") : p;
+  };
+  Value centred = x, mean = params[2], var = params[3];
+  std::vector<int64_t> axes;
+  if (training) {
+    for (int64_t i = 0; i < int64_t(x.type.rank()); ++i)
+      if (i != 1)
+        axes.push_back(i);
+    Moments m = moments(ctx, x, axes, h);
+    centred = m.diff, mean = m.mean, var = m.var;
+  }
+  std::vector<Value> ops{centred, perChannel(params[0]), perChannel(params[1]), perChannel(var)};
+  if (!training)
+    ops.push_back(perChannel(mean));
   double eps = ctx.attrFloat("epsilon", 1e-5f);
-  return bind(ctx, ctx.w.elementwise(
-                       ops, t,
-                       [&](Body &b, const std::vector<std::string> &a) {
-                         std::string d = binOp(b, "sub", a[0], a[3], t);
-                         std::string s = scalarOp(b, "sqrt", binOp(b, "add", a[4], b.constant(eps, t), t), t);
-                         std::string v = binOp(b, "div", d, s, t);
-                         return binOp(b, "add", binOp(b, "mul", a[1], v, t), a[2], t);
-                       },
-                       h));
+  if (!bind(ctx, ctx.w.elementwise(
+                     ops, t,
+                     [&](Body &b, const std::vector<std::string> &a) {
+                       std::string d = training ? a[0] : binOp(b, "sub", a[0], a[4], t);
+                       std::string s = scalarOp(b, "sqrt", binOp(b, "add", a[3], b.constant(eps, t), t), t);
+                       std::string v = binOp(b, "div", d, s, t);
+                       return binOp(b, "add", binOp(b, "mul", a[1], v, t), a[2], t);
+                     },
+                     h)))
+    return false;
+  double momentum = ctx.attrFloat("momentum", 0.9f);
+  const Value batch[2] = {mean, var};
+  for (size_t k = 1; k <= 2; ++k)
+    if (ctx.wantsOutput(k))
+      ctx.setOutput(k, ctx.w.elementwise(
+                           {params[k + 1], batch[k - 1]}, t,
+                           [&](Body &b, const std::vector<std::string> &a) {
+                             std::string run = binOp(b, "mul", a[0], b.constant(momentum, t), t);
+                             std::string cur = binOp(b, "mul", a[1], b.constant(1 - momentum, t), t);
+                             return binOp(b, "add", run, cur, t);
+                           },
+                           ctx.node->output(int(k))));
+  return true;
 }
 
 // ---- shapes -------------------------------------------------------------

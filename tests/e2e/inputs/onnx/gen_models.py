@@ -131,3 +131,14 @@ save("dropout_train_zero",
      [helper.make_node("Dropout", ["x", "r", "t"], ["y", "mask"], name="drop")],
      [vi("x", f32, [3])], [vi("y", f32, [3]), vi("mask", TensorProto.BOOL, [3])],
      [helper.make_tensor("r", f32, [], [0.0]), helper.make_tensor("t", TensorProto.BOOL, [], [True])])
+# BatchNormalization in training: the batch's statistics normalise, the
+# running ones come out blended with momentum (onnx_batchnorm_training.sh).
+save("batchnorm_train",
+     [helper.make_node("BatchNormalization", ["x", "scale", "bias", "mean", "var"],
+                       ["y", "running_mean", "running_var"], name="bn", epsilon=0.0,
+                       momentum=0.5, training_mode=1)],
+     [vi("x", f32, [2, 2, 2])],
+     [vi("y", f32, [2, 2, 2]), vi("running_mean", f32, [2]), vi("running_var", f32, [2])],
+     [helper.make_tensor("scale", f32, [2], [2, 1]), helper.make_tensor("bias", f32, [2], [0, 10]),
+      helper.make_tensor("mean", f32, [2], [0, 0]), helper.make_tensor("var", f32, [2], [1, 1])],
+     opset=15)
