@@ -26,16 +26,20 @@ constexpr int64_t kMinOpset = 13, kMaxOpset = 17;
 
 bool inputType(const onnx::ValueInfoProto &vi, Type &t, std::string &err) {
   if (!vi.type().has_tensor_type()) {
-    err = "is not a tensor (graft imports tensor inputs and outputs only)";
+    const auto &ty = vi.type();
+    err = std::string("is ") +
+          (ty.has_sequence_type()   ? "a sequence"
+           : ty.has_optional_type() ? "an optional"
+           : ty.has_map_type()      ? "a map"
+                                    : "not a tensor") +
+          ", which is not supported (graft imports tensor inputs and outputs only)";
     return false;
   }
   const auto &tt = vi.type().tensor_type();
   std::string onnxName;
   t.elem = elemForOnnxType(tt.elem_type(), &onnxName);
   if (t.elem.empty()) {
-    err = "has element type " + onnxName +
-          ", which graft does not support (FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8, INT16, "
-          "INT32, INT64, BOOL)";
+    err = "has element type " + onnxName + ", which " + noElemTypeReason(tt.elem_type());
     return false;
   }
   if (!tt.has_shape()) {

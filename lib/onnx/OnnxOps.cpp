@@ -288,9 +288,8 @@ bool lowerCast(ImportContext &ctx) {
   std::string onnxName;
   std::string to = elemForOnnxType(int32_t(ctx.attrInt("to", 0)), &onnxName);
   if (to.empty())
-    return ctx.fail("cast to " + onnxName +
-                    " is not supported (graft has FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8, "
-                    "INT16, INT32, INT64, BOOL)");
+    return ctx.fail("cast to " + onnxName + " " +
+                    noElemTypeReason(int32_t(ctx.attrInt("to", 0))));
   if (to == x.type.elem) {
     ctx.setOutput(0, x);
     return true;

@@ -213,9 +213,10 @@ def reason_of(msg):
     if m:
         return "opset %s (graft imports 13-17)" % m.group(1)
     msg = re.sub(r"^node \d+ (?:'[^']*' )?\([A-Za-z]+\): ", "", msg)
+    msg = re.sub(r" \(it has [A-Z0-9, ]+\)", "", msg)  # graft's element types, the same each time
     msg = re.sub(r"(?<!op type )'[^']*'", "'…'", msg)
     msg = re.sub(r"\b\d+\b", "N", msg)  # numbers, not the 16 of FLOAT16
-    return msg[:110]
+    return msg[:130]
 
 
 def run(cmd, timeout=120):
