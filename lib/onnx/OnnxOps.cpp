@@ -1416,17 +1416,33 @@ const Missing kMissing[] = {
 
 // Ops whose definitions in opsets before 13 differ from their opset-13 one
 // only in where an operand lives (an attribute then: the axes of Squeeze,
-// Unsqueeze and ReduceSum, Dropout's ratio) or in the element types they
-// allow (Pow, the reductions, Clip): their lowerings read the form
-// ctx.opset says. Each maps to the oldest version whose meaning is the same
-// (Pow-1's legacy 'broadcast' attribute, Dropout-7's non-bool mask, Clip-6's
-// attribute bounds are not).
+// Unsqueeze and ReduceSum, Dropout's ratio), in the element types they
+// allow (most ops gained bfloat16 in 13, some integer types earlier) or in
+// what later versions added (negative axes, select_last_index, optional
+// Gemm C, more Constant value attributes): a model valid under the older
+// definition means the same under the newer one, and the lowerings read
+// the form ctx.opset says. Each maps to the oldest such version. Not here:
+// versions with legacy broadcasting ('broadcast' attributes before Add-7,
+// Pow-7, Gemm-7), Softmax/LogSoftmax before 13 (they flatten to 2-D),
+// Dropout-7 (a non-bool mask), Clip-6 (attribute bounds), Split before 13
+// (an attribute 'split' the lowering does not read).
 const std::map<std::string, int> &olderForms() {
   static const std::map<std::string, int> t = {
-      {"Clip", 11},      {"Dropout", 10},    {"Pow", 7},          {"ReduceL1", 1},
-      {"ReduceL2", 1},   {"ReduceLogSum", 1}, {"ReduceLogSumExp", 1}, {"ReduceMax", 1},
-      {"ReduceMean", 1}, {"ReduceMin", 1},   {"ReduceProd", 1},   {"ReduceSum", 1},
-      {"ReduceSumSquare", 1}, {"Squeeze", 1}, {"Unsqueeze", 1},
+      {"Abs", 6},        {"Add", 7},        {"ArgMax", 1},     {"ArgMin", 1},
+      {"Cast", 6},       {"Ceil", 6},       {"Clip", 11},      {"Concat", 4},
+      {"Constant", 1},   {"Div", 7},        {"Dropout", 10},   {"Equal", 7},
+      {"Erf", 9},        {"Exp", 6},        {"Expand", 8},     {"Flatten", 1},
+      {"Floor", 6},      {"Gather", 1},     {"Gemm", 7},       {"Greater", 7},
+      {"Identity", 1},   {"Less", 7},       {"Log", 6},        {"MatMul", 1},
+      {"Max", 8},        {"Mean", 8},       {"Min", 8},        {"Mul", 7},
+      {"Neg", 6},        {"Pad", 11},       {"Pow", 7},        {"Reciprocal", 6},
+      {"ReduceL1", 1},   {"ReduceL2", 1},   {"ReduceLogSum", 1}, {"ReduceLogSumExp", 1},
+      {"ReduceMax", 1},  {"ReduceMean", 1}, {"ReduceMin", 1},  {"ReduceProd", 1},
+      {"ReduceSum", 1},  {"ReduceSumSquare", 1}, {"Relu", 6},  {"Reshape", 5},
+      {"Shape", 1},      {"Sigmoid", 6},    {"Sign", 9},       {"Size", 1},
+      {"Slice", 10},     {"Sqrt", 6},       {"Squeeze", 1},    {"Sub", 7},
+      {"Sum", 8},        {"Tanh", 6},       {"Tile", 6},       {"Transpose", 1},
+      {"Unsqueeze", 1},
   };
   return t;
 }

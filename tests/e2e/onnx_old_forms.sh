@@ -38,3 +38,10 @@ check "$TEST_DIR/onnx_old_forms.sh" --check-prefix=ZERO < "$T/out"
 expect_fail "$GRAFT" import "$M/training_dropout.onnx"
 check "$TEST_DIR/onnx_old_forms.sh" --check-prefix=RANDOM < "$T/out"
 # RANDOM: training_dropout.onnx: error: node 0 'drop' (Dropout): not supported: graft has no 'random' op (training_mode = true with ratio 0.5 draws random numbers; only ratio 0 is supported in training)
+
+# Ops whose opset-13 definition only added types (MatMul-9, Add-7, Relu-6,
+# Reshape-5): an opset-9 MLP imports and runs.
+"$GRAFT" build "$M/old_mlp.onnx" -o mlp.graft
+"$GRAFT_RUN" mlp.graft --input "2x3xf32=[[1 2 3][4 5 6]]" > "$T/out"
+check "$TEST_DIR/onnx_old_forms.sh" --check-prefix=MLP < "$T/out"
+# MLP: 4xf32=4.5 0 10.5 0

@@ -142,3 +142,14 @@ save("batchnorm_train",
      [helper.make_tensor("scale", f32, [2], [2, 1]), helper.make_tensor("bias", f32, [2], [0, 10]),
       helper.make_tensor("mean", f32, [2], [0, 0]), helper.make_tensor("var", f32, [2], [1, 1])],
      opset=15)
+# An MLP of opset 9: MatMul-9, Add-7, Relu-6, Reshape-5 mean what they do
+# in opset 13 (which only added bfloat16), so it imports.
+save("old_mlp",
+     [helper.make_node("MatMul", ["x", "w"], ["xw"], name="xw"),
+      helper.make_node("Add", ["xw", "b"], ["h"], name="h"),
+      helper.make_node("Relu", ["h"], ["r"], name="r"),
+      helper.make_node("Reshape", ["r", "flat"], ["y"], name="y")],
+     [vi("x", f32, [2, 3])], [vi("y", f32, [4])],
+     [helper.make_tensor("w", f32, [3, 2], [1, 0, 0, 1, 1, -1]),
+      helper.make_tensor("b", f32, [2], [0.5, 0.5]),
+      helper.make_tensor("flat", TensorProto.INT64, [1], [4])], opset=9)
