@@ -447,16 +447,8 @@ bool lowerTrilu(ImportContext &ctx) {
   }
   bool upper = ctx.attrInt("upper", 1) != 0;
   Shape shape = ctx.w.shapeOf(x);
-  Type it{"index", x.type.dims, false};
-  std::string sizes = ctx.w.sizeOperands(shape); // ", %a, %b" or ""
-  if (!sizes.empty())
-    sizes = sizes.substr(1);
-  auto iota = [&](size_t dim, const char *suffix) {
-    return ctx.w.emit(ctx.hint() + suffix,
-                      "iota" + sizes + " {dim = " + std::to_string(dim) + "}",
-                      it);
-  };
-  Value rows = iota(r - 2, ".i"), cols = iota(r - 1, ".j");
+  Value rows = ctx.w.iota(shape, unsigned(r - 2), "index", ctx.hint() + ".i");
+  Value cols = ctx.w.iota(shape, unsigned(r - 1), "index", ctx.hint() + ".j");
   std::string t = x.type.elem;
   ctx.setOutput(
       0, ctx.w.elementwise(

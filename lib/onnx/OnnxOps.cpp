@@ -6,6 +6,7 @@
 #include "onnx/OnnxConv.h"
 #include "onnx/OnnxDataMovement.h"
 #include "onnx/OnnxReductions.h"
+#include "onnx/OnnxSpaceDepth.h"
 
 #include <algorithm>
 #include <cmath>
@@ -1042,6 +1043,50 @@ bool lowerLayerNormalization(ImportContext &ctx) {
   return true;
 }
 
+// |p| (rank 1: one value per channel) broadcast along dim 1 of |x|.
+Value perChannel(ImportContext &ctx, const Value &p, const Value &x, const std::string &h) {
+  return p.splat.empty() ? ctx.w.broadcastInDims(p, {1}, ctx.w.shapeOf(x), h + ".c") : p;
+}
+
+// Inputs |first|.. of the current node: rank 1 (one value per channel), of
+// x's element type.
+bool channelParams(ImportContext &ctx, const Value &x, size_t first, size_t count,
+                   std::vector<Value> &out) {
+  for (size_t k = first; k < first + count; ++k) {
+    Value p;
+    if (!ctx.input(k, p))
+      return false;
+    if (p.type.rank() != 1)
+      return ctx.fail("input " + std::to_string(k) + " must have rank 1 (C), has rank " +
+                      std::to_string(p.type.rank()));
+    if (p.type.elem != x.type.elem)
+      return ctx.fail("input " + std::to_string(k) + " has element type " + p.type.elem +
+                      "; graft needs X's type " + x.type.elem);
+    out.push_back(p);
+  }
+  return true;
+}
+
+// Output 0: (x - mean) / sqrt(var + eps) * scale + bias, with x's own
+// statistics over |axes| and per-channel scale and bias: BatchNormalization
+// in training (every dim but 1) and InstanceNormalization (the spatial
+// dims). |m| gets the statistics.
+bool normalizeOver(ImportContext &ctx, const Value &x, const std::vector<int64_t> &axes,
+                   const Value &scale, const Value &bias, double eps, Moments &m) {
+  std::string t = x.type.elem, h = ctx.hint();
+  m = moments(ctx, x, axes, h);
+  return bind(ctx, ctx.w.elementwise(
+                       {m.diff, expandBack(ctx, x, m.var, axes, h + ".varb"),
+                        perChannel(ctx, scale, x, h), perChannel(ctx, bias, x, h)},
+                       t,
+                       [&](Body &b, const std::vector<std::string> &a) {
+                         std::string s = scalarOp(b, "sqrt", binOp(b, "add", a[1], b.constant(eps, t), t), t);
+                         std::string v = binOp(b, "div", a[0], s, t);
+                         return binOp(b, "add", binOp(b, "mul", a[2], v, t), a[3], t);
+                       },
+                       h));
+}
+
 // (x - mean) / sqrt(var + eps) * scale + bias, per channel (dim 1). In
 // inference mean and var are inputs; in training (training_mode = 1) they
 // are the batch's own statistics over every dim but 1, and the running
@@ -1060,47 +1105,31 @@ bool lowerBatchNormalization(ImportContext &ctx) {
     return ctx.fail("X must have rank 2 or more (N x C x ...), has rank " +
                     std::to_string(x.type.rank()));
   std::string t = x.type.elem, h = ctx.hint();
-  std::vector<Value> params; // scale, bias, mean, var: rank 1 (C)
-  for (size_t k = 1; k <= 4; ++k) {
-    Value p;
-    if (!ctx.input(k, p))
-      return false;
-    if (p.type.rank() != 1)
-      return ctx.fail("input " + std::to_string(k) + " must have rank 1 (C), has rank " +
-                      std::to_string(p.type.rank()));
-    if (p.type.elem != t)
-      return ctx.fail("input " + std::to_string(k) + " has element type " + p.type.elem +
-                      "; graft needs X's type " + t);
-    params.push_back(p);
-  }
-  auto perChannel = [&](const Value &p) {
-    return p.splat.empty() ? ctx.w.broadcastInDims(p, {1}, ctx.w.shapeOf(x), h + ".c") : p;
-  };
-  Value centred = x, mean = params[2], var = params[3];
-  std::vector<int64_t> axes;
-  if (training) {
-    for (int64_t i = 0; i < int64_t(x.type.rank()); ++i)
-      if (i != 1)
-        axes.push_back(i);
-    Moments m = moments(ctx, x, axes, h);
-    centred = m.diff, mean = m.mean, var = m.var;
-  }
-  std::vector<Value> ops{centred, perChannel(params[0]), perChannel(params[1]), perChannel(var)};
-  if (!training)
-    ops.push_back(perChannel(mean));
+  std::vector<Value> params; // scale, bias, mean, var
+  if (!channelParams(ctx, x, 1, 4, params))
+    return false;
   double eps = ctx.attrFloat("epsilon", 1e-5f);
-  if (!bind(ctx, ctx.w.elementwise(
-                     ops, t,
-                     [&](Body &b, const std::vector<std::string> &a) {
-                       std::string d = training ? a[0] : binOp(b, "sub", a[0], a[4], t);
-                       std::string s = scalarOp(b, "sqrt", binOp(b, "add", a[3], b.constant(eps, t), t), t);
-                       std::string v = binOp(b, "div", d, s, t);
-                       return binOp(b, "add", binOp(b, "mul", a[1], v, t), a[2], t);
-                     },
-                     h)))
+  if (!training)
+    return bind(ctx, ctx.w.elementwise(
+                         {x, perChannel(ctx, params[0], x, h), perChannel(ctx, params[1], x, h),
+                          perChannel(ctx, params[2], x, h), perChannel(ctx, params[3], x, h)},
+                         t,
+                         [&](Body &b, const std::vector<std::string> &a) {
+                           std::string d = binOp(b, "sub", a[0], a[3], t);
+                           std::string s = scalarOp(b, "sqrt", binOp(b, "add", a[4], b.constant(eps, t), t), t);
+                           std::string v = binOp(b, "div", d, s, t);
+                           return binOp(b, "add", binOp(b, "mul", a[1], v, t), a[2], t);
+                         },
+                         h));
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < int64_t(x.type.rank()); ++i)
+    if (i != 1)
+      axes.push_back(i);
+  Moments m;
+  if (!normalizeOver(ctx, x, axes, params[0], params[1], eps, m))
     return false;
   double momentum = ctx.attrFloat("momentum", 0.9f);
-  const Value batch[2] = {mean, var};
+  const Value batch[2] = {m.mean, m.var};
   for (size_t k = 1; k <= 2; ++k)
     if (ctx.wantsOutput(k))
       ctx.setOutput(k, ctx.w.elementwise(
@@ -1112,6 +1141,96 @@ bool lowerBatchNormalization(ImportContext &ctx) {
                            },
                            ctx.node->output(int(k))));
   return true;
+}
+
+// Per instance and channel, over the spatial dims (2..).
+bool lowerInstanceNormalization(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"epsilon"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x) || !needFloat(ctx, x))
+    return false;
+  if (x.type.rank() < 3)
+    return ctx.fail("the input must have rank 3 or more (N x C x D1 ...), has rank " +
+                    std::to_string(x.type.rank()));
+  std::vector<Value> params; // scale, bias
+  if (!channelParams(ctx, x, 1, 2, params))
+    return false;
+  std::vector<int64_t> axes;
+  for (int64_t i = 2; i < int64_t(x.type.rank()); ++i)
+    axes.push_back(i);
+  Moments m;
+  return normalizeOver(ctx, x, axes, params[0], params[1], ctx.attrFloat("epsilon", 1e-5f), m);
+}
+
+// (x - mean) / (sqrt(var) + 1e-9) over 'axes' (default [0, 2, 3]), as the
+// ONNX function body defines it.
+bool lowerMeanVarianceNormalization(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"axes"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x) || !needFloat(ctx, x))
+    return false;
+  std::vector<int64_t> raw = {0, 2, 3}, axes;
+  ctx.attrInts("axes", raw);
+  if (raw.empty() || !normAxes(ctx, raw, x.type.rank(), axes))
+    return raw.empty() ? ctx.fail("axes is empty") : false;
+  std::string t = x.type.elem, h = ctx.hint();
+  Moments m = moments(ctx, x, axes, h);
+  return bind(ctx, ctx.w.elementwise(
+                       {m.diff, expandBack(ctx, x, m.var, axes, h + ".varb")}, t,
+                       [&](Body &b, const std::vector<std::string> &a) {
+                         std::string sd = binOp(b, "add", scalarOp(b, "sqrt", a[1], t),
+                                                b.constant(1e-9, t), t);
+                         return binOp(b, "div", a[0], sd, t);
+                       },
+                       h));
+}
+
+// x < -lambd ? x + bias : x > lambd ? x - bias : 0
+bool lowerShrink(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"lambd", "bias"}))
+    return false;
+  double l = ctx.attrFloat("lambd", 0.5f), bias = ctx.attrFloat("bias", 0.0f);
+  return unary(ctx, true, [=](Body &b, const std::string &x, const std::string &t) {
+    std::string lo = binOp(b, "add", x, b.constant(bias, t), t);
+    std::string hi = binOp(b, "sub", x, b.constant(bias, t), t);
+    std::string v = selectOp(b, cmpOp(b, "gt", x, b.constant(l, t)), hi, b.constant(0, t), t);
+    return selectOp(b, cmpOp(b, "lt", x, b.constant(-l, t)), lo, v, t);
+  });
+}
+
+// Ones on the diagonal j - i = k of a 2-D tensor of the input's shape, of
+// type 'dtype' (default: the input's): two iotas and a map.
+bool lowerEyeLike(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"dtype", "k"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x))
+    return false;
+  if (x.type.rank() != 2)
+    return ctx.fail("the input must have rank 2, has rank " + std::to_string(x.type.rank()));
+  std::string t = x.type.elem;
+  if (const auto *a = ctx.attr("dtype")) {
+    std::string onnxName;
+    t = elemForOnnxType(int32_t(a->i()), &onnxName);
+    if (t.empty())
+      return ctx.fail("dtype " + onnxName + " " + noElemTypeReason(int32_t(a->i())));
+  }
+  int64_t k = std::clamp<int64_t>(ctx.attrInt("k", 0), -(int64_t(1) << 34), int64_t(1) << 34);
+  Shape s = ctx.w.shapeOf(x);
+  Value rows = ctx.w.iota(s, 0, "index", ctx.hint() + ".i");
+  Value cols = ctx.w.iota(s, 1, "index", ctx.hint() + ".j");
+  return bind(ctx, ctx.w.elementwise(
+                       {rows, cols}, t,
+                       [&](Body &b, const std::vector<std::string> &a) {
+                         std::string d = b.op("sub " + a[1] + ", " + a[0], "index");
+                         std::string on = cmpOp(b, "eq", d, b.op("constant " + std::to_string(k), "index"));
+                         if (t == "i1")
+                           return on;
+                         return selectOp(b, on, b.constant(1, t), b.constant(0, t), t);
+                       },
+                       ctx.hint()));
 }
 
 // ---- shapes -------------------------------------------------------------
@@ -1410,7 +1529,6 @@ const Missing kMissing[] = {
     {"TopK", "topk"},            {"CumSum", "scan"},
     {"OneHot", "one_hot"},          {"ScatterElements", "scatter"},
     {"ScatterND", "scatter"},    {"Resize", "resize"},
-    {"DepthToSpace", "reshape with run-time permutation"},
     {"NonZero", "dynamic result shapes"},
 };
 
@@ -1430,6 +1548,7 @@ const std::map<std::string, int> &olderForms() {
   static const std::map<std::string, int> t = {
       {"Abs", 6},        {"Add", 7},        {"ArgMax", 1},     {"ArgMin", 1},
       {"Cast", 6},       {"Ceil", 6},       {"Clip", 11},      {"Concat", 4},
+      {"DepthToSpace", 1}, {"SpaceToDepth", 1},
       {"Constant", 1},   {"Div", 7},        {"Dropout", 10},   {"Equal", 7},
       {"Erf", 9},        {"Exp", 6},        {"Expand", 8},     {"Flatten", 1},
       {"Floor", 6},      {"Gather", 1},     {"Gemm", 7},       {"Greater", 7},
@@ -1492,6 +1611,13 @@ const std::map<std::string, Lowering> &table() {
       {"Greater", lowerGreater},
       {"GreaterOrEqual", lowerGreaterOrEqual},
       {"HardSigmoid", lowerHardSigmoid},
+      {"Hardmax", lowerHardmax},
+      {"InstanceNormalization", lowerInstanceNormalization},
+      {"MeanVarianceNormalization", lowerMeanVarianceNormalization},
+      {"Shrink", lowerShrink},
+      {"EyeLike", lowerEyeLike},
+      {"DepthToSpace", lowerDepthToSpace},
+      {"SpaceToDepth", lowerSpaceToDepth},
       {"Identity", lowerIdentity},
       {"LayerNormalization", lowerLayerNormalization},
       {"LeakyRelu", lowerLeakyRelu},

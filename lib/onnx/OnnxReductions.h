@@ -8,5 +8,6 @@ namespace graft::onnx_import {
 
 bool lowerArgMax(ImportContext &ctx);
 bool lowerArgMin(ImportContext &ctx);
+bool lowerHardmax(ImportContext &ctx);
 
 } // namespace graft::onnx_import

@@ -1,0 +1,38 @@
+# ONNX ops lowered onto existing graft ops (lib/onnx): InstanceNormalization
+# and MeanVarianceNormalization (the moments LayerNormalization uses),
+# DepthToSpace / SpaceToDepth (reshape, transpose, reshape), Hardmax
+# (argmax against an iota), Shrink (a map), EyeLike (two iotas). Values
+# worked by hand.
+M=$TEST_DIR/inputs/onnx
+IN=(--input "1x2x2xf32=[[[1 3][4 6]]]" --input "2x2xf32=[[1 3][5 5]]"
+    --input "1x8x1x1xf32=[[[[0]][[1]][[2]][[3]][[4]][[5]][[6]][[7]]]]"
+    --input "2x3xf32=[[1 3 3][-1 -5 -2]]" --input "5xf32=[-2 -1 0 1 2]")
+
+"$GRAFT" build "$M/more_ops.onnx" -o more.graft
+"$GRAFT_RUN" more.graft "${IN[@]}" > "$T/out"
+# InstanceNormalization, epsilon 0, scale [2 1], bias [0 7]: channel 0 is
+# 1 3 (mean 2, variance 1), channel 1 is 4 6 (mean 5, variance 1).
+# MeanVarianceNormalization over axis 1: [1 3] -> [-1 1], [5 5] -> [0 0].
+# DepthToSpace of channels 0..7, blocksize 2: DCR takes channel
+# (i*2 + j)*2 + c, CRD channel c*4 + i*2 + j; SpaceToDepth undoes DCR.
+# Hardmax: 1 at the first largest of each row. Shrink, lambd 1.5, bias 0.5.
+# EyeLike, k = 1, INT64.
+check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=OPS < "$T/out"
+# OPS: 1x2x2xf32={{\[\[}}-2 2][6 8]]
+# OPS-NEXT: 2x2xf32=[-1 1][0 0]
+# OPS-NEXT: 1x2x2x2xf32={{\[\[\[}}0 2][4 6]]{{\[\[}}1 3][5 7]]]
+# OPS-NEXT: 1x2x2x2xf32={{\[\[\[}}0 1][2 3]]{{\[\[}}4 5][6 7]]]
+# OPS-NEXT: 1x8x1x1xf32={{\[\[\[}}0]]{{\[\[}}1]]{{\[\[}}2]]{{\[\[}}3]]{{\[\[}}4]]{{\[\[}}5]]{{\[\[}}6]]{{\[\[}}7]]]
+# OPS-NEXT: 2x3xf32=[0 1 0][1 0 0]
+# OPS-NEXT: 5xf32=-1.5 0 0 0 1.5
+# OPS-NEXT: 2x3xi64=[0 1 0][0 0 1]
+
+# The reference evaluator agrees.
+"$GRAFT" eval "$M/more_ops.onnx" "${IN[@]}" > "$T/out"
+check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=OPS < "$T/out"
+
+# The batch of DepthToSpace / SpaceToDepth is dynamic: a batch of 2.
+IN[5]="2x8x1x1xf32=[[[[0]][[1]][[2]][[3]][[4]][[5]][[6]][[7]]][[[8]][[9]][[10]][[11]][[12]][[13]][[14]][[15]]]]"
+"$GRAFT_RUN" more.graft "${IN[@]}" > "$T/out"
+check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=BATCH2 < "$T/out"
+# BATCH2: 2x2x2x2xf32={{\[\[\[}}0 2][4 6]]{{\[\[}}1 3][5 7]]]{{\[\[\[}}8 10][12 14]]{{\[\[}}9 11][13 15]]]
