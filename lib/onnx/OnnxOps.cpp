@@ -5,6 +5,7 @@
 #include "onnx/ImportContext.h"
 #include "onnx/OnnxConv.h"
 #include "onnx/OnnxDataMovement.h"
+#include "onnx/OnnxOneHot.h"
 #include "onnx/OnnxReductions.h"
 #include "onnx/OnnxSpaceDepth.h"
 
@@ -1527,7 +1528,7 @@ const Missing kMissing[] = {
     {"Asinh", "asinh"},          {"Acosh", "acosh"},
     {"Atanh", "atanh"},
     {"TopK", "topk"},            {"CumSum", "scan"},
-    {"OneHot", "one_hot"},          {"ScatterElements", "scatter"},
+    {"ScatterElements", "scatter"},
     {"ScatterND", "scatter"},    {"Resize", "resize"},
     {"NonZero", "dynamic result shapes"},
 };
@@ -1612,6 +1613,7 @@ const std::map<std::string, Lowering> &table() {
       {"GreaterOrEqual", lowerGreaterOrEqual},
       {"HardSigmoid", lowerHardSigmoid},
       {"Hardmax", lowerHardmax},
+      {"OneHot", lowerOneHot},
       {"InstanceNormalization", lowerInstanceNormalization},
       {"MeanVarianceNormalization", lowerMeanVarianceNormalization},
       {"Shrink", lowerShrink},

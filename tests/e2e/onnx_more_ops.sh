@@ -1,7 +1,8 @@
 # ONNX ops lowered onto existing graft ops (lib/onnx): InstanceNormalization
 # and MeanVarianceNormalization (the moments LayerNormalization uses),
 # DepthToSpace / SpaceToDepth (reshape, transpose, reshape), Hardmax
-# (argmax against an iota), Shrink (a map), EyeLike (two iotas). Values
+# (argmax against an iota), Shrink (a map), EyeLike (two iotas), OneHot
+# (an iota against the indices). Values
 # worked by hand.
 M=$TEST_DIR/inputs/onnx
 IN=(--input "1x2x2xf32=[[[1 3][4 6]]]" --input "2x2xf32=[[1 3][5 5]]"
@@ -36,3 +37,11 @@ IN[5]="2x8x1x1xf32=[[[[0]][[1]][[2]][[3]][[4]][[5]][[6]][[7]]][[[8]][[9]][[10]][
 "$GRAFT_RUN" more.graft "${IN[@]}" > "$T/out"
 check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=BATCH2 < "$T/out"
 # BATCH2: 2x2x2x2xf32={{\[\[\[}}0 2][4 6]]{{\[\[}}1 3][5 7]]]{{\[\[\[}}8 10][12 14]]{{\[\[}}9 11][13 15]]]
+
+# OneHot, depth 4, values [0 5]: -1 counts from the depth (3), 5 is out of
+# range and matches nothing; along the last axis and along axis 0.
+"$GRAFT" build "$M/onehot.onnx" -o onehot.graft
+"$GRAFT_RUN" onehot.graft --input "4xi64=[-1 0 3 5]" > "$T/out"
+check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=ONEHOT < "$T/out"
+# ONEHOT: 4x4xf32=[0 0 0 5][5 0 0 0][0 0 0 5][0 0 0 0]
+# ONEHOT-NEXT: 4x4xf32=[0 5 0 0][0 0 0 0][0 0 0 0][5 0 5 0]

@@ -171,3 +171,12 @@ save("more_ops",
       vi("crd", f32, ["n", 2, 2, 2]), vi("back", f32, ["n", 8, 1, 1]), vi("hardmax", f32, [2, 3]),
       vi("shrink", f32, [5]), vi("eye", TensorProto.INT64, [2, 3])],
      [helper.make_tensor("scale", f32, [2], [2, 1]), helper.make_tensor("bias", f32, [2], [0, 7])])
+# OneHot with depth and values as initializers, along the last axis and
+# along axis 0 (onnx_more_ops.sh).
+save("onehot",
+     [helper.make_node("OneHot", ["i", "depth", "values"], ["last"], name="last"),
+      helper.make_node("OneHot", ["i", "depth", "values"], ["first"], name="first", axis=0)],
+     [vi("i", TensorProto.INT64, [4])],
+     [vi("last", f32, [4, 4]), vi("first", f32, [4, 4])],
+     [helper.make_tensor("depth", TensorProto.INT64, [], [4]),
+      helper.make_tensor("values", f32, [2], [0, 5])])
