@@ -2,8 +2,7 @@
 # and MeanVarianceNormalization (the moments LayerNormalization uses),
 # DepthToSpace / SpaceToDepth (reshape, transpose, reshape), Hardmax
 # (argmax against an iota), Shrink (a map), EyeLike (two iotas), OneHot
-# (an iota against the indices). Values
-# worked by hand.
+# (an iota against the indices). Values worked by hand.
 M=$TEST_DIR/inputs/onnx
 IN=(--input "1x2x2xf32=[[[1 3][4 6]]]" --input "2x2xf32=[[1 3][5 5]]"
     --input "1x8x1x1xf32=[[[[0]][[1]][[2]][[3]][[4]][[5]][[6]][[7]]]]"
