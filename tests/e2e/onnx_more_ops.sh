@@ -2,7 +2,8 @@
 # and MeanVarianceNormalization (the moments LayerNormalization uses),
 # DepthToSpace / SpaceToDepth (reshape, transpose, reshape), Hardmax
 # (argmax against an iota), Shrink (a map), EyeLike (two iotas), OneHot
-# (an iota against the indices). Values worked by hand.
+# (an iota against the indices), CumSum (a select of two iotas and a
+# reduce). Values worked by hand.
 M=$TEST_DIR/inputs/onnx
 IN=(--input "1x2x2xf32=[[[1 3][4 6]]]" --input "2x2xf32=[[1 3][5 5]]"
     --input "1x8x1x1xf32=[[[[0]][[1]][[2]][[3]][[4]][[5]][[6]][[7]]]]"
@@ -44,3 +45,12 @@ check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=BATCH2 < "$T/out"
 check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=ONEHOT < "$T/out"
 # ONEHOT: 4x4xf32=[0 0 0 5][5 0 0 0][0 0 0 5][0 0 0 0]
 # ONEHOT-NEXT: 4x4xf32=[0 5 0 0][0 0 0 0][0 0 0 0][5 0 5 0]
+
+# CumSum along axis 1, and along axis 0 reversed and exclusive: the inf of
+# row 0 reaches only the sums that include it (a select, not a product with
+# a 0/1 matrix, which would give NaN where inf * 0 is added).
+"$GRAFT" build "$M/cumsum.onnx" -o cumsum.graft
+"$GRAFT_RUN" cumsum.graft --input "2x3xf32=[[1 inf 2][3 4 5]]" > "$T/out"
+check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=CUMSUM < "$T/out"
+# CUMSUM: 2x3xf32=[1 inf inf][3 7 12]
+# CUMSUM-NEXT: 2x3xf32=[3 4 5][0 0 0]

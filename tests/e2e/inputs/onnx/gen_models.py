@@ -180,3 +180,10 @@ save("onehot",
      [vi("last", f32, [4, 4]), vi("first", f32, [4, 4])],
      [helper.make_tensor("depth", TensorProto.INT64, [], [4]),
       helper.make_tensor("values", f32, [2], [0, 5])])
+# CumSum along axis 1, and along axis 0 reversed and exclusive (onnx_more_ops.sh).
+save("cumsum",
+     [helper.make_node("CumSum", ["x", "one"], ["fwd"], name="fwd"),
+      helper.make_node("CumSum", ["x", "zero"], ["rev"], name="rev", exclusive=1, reverse=1)],
+     [vi("x", f32, [2, 3])], [vi("fwd", f32, [2, 3]), vi("rev", f32, [2, 3])],
+     [helper.make_tensor("one", TensorProto.INT64, [], [1]),
+      helper.make_tensor("zero", TensorProto.INT32, [], [0])])
