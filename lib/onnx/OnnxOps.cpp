@@ -1615,6 +1615,7 @@ const std::map<std::string, Lowering> &table() {
       {"Hardmax", lowerHardmax},
       {"OneHot", lowerOneHot},
       {"CumSum", lowerCumSum},
+      {"LRN", lowerLRN},
       {"InstanceNormalization", lowerInstanceNormalization},
       {"MeanVarianceNormalization", lowerMeanVarianceNormalization},
       {"Shrink", lowerShrink},

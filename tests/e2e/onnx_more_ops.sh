@@ -3,7 +3,7 @@
 # DepthToSpace / SpaceToDepth (reshape, transpose, reshape), Hardmax
 # (argmax against an iota), Shrink (a map), EyeLike (two iotas), OneHot
 # (an iota against the indices), CumSum (a select of two iotas and a
-# reduce). Values worked by hand.
+# reduce), LRN (an average pool over the channels). Values worked by hand.
 M=$TEST_DIR/inputs/onnx
 IN=(--input "1x2x2xf32=[[[1 3][4 6]]]" --input "2x2xf32=[[1 3][5 5]]"
     --input "1x8x1x1xf32=[[[[0]][[1]][[2]][[3]][[4]][[5]][[6]][[7]]]]"
@@ -54,3 +54,10 @@ check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=ONEHOT < "$T/out"
 check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=CUMSUM < "$T/out"
 # CUMSUM: 2x3xf32=[1 inf inf][3 7 12]
 # CUMSUM-NEXT: 2x3xf32=[3 4 5][0 0 0]
+
+# LRN, size 3, alpha 3 (alpha / size = 1), beta 1, bias 1: y = x / (1 + s),
+# s the sum of squares over the channel and its existing neighbours.
+"$GRAFT" build "$M/lrn.onnx" -o lrn.graft
+"$GRAFT_RUN" lrn.graft --input "1x3x1x2xf32=[[[[1 2]][[0 0]][[2 1]]]]" > "$T/out"
+check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=LRN < "$T/out"
+# LRN: 1x3x1x2xf32={{\[\[\[}}0.5 0.4]]{{\[\[}}0 0]]{{\[\[}}0.4 0.5]]]

@@ -187,3 +187,7 @@ save("cumsum",
      [vi("x", f32, [2, 3])], [vi("fwd", f32, [2, 3]), vi("rev", f32, [2, 3])],
      [helper.make_tensor("one", TensorProto.INT64, [], [1]),
       helper.make_tensor("zero", TensorProto.INT32, [], [0])])
+# LRN over 3 channels (onnx_more_ops.sh).
+save("lrn",
+     [helper.make_node("LRN", ["x"], ["y"], name="lrn", size=3, alpha=3.0, beta=1.0, bias=1.0)],
+     [vi("x", f32, [1, 3, 1, 2])], [vi("y", f32, [1, 3, 1, 2])])
