@@ -107,6 +107,17 @@ bool lowerConcat(ImportContext &ctx) {
   return true;
 }
 
+Value gatherAt(ImportContext &ctx, const Value &x, size_t axis, const std::vector<int64_t> &indices,
+               const std::string &hint) {
+  ConstTensor c;
+  c.type = Type{"i64", {int64_t(indices.size())}, false};
+  c.i = indices;
+  Value idx = ctx.constantValue(c, hint + ".idx");
+  Type t = x.type;
+  t.dims[axis] = int64_t(indices.size());
+  return ctx.w.emit(hint, "gather " + x.name + ", " + idx.name + " {axis = " + std::to_string(axis) + "}", t);
+}
+
 namespace {
 
 // `slice` of |x| taking [begin, end) along |axis| and all of every other dim.
@@ -119,18 +130,6 @@ Value sliceAlong(ImportContext &ctx, const Value &x, size_t axis, int64_t begin,
   Type t = x.type;
   t.dims[axis] = end - begin;
   return ctx.w.emit(hint, "slice " + x.name + " {starts = " + intList(s) + ", ends = " + intList(e) + "}", t);
-}
-
-// `gather` of |x| along |axis| at the build-time |indices|.
-Value gatherAt(ImportContext &ctx, const Value &x, size_t axis, const std::vector<int64_t> &indices,
-               const std::string &hint) {
-  ConstTensor c;
-  c.type = Type{"i64", {int64_t(indices.size())}, false};
-  c.i = indices;
-  Value idx = ctx.constantValue(c, hint + ".idx");
-  Type t = x.type;
-  t.dims[axis] = int64_t(indices.size());
-  return ctx.w.emit(hint, "gather " + x.name + ", " + idx.name + " {axis = " + std::to_string(axis) + "}", t);
 }
 
 // The size of |x| along |axis|, which an op needs when building.

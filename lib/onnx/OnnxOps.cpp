@@ -7,6 +7,7 @@
 #include "onnx/OnnxDataMovement.h"
 #include "onnx/OnnxOneHot.h"
 #include "onnx/OnnxReductions.h"
+#include "onnx/OnnxResize.h"
 #include "onnx/OnnxSpaceDepth.h"
 
 #include <algorithm>
@@ -1529,7 +1530,7 @@ const Missing kMissing[] = {
     {"Atanh", "atanh"},
     {"TopK", "topk"},
     {"ScatterElements", "scatter"},
-    {"ScatterND", "scatter"},    {"Resize", "resize"},
+    {"ScatterND", "scatter"},
     {"NonZero", "dynamic result shapes"},
 };
 
@@ -1559,6 +1560,7 @@ const std::map<std::string, int> &olderForms() {
       {"ReduceL1", 1},   {"ReduceL2", 1},   {"ReduceLogSum", 1}, {"ReduceLogSumExp", 1},
       {"ReduceMax", 1},  {"ReduceMean", 1}, {"ReduceMin", 1},  {"ReduceProd", 1},
       {"ReduceSum", 1},  {"ReduceSumSquare", 1}, {"Relu", 6},  {"Reshape", 5},
+      {"Resize", 11},
       {"Shape", 1},      {"Sigmoid", 6},    {"Sign", 9},       {"Size", 1},
       {"Slice", 10},     {"Sqrt", 6},       {"Squeeze", 1},    {"Sub", 7},
       {"Sum", 8},        {"Tanh", 6},       {"Tile", 6},       {"Transpose", 1},
@@ -1616,6 +1618,7 @@ const std::map<std::string, Lowering> &table() {
       {"OneHot", lowerOneHot},
       {"CumSum", lowerCumSum},
       {"LRN", lowerLRN},
+      {"Resize", lowerResize},
       {"InstanceNormalization", lowerInstanceNormalization},
       {"MeanVarianceNormalization", lowerMeanVarianceNormalization},
       {"Shrink", lowerShrink},

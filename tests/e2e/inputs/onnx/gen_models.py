@@ -191,3 +191,13 @@ save("cumsum",
 save("lrn",
      [helper.make_node("LRN", ["x"], ["y"], name="lrn", size=3, alpha=3.0, beta=1.0, bias=1.0)],
      [vi("x", f32, [1, 3, 1, 2])], [vi("y", f32, [1, 3, 1, 2])])
+# Resize: nearest x2 by scales (asymmetric), linear to 4 wide by sizes
+# (half_pixel) (onnx_resize.sh).
+save("resize",
+     [helper.make_node("Resize", ["x", "", "scales2"], ["near"], name="near",
+                       coordinate_transformation_mode="asymmetric"),
+      helper.make_node("Resize", ["row", "", "", "sizes4"], ["lin"], name="lin", mode="linear")],
+     [vi("x", f32, [1, 1, 2, 2]), vi("row", f32, [1, 1, 1, 2])],
+     [vi("near", f32, [1, 1, 4, 4]), vi("lin", f32, [1, 1, 1, 4])],
+     [helper.make_tensor("scales2", f32, [4], [1, 1, 2, 2]),
+      helper.make_tensor("sizes4", TensorProto.INT64, [4], [1, 1, 1, 4])])
