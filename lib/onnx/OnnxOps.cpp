@@ -3,6 +3,7 @@
 // graft statements through the GraphWriter and binds the node's outputs;
 // what it cannot express it reports (ctx.fail / ctx.unsupported).
 #include "onnx/ImportContext.h"
+#include "onnx/OnnxCompress.h"
 #include "onnx/OnnxConv.h"
 #include "onnx/OnnxDataMovement.h"
 #include "onnx/OnnxOneHot.h"
@@ -1619,6 +1620,7 @@ const std::map<std::string, Lowering> &table() {
       {"CumSum", lowerCumSum},
       {"LRN", lowerLRN},
       {"Resize", lowerResize},
+      {"Compress", lowerCompress},
       {"InstanceNormalization", lowerInstanceNormalization},
       {"MeanVarianceNormalization", lowerMeanVarianceNormalization},
       {"Shrink", lowerShrink},

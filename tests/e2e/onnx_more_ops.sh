@@ -3,7 +3,8 @@
 # DepthToSpace / SpaceToDepth (reshape, transpose, reshape), Hardmax
 # (argmax against an iota), Shrink (a map), EyeLike (two iotas), OneHot
 # (an iota against the indices), CumSum (a select of two iotas and a
-# reduce), LRN (an average pool over the channels). Values worked by hand.
+# reduce), LRN (an average pool over the channels), Compress (a gather at
+# the true entries of a build-time condition). Values worked by hand.
 M=$TEST_DIR/inputs/onnx
 IN=(--input "1x2x2xf32=[[[1 3][4 6]]]" --input "2x2xf32=[[1 3][5 5]]"
     --input "1x8x1x1xf32=[[[[0]][[1]][[2]][[3]][[4]][[5]][[6]][[7]]]]"
@@ -61,3 +62,11 @@ check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=CUMSUM < "$T/out"
 "$GRAFT_RUN" lrn.graft --input "1x3x1x2xf32=[[[[1 2]][[0 0]][[2 1]]]]" > "$T/out"
 check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=LRN < "$T/out"
 # LRN: 1x3x1x2xf32={{\[\[\[}}0.5 0.4]]{{\[\[}}0 0]]{{\[\[}}0.4 0.5]]]
+
+# Compress with build-time conditions: columns 1 and 2; elements 0 and 4 of
+# the flattened input.
+"$GRAFT" build "$M/compress.onnx" -o compress.graft
+"$GRAFT_RUN" compress.graft --input "2x3xf32=[[1 2 3][4 5 6]]" > "$T/out"
+check "$TEST_DIR/onnx_more_ops.sh" --check-prefix=COMPRESS < "$T/out"
+# COMPRESS: 2x2xf32=[2 3][5 6]
+# COMPRESS-NEXT: 2xf32=1 5

@@ -201,3 +201,11 @@ save("resize",
      [vi("near", f32, [1, 1, 4, 4]), vi("lin", f32, [1, 1, 1, 4])],
      [helper.make_tensor("scales2", f32, [4], [1, 1, 2, 2]),
       helper.make_tensor("sizes4", TensorProto.INT64, [4], [1, 1, 1, 4])])
+# Compress with build-time conditions, along axis 1 and of the flattened
+# input (onnx_more_ops.sh).
+save("compress",
+     [helper.make_node("Compress", ["x", "cols"], ["picked"], name="picked", axis=1),
+      helper.make_node("Compress", ["x", "flat"], ["flat_picked"], name="flat_picked")],
+     [vi("x", f32, [2, 3])], [vi("picked", f32, [2, 2]), vi("flat_picked", f32, [2])],
+     [helper.make_tensor("cols", TensorProto.BOOL, [3], [False, True, True]),
+      helper.make_tensor("flat", TensorProto.BOOL, [5], [True, False, False, False, True])])
