@@ -6,6 +6,7 @@
 #include "onnx/OnnxCompress.h"
 #include "onnx/OnnxConv.h"
 #include "onnx/OnnxDataMovement.h"
+#include "onnx/OnnxLoss.h"
 #include "onnx/OnnxOneHot.h"
 #include "onnx/OnnxReductions.h"
 #include "onnx/OnnxResize.h"
@@ -918,20 +919,13 @@ bool lowerReduceLogSumExp(ImportContext &ctx) {
   return reduceOp(ctx, "sum", true, step("exp"), step("log"));
 }
 
+} // namespace
+
 // exp(x - max) / sum(exp(x - max)) over one axis; log variant:
 // (x - max) - log(sum(exp(x - max))).
-bool softmax(ImportContext &ctx, bool logarithm) {
-  if (!ctx.onlyAttrs({"axis"}))
-    return false;
-  Value x;
-  if (!ctx.input(0, x) || !needFloat(ctx, x))
-    return false;
-  int64_t axis;
-  if (!ctx.normAxis(ctx.attrInt("axis", -1), x.type.rank(), axis, "axis"))
-    return false;
-  if (x.type.rank() == 0)
-    return ctx.fail("the input must have rank 1 or more");
-  std::string h = ctx.hint(), t = x.type.elem;
+Value softmaxAlong(ImportContext &ctx, const Value &x, int64_t axis, bool logarithm,
+                   const std::string &h) {
+  std::string t = x.type.elem;
   std::vector<int64_t> axes{axis};
   GraphWriter &w = ctx.w;
   Value mx = expandBack(ctx, x, w.reduce(x, axes, "max", h + ".max"), axes, h + ".max");
@@ -943,16 +937,31 @@ bool softmax(ImportContext &ctx, bool logarithm) {
       h + ".exp");
   Value sum = expandBack(ctx, x, w.reduce(e, axes, "sum", h + ".sum"), axes, h + ".sum");
   if (logarithm)
-    return bind(ctx, w.elementwise(
-                         {shifted, sum}, t,
-                         [&](Body &b, const std::vector<std::string> &a) {
-                           return binOp(b, "sub", a[0], scalarOp(b, "log", a[1], t), t);
-                         },
-                         h));
-  return bind(ctx, w.elementwise(
-                       {e, sum}, t,
-                       [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "div", a[0], a[1], t); },
-                       h));
+    return w.elementwise(
+        {shifted, sum}, t,
+        [&](Body &b, const std::vector<std::string> &a) {
+          return binOp(b, "sub", a[0], scalarOp(b, "log", a[1], t), t);
+        },
+        h);
+  return w.elementwise(
+      {e, sum}, t,
+      [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "div", a[0], a[1], t); }, h);
+}
+
+namespace {
+
+bool softmax(ImportContext &ctx, bool logarithm) {
+  if (!ctx.onlyAttrs({"axis"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x) || !needFloat(ctx, x))
+    return false;
+  int64_t axis;
+  if (!ctx.normAxis(ctx.attrInt("axis", -1), x.type.rank(), axis, "axis"))
+    return false;
+  if (x.type.rank() == 0)
+    return ctx.fail("the input must have rank 1 or more");
+  return bind(ctx, softmaxAlong(ctx, x, axis, logarithm, ctx.hint()));
 }
 
 bool lowerSoftmax(ImportContext &ctx) { return softmax(ctx, false); }
@@ -1621,6 +1630,8 @@ const std::map<std::string, Lowering> &table() {
       {"LRN", lowerLRN},
       {"Resize", lowerResize},
       {"Compress", lowerCompress},
+      {"NegativeLogLikelihoodLoss", lowerNegativeLogLikelihoodLoss},
+      {"SoftmaxCrossEntropyLoss", lowerSoftmaxCrossEntropyLoss},
       {"InstanceNormalization", lowerInstanceNormalization},
       {"MeanVarianceNormalization", lowerMeanVarianceNormalization},
       {"Shrink", lowerShrink},

@@ -209,3 +209,20 @@ save("compress",
      [vi("x", f32, [2, 3])], [vi("picked", f32, [2, 2]), vi("flat_picked", f32, [2])],
      [helper.make_tensor("cols", TensorProto.BOOL, [3], [False, True, True]),
       helper.make_tensor("flat", TensorProto.BOOL, [5], [True, False, False, False, True])])
+# NegativeLogLikelihoodLoss (reductions none / sum / mean, weights, an
+# ignore_index) and SoftmaxCrossEntropyLoss with its log_prob output
+# (onnx_loss.sh).
+i64t = TensorProto.INT64
+save("losses",
+     [helper.make_node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["none"], name="none",
+                       reduction="none"),
+      helper.make_node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["sum"], name="sum",
+                       reduction="sum"),
+      helper.make_node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["mean"], name="mean"),
+      helper.make_node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["ignored"], name="ignored",
+                       ignore_index=0),
+      helper.make_node("SoftmaxCrossEntropyLoss", ["s", "l"], ["sce", "logp"], name="sce")],
+     [vi("x", f32, [2, 3]), vi("t", i64t, [2]), vi("s", f32, [1, 2]), vi("l", i64t, [1])],
+     [vi("none", f32, [2]), vi("sum", f32, []), vi("mean", f32, []), vi("ignored", f32, []),
+      vi("sce", f32, []), vi("logp", f32, [1, 2])],
+     [helper.make_tensor("w", f32, [3], [1, 2, 3])])
