@@ -272,6 +272,14 @@ Value GraphWriter::reduce(const Value &v, const std::vector<int64_t> &axes,
   return emit(hint, "reduce " + v.name + " {dims = [" + attr + "], kind = " + kind + "}", t);
 }
 
+Value GraphWriter::iota(const Shape &s, unsigned dim, const std::string &elem,
+                        const std::string &hint) {
+  std::string sizes = sizeOperands(s); // ", %a, %b" or ""
+  return emit(hint, "iota" + (sizes.empty() ? std::string() : sizes.substr(1)) +
+                        " {dim = " + std::to_string(dim) + "}",
+              typeOf(elem, s));
+}
+
 Value GraphWriter::splat(const std::string &scalar, const std::string &elem, const Shape &s,
                          const std::string &hint) {
   Type t = typeOf(elem, s);

@@ -101,6 +101,9 @@ public:
   // reduce |kind| over |axes| (sorted, unique).
   Value reduce(const Value &v, const std::vector<int64_t> &axes, const std::string &kind,
                const std::string &hint);
+  // A tensor of shape |s| and element type |elem| (an integer type or
+  // "index") whose every element is its index along |dim|.
+  Value iota(const Shape &s, unsigned dim, const std::string &elem, const std::string &hint);
   // A tensor of shape |s| filled with the scalar |scalar| of type |elem|.
   Value splat(const std::string &scalar, const std::string &elem, const Shape &s,
               const std::string &hint);

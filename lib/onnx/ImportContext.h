@@ -22,8 +22,8 @@ public:
       : opset(opset), path_(path), diag_(diag) {}
 
   GraphWriter w;
-  // The opset whose op definitions apply (a model of an older opset whose
-  // ops all mean what they mean in opset 13 is lowered as opset 13).
+  // The model's opset: which definition of an op applies where its
+  // lowering reads more than one (oldestVersionRead).
   int64_t opset;
 
   // The node being lowered (for errors and hints).
@@ -77,6 +77,11 @@ private:
 // Reports the first node whose op type has no lowering (naming the graft op
 // it lacks where known); true when every op has one.
 bool checkOpsKnown(ImportContext &ctx, const onnx::GraphProto &g);
+
+// The oldest version of |op| (an ONNX since-version below 13) whose
+// definition its lowering also reads, or 0 when it reads the opset-13 one
+// only.
+int oldestVersionRead(const std::string &op);
 
 // Lowers the current node (ctx.node); false when it was reported.
 bool lowerNode(ImportContext &ctx);

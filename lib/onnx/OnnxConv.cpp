@@ -1,4 +1,4 @@
-// ONNX Conv, MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool onto
+// ONNX Conv, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool and LRN onto
 // graft's `conv`, `pool` and `reduce` (docs/onnx.md). The window attributes
 // are checked here and written out explicitly: auto_pad and ceil_mode become
 // pads (which need the static sizes of the spatial dims), so the graph reads
@@ -274,6 +274,60 @@ bool lowerGlobalPool(ImportContext &ctx) {
   for (size_t d = 2; d < shape.size(); ++d)
     kept.push_back(DimRef{1, "", 0, ""});
   ctx.setOutput(0, ctx.w.reshape(r, kept, ctx.hint()));
+  return true;
+}
+
+// LRN: y = x / (bias + alpha / size * s)^beta, s the sum of x² over the
+// channels [c - floor((size-1)/2), c + ceil((size-1)/2)] (those that
+// exist). The channel dim becomes the first spatial dim of an
+// N x 1 x C x rest tensor, and an average `pool` of window [size, 1] with
+// zero padding counted (count_include_pad) is s / size.
+bool lowerLRN(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"alpha", "beta", "bias", "size"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x))
+    return false;
+  std::string t = x.type.elem;
+  if (t[0] != 'f' && t != "bf16")
+    return ctx.fail("element type " + t + " is not supported (float types only: f16, bf16, f32, f64)");
+  if (x.type.rank() < 2)
+    return ctx.fail("the input must have rank 2 or more (N x C x ...), has rank " +
+                    std::to_string(x.type.rank()));
+  if (!ctx.attr("size"))
+    return ctx.fail("attribute 'size' is required");
+  int64_t size = ctx.attrInt("size", 1);
+  if (size < 1 || size > (int64_t(1) << 16))
+    return ctx.fail("size " + std::to_string(size) + " is out of range (1 to 65536)");
+  double alpha = ctx.attrFloat("alpha", 1e-4f), beta = ctx.attrFloat("beta", 0.75f),
+         bias = ctx.attrFloat("bias", 1.0f);
+  GraphWriter &w = ctx.w;
+  std::string h = ctx.hint();
+  Shape s = w.shapeOf(x);
+  DimRef one{1, "", 0, ""};
+  Value sq = w.elementwise(
+      {x}, t, [&](Body &b, const std::vector<std::string> &a) { return b.op("mul " + a[0] + ", " + a[0], t); },
+      h + ".sq");
+  Shape planes{s[0], one, s[1], w.product(s, 2, s.size())};
+  Value sq4 = w.reshape(sq, planes, h + ".planes");
+  int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  Type pt = sq4.type;
+  Value avg = w.emit(h + ".avg",
+                     "pool " + sq4.name + " {kind = avg, window = [" + std::to_string(size) +
+                         ", 1], strides = [1, 1], pads = [" + std::to_string(lo) + ", 0, " +
+                         std::to_string(hi) + ", 0], dilations = [1, 1], count_include_pad = 1}",
+                     pt);
+  Value avgx = w.reshape(avg, s, h + ".avgx");
+  Value y = w.elementwise(
+      {x, avgx}, t,
+      [&](Body &b, const std::vector<std::string> &a) {
+        std::string base = b.op("add " + b.constant(bias, t) + ", " +
+                                    b.op("mul " + b.constant(alpha, t) + ", " + a[1], t),
+                                t);
+        return b.op("div " + a[0] + ", " + b.op("pow " + base + ", " + b.constant(beta, t), t), t);
+      },
+      h);
+  ctx.setOutput(0, y);
   return true;
 }
 

@@ -9,5 +9,6 @@ namespace graft::onnx_import {
 bool lowerConv(ImportContext &ctx);
 bool lowerPool(ImportContext &ctx);       // MaxPool, AveragePool
 bool lowerGlobalPool(ImportContext &ctx); // GlobalAveragePool, GlobalMaxPool
+bool lowerLRN(ImportContext &ctx);
 
 } // namespace graft::onnx_import

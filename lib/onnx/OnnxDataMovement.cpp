@@ -108,6 +108,17 @@ bool lowerConcat(ImportContext &ctx) {
   return true;
 }
 
+Value gatherAt(ImportContext &ctx, const Value &x, size_t axis, const std::vector<int64_t> &indices,
+               const std::string &hint) {
+  ConstTensor c;
+  c.type = Type{"i64", {int64_t(indices.size())}, false};
+  c.i = indices;
+  Value idx = ctx.constantValue(c, hint + ".idx");
+  Type t = x.type;
+  t.dims[axis] = int64_t(indices.size());
+  return ctx.w.emit(hint, "gather " + x.name + ", " + idx.name + " {axis = " + std::to_string(axis) + "}", t);
+}
+
 // graft's `tile`: one repeat count per axis, known when building.
 bool lowerTile(ImportContext &ctx) {
   if (!ctx.onlyAttrs({}))
@@ -384,16 +395,8 @@ bool lowerTrilu(ImportContext &ctx) {
   }
   bool upper = ctx.attrInt("upper", 1) != 0;
   Shape shape = ctx.w.shapeOf(x);
-  Type it{"index", x.type.dims, false};
-  std::string sizes = ctx.w.sizeOperands(shape); // ", %a, %b" or ""
-  if (!sizes.empty())
-    sizes = sizes.substr(1);
-  auto iota = [&](size_t dim, const char *suffix) {
-    return ctx.w.emit(ctx.hint() + suffix,
-                      "iota" + sizes + " {dim = " + std::to_string(dim) + "}",
-                      it);
-  };
-  Value rows = iota(r - 2, ".i"), cols = iota(r - 1, ".j");
+  Value rows = ctx.w.iota(shape, unsigned(r - 2), "index", ctx.hint() + ".i");
+  Value cols = ctx.w.iota(shape, unsigned(r - 1), "index", ctx.hint() + ".j");
   std::string t = x.type.elem;
   ctx.setOutput(
       0, ctx.w.elementwise(

@@ -15,4 +15,9 @@ bool lowerTile(ImportContext &ctx);
 bool lowerPad(ImportContext &ctx);
 bool lowerTrilu(ImportContext &ctx);
 
+// `gather` of |x| along |axis| at the build-time |indices| (Tile, Pad,
+// Resize).
+Value gatherAt(ImportContext &ctx, const Value &x, size_t axis, const std::vector<int64_t> &indices,
+               const std::string &hint);
+
 } // namespace graft::onnx_import

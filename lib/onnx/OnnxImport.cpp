@@ -3,6 +3,7 @@
 // lowers the nodes in order (OnnxOps.cpp); the text is assembled last.
 #include "onnx/OnnxImport.h"
 
+#include "onnx/ConstantFold.h"
 #include "onnx/ImportContext.h"
 
 #include "graft/tensor.h"
@@ -25,16 +26,20 @@ constexpr int64_t kMinOpset = 13, kMaxOpset = 17;
 
 bool inputType(const onnx::ValueInfoProto &vi, Type &t, std::string &err) {
   if (!vi.type().has_tensor_type()) {
-    err = "is not a tensor (graft imports tensor inputs and outputs only)";
+    const auto &ty = vi.type();
+    err = std::string("is ") +
+          (ty.has_sequence_type()   ? "a sequence"
+           : ty.has_optional_type() ? "an optional"
+           : ty.has_map_type()      ? "a map"
+                                    : "not a tensor") +
+          ", which is not supported (graft imports tensor inputs and outputs only)";
     return false;
   }
   const auto &tt = vi.type().tensor_type();
   std::string onnxName;
   t.elem = elemForOnnxType(tt.elem_type(), &onnxName);
   if (t.elem.empty()) {
-    err = "has element type " + onnxName +
-          ", which graft does not support (FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8, INT16, "
-          "INT32, INT64, BOOL)";
+    err = "has element type " + onnxName + ", which " + noElemTypeReason(tt.elem_type());
     return false;
   }
   if (!tt.has_shape()) {
@@ -90,7 +95,8 @@ bool importOnnx(const std::string &path, const std::string &bytes,
   if (opset < kMinOpset || opset > kMaxOpset) {
     // A model of another opset imports when each of its ops has the
     // definition it has in the supported range (the ONNX schema registry
-    // says which version of an op an opset means).
+    // says which version of an op an opset means), or an older one its
+    // lowering also reads (oldestVersionRead: ctx.opset picks the form).
     int64_t ref = opset < kMinOpset ? kMinOpset : kMaxOpset;
     for (int k = 0; k < g.node_size(); ++k) {
       ctx.node = &g.node(k);
@@ -100,14 +106,19 @@ bool importOnnx(const std::string &path, const std::string &bytes,
       const auto *known = onnx::OpSchemaRegistry::Schema(op, int(ref));
       if (!used)
         return ctx.fail("opset " + std::to_string(opset) + " has no op " + op);
-      if (!known || known->SinceVersion() != used->SinceVersion())
+      bool older = used->SinceVersion() < kMinOpset &&
+                   used->SinceVersion() >= oldestVersionRead(op) && oldestVersionRead(op) > 0;
+      if (!older && (!known || known->SinceVersion() != used->SinceVersion()))
         return ctx.fail("opset " + std::to_string(opset) + " is not supported: it means " + op +
-                        "-" + std::to_string(used->SinceVersion()) + ", graft imports " + op +
-                        (known ? "-" + std::to_string(known->SinceVersion()) : std::string()) +
-                        " (opsets " + std::to_string(kMinOpset) + " to " +
-                        std::to_string(kMaxOpset) + ")");
+                        "-" + std::to_string(used->SinceVersion()) + ", graft imports " +
+                        (oldestVersionRead(op) > 0
+                             ? op + "-" + std::to_string(oldestVersionRead(op)) + " to "
+                             : std::string()) +
+                        op + (known ? "-" + std::to_string(known->SinceVersion()) : std::string()) +
+                        (oldestVersionRead(op) > 0 ? std::string()
+                                                   : " (opsets " + std::to_string(kMinOpset) +
+                                                         " to " + std::to_string(kMaxOpset) + ")"));
     }
-    ctx.opset = ref;
   }
 
   // Values bound with --constant.
@@ -183,7 +194,7 @@ bool importOnnx(const std::string &path, const std::string &bytes,
   for (int k = 0; k < g.node_size(); ++k) {
     ctx.node = &g.node(k);
     ctx.nodeIndex = k;
-    if (!lowerNode(ctx))
+    if (!foldConstantNode(ctx) && !lowerNode(ctx))
       return false;
   }
 

@@ -3,9 +3,14 @@
 // graft statements through the GraphWriter and binds the node's outputs;
 // what it cannot express it reports (ctx.fail / ctx.unsupported).
 #include "onnx/ImportContext.h"
+#include "onnx/OnnxCompress.h"
 #include "onnx/OnnxConv.h"
 #include "onnx/OnnxDataMovement.h"
+#include "onnx/OnnxLoss.h"
+#include "onnx/OnnxOneHot.h"
 #include "onnx/OnnxReductions.h"
+#include "onnx/OnnxResize.h"
+#include "onnx/OnnxSpaceDepth.h"
 
 #include <algorithm>
 #include <cmath>
@@ -288,9 +293,8 @@ bool lowerCast(ImportContext &ctx) {
   std::string onnxName;
   std::string to = elemForOnnxType(int32_t(ctx.attrInt("to", 0)), &onnxName);
   if (to.empty())
-    return ctx.fail("cast to " + onnxName +
-                    " is not supported (graft has FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8, "
-                    "INT16, INT32, INT64, BOOL)");
+    return ctx.fail("cast to " + onnxName + " " +
+                    noElemTypeReason(int32_t(ctx.attrInt("to", 0))));
   if (to == x.type.elem) {
     ctx.setOutput(0, x);
     return true;
@@ -331,9 +335,12 @@ bool lowerIdentity(ImportContext &ctx) {
   return true;
 }
 
-// Inference only: the output is the input, the mask all true.
+// The output is the input, the mask all true: in inference, and in
+// training with ratio 0 (nothing dropped, a scale of 1 / (1 - 0)). Any
+// other training ratio draws a random mask, which graft does not.
 bool lowerDropout(ImportContext &ctx) {
-  if (!ctx.onlyAttrs({"seed"}))
+  // Before opset 12 the ratio is an attribute (inference ignores it).
+  if (!(ctx.opset < 12 ? ctx.onlyAttrs({"ratio"}) : ctx.onlyAttrs({"seed"})))
     return false;
   Value x;
   if (!ctx.input(0, x))
@@ -342,8 +349,17 @@ bool lowerDropout(ImportContext &ctx) {
     ConstTensor training;
     if (!ctx.constantInput(2, "training_mode", training))
       return false;
-    if (training.count() != 1 || training.i.empty() || training.i[0] != 0)
-      return ctx.unsupported("random", "training_mode = true draws random numbers");
+    bool train = training.count() != 1 || training.i.empty() || training.i[0] != 0;
+    ConstTensor ratio;
+    if (train && !ctx.hasInput(1))
+      return ctx.unsupported("random", "training_mode = true with the default ratio 0.5 draws "
+                                       "random numbers; only ratio 0 is supported in training");
+    if (train && !ctx.constantInput(1, "ratio", ratio))
+      return false;
+    if (train && (ratio.count() != 1 || !ratio.isFloat() || ratio.f[0] != 0.0))
+      return ctx.unsupported("random", "training_mode = true with ratio " +
+                                           (ratio.count() == 1 ? ratio.literal(0) : std::string("?")) +
+                                           " draws random numbers; only ratio 0 is supported in training");
   }
   ctx.setOutput(0, x);
   if (ctx.wantsOutput(1)) {
@@ -903,20 +919,13 @@ bool lowerReduceLogSumExp(ImportContext &ctx) {
   return reduceOp(ctx, "sum", true, step("exp"), step("log"));
 }
 
+} // namespace
+
 // exp(x - max) / sum(exp(x - max)) over one axis; log variant:
 // (x - max) - log(sum(exp(x - max))).
-bool softmax(ImportContext &ctx, bool logarithm) {
-  if (!ctx.onlyAttrs({"axis"}))
-    return false;
-  Value x;
-  if (!ctx.input(0, x) || !needFloat(ctx, x))
-    return false;
-  int64_t axis;
-  if (!ctx.normAxis(ctx.attrInt("axis", -1), x.type.rank(), axis, "axis"))
-    return false;
-  if (x.type.rank() == 0)
-    return ctx.fail("the input must have rank 1 or more");
-  std::string h = ctx.hint(), t = x.type.elem;
+Value softmaxAlong(ImportContext &ctx, const Value &x, int64_t axis, bool logarithm,
+                   const std::string &h) {
+  std::string t = x.type.elem;
   std::vector<int64_t> axes{axis};
   GraphWriter &w = ctx.w;
   Value mx = expandBack(ctx, x, w.reduce(x, axes, "max", h + ".max"), axes, h + ".max");
@@ -928,20 +937,68 @@ bool softmax(ImportContext &ctx, bool logarithm) {
       h + ".exp");
   Value sum = expandBack(ctx, x, w.reduce(e, axes, "sum", h + ".sum"), axes, h + ".sum");
   if (logarithm)
-    return bind(ctx, w.elementwise(
-                         {shifted, sum}, t,
-                         [&](Body &b, const std::vector<std::string> &a) {
-                           return binOp(b, "sub", a[0], scalarOp(b, "log", a[1], t), t);
-                         },
-                         h));
-  return bind(ctx, w.elementwise(
-                       {e, sum}, t,
-                       [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "div", a[0], a[1], t); },
-                       h));
+    return w.elementwise(
+        {shifted, sum}, t,
+        [&](Body &b, const std::vector<std::string> &a) {
+          return binOp(b, "sub", a[0], scalarOp(b, "log", a[1], t), t);
+        },
+        h);
+  return w.elementwise(
+      {e, sum}, t,
+      [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "div", a[0], a[1], t); }, h);
+}
+
+namespace {
+
+bool softmax(ImportContext &ctx, bool logarithm) {
+  if (!ctx.onlyAttrs({"axis"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x) || !needFloat(ctx, x))
+    return false;
+  int64_t axis;
+  if (!ctx.normAxis(ctx.attrInt("axis", -1), x.type.rank(), axis, "axis"))
+    return false;
+  if (x.type.rank() == 0)
+    return ctx.fail("the input must have rank 1 or more");
+  return bind(ctx, softmaxAlong(ctx, x, axis, logarithm, ctx.hint()));
 }
 
 bool lowerSoftmax(ImportContext &ctx) { return softmax(ctx, false); }
 bool lowerLogSoftmax(ImportContext &ctx) { return softmax(ctx, true); }
+
+// The statistics of |x| over |axes|: the mean and the (population)
+// variance, reduced, and x - mean at x's shape. LayerNormalization and
+// BatchNormalization in training compute them alike.
+struct Moments {
+  Value mean, diff, var;
+};
+
+Moments moments(ImportContext &ctx, const Value &x, const std::vector<int64_t> &axes,
+                const std::string &h) {
+  GraphWriter &w = ctx.w;
+  std::string t = x.type.elem;
+  DimRef n = countOver(ctx, x, axes);
+  auto divN = [&](const Value &v, const std::string &hh) {
+    return w.elementwise(
+        {v}, t,
+        [&](Body &b, const std::vector<std::string> &a) {
+          return binOp(b, "div", a[0], countIn(b, n, t), t);
+        },
+        hh);
+  };
+  Moments m;
+  m.mean = divN(w.reduce(x, axes, "sum", h + ".sum"), h + ".mean");
+  m.diff = w.elementwise(
+      {x, expandBack(ctx, x, m.mean, axes, h + ".meanb")}, t,
+      [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "sub", a[0], a[1], t); },
+      h + ".diff");
+  Value sq = w.elementwise(
+      {m.diff}, t, [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "mul", a[0], a[0], t); },
+      h + ".sq");
+  m.var = divN(w.reduce(sq, axes, "sum", h + ".sqsum"), h + ".var");
+  return m;
+}
 
 // Over axes [axis, rank): mean, 1/sqrt(var + eps), then (x - mean) * inv *
 // scale + bias; the Mean and InvStdDev outputs keep the reduced dims as 1.
@@ -967,32 +1024,15 @@ bool lowerLayerNormalization(ImportContext &ctx) {
     axes.push_back(i);
   std::string h = ctx.hint();
   GraphWriter &w = ctx.w;
-  DimRef n = countOver(ctx, x, axes);
-  auto divN = [&](const Value &v, const std::string &hh) {
-    return w.elementwise(
-        {v}, t,
-        [&](Body &b, const std::vector<std::string> &a) {
-          return binOp(b, "div", a[0], countIn(b, n, t), t);
-        },
-        hh);
-  };
-  Value mean = divN(w.reduce(x, axes, "sum", h + ".sum"), h + ".mean");
-  Value diff = w.elementwise(
-      {x, expandBack(ctx, x, mean, axes, h + ".meanb")}, t,
-      [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "sub", a[0], a[1], t); },
-      h + ".diff");
-  Value sq = w.elementwise(
-      {diff}, t, [&](Body &b, const std::vector<std::string> &a) { return binOp(b, "mul", a[0], a[0], t); },
-      h + ".sq");
-  Value var = divN(w.reduce(sq, axes, "sum", h + ".sqsum"), h + ".var");
+  Moments m = moments(ctx, x, axes, h);
   Value inv = w.elementwise(
-      {var}, t,
+      {m.var}, t,
       [&](Body &b, const std::vector<std::string> &a) {
         std::string s = scalarOp(b, "sqrt", binOp(b, "add", a[0], b.constant(eps, t), t), t);
         return binOp(b, "div", b.constant(1, t), s, t);
       },
       h + ".inv");
-  std::vector<Value> ops{diff, expandBack(ctx, x, inv, axes, h + ".invb"), scale};
+  std::vector<Value> ops{m.diff, expandBack(ctx, x, inv, axes, h + ".invb"), scale};
   if (hasBias)
     ops.push_back(bias);
   for (size_t k = 2; k < ops.size(); ++k)
@@ -1009,19 +1049,66 @@ bool lowerLayerNormalization(ImportContext &ctx) {
     return ctx.fail("Scale or B does not broadcast to the normalised dims");
   ctx.setOutput(0, y);
   if (ctx.wantsOutput(1))
-    ctx.setOutput(1, keepDims(ctx, x, mean, axes, ctx.node->output(1)));
+    ctx.setOutput(1, keepDims(ctx, x, m.mean, axes, ctx.node->output(1)));
   if (ctx.wantsOutput(2))
     ctx.setOutput(2, keepDims(ctx, x, inv, axes, ctx.node->output(2)));
   return true;
 }
 
-// Inference: (x - mean) / sqrt(var + eps) * scale + bias, per channel (dim 1).
+// |p| (rank 1: one value per channel) broadcast along dim 1 of |x|.
+Value perChannel(ImportContext &ctx, const Value &p, const Value &x, const std::string &h) {
+  return p.splat.empty() ? ctx.w.broadcastInDims(p, {1}, ctx.w.shapeOf(x), h + ".c") : p;
+}
+
+// Inputs |first|.. of the current node: rank 1 (one value per channel), of
+// x's element type.
+bool channelParams(ImportContext &ctx, const Value &x, size_t first, size_t count,
+                   std::vector<Value> &out) {
+  for (size_t k = first; k < first + count; ++k) {
+    Value p;
+    if (!ctx.input(k, p))
+      return false;
+    if (p.type.rank() != 1)
+      return ctx.fail("input " + std::to_string(k) + " must have rank 1 (C), has rank " +
+                      std::to_string(p.type.rank()));
+    if (p.type.elem != x.type.elem)
+      return ctx.fail("input " + std::to_string(k) + " has element type " + p.type.elem +
+                      "; graft needs X's type " + x.type.elem);
+    out.push_back(p);
+  }
+  return true;
+}
+
+// Output 0: (x - mean) / sqrt(var + eps) * scale + bias, with x's own
+// statistics over |axes| and per-channel scale and bias: BatchNormalization
+// in training (every dim but 1) and InstanceNormalization (the spatial
+// dims). |m| gets the statistics.
+bool normalizeOver(ImportContext &ctx, const Value &x, const std::vector<int64_t> &axes,
+                   const Value &scale, const Value &bias, double eps, Moments &m) {
+  std::string t = x.type.elem, h = ctx.hint();
+  m = moments(ctx, x, axes, h);
+  return bind(ctx, ctx.w.elementwise(
+                       {m.diff, expandBack(ctx, x, m.var, axes, h + ".varb"),
+                        perChannel(ctx, scale, x, h), perChannel(ctx, bias, x, h)},
+                       t,
+                       [&](Body &b, const std::vector<std::string> &a) {
+                         std::string s = scalarOp(b, "sqrt", binOp(b, "add", a[1], b.constant(eps, t), t), t);
+                         std::string v = binOp(b, "div", a[0], s, t);
+                         return binOp(b, "add", binOp(b, "mul", a[2], v, t), a[3], t);
+                       },
+                       h));
+}
+
+// (x - mean) / sqrt(var + eps) * scale + bias, per channel (dim 1). In
+// inference mean and var are inputs; in training (training_mode = 1) they
+// are the batch's own statistics over every dim but 1, and the running
+// statistics come out as input * momentum + batch * (1 - momentum), as the
+// ONNX reference computes them (population variance).
 bool lowerBatchNormalization(ImportContext &ctx) {
   if (!ctx.onlyAttrs({"epsilon", "momentum", "training_mode"}))
     return false;
-  if (ctx.attrInt("training_mode", 0) != 0)
-    return ctx.unsupported("batch statistics", "training_mode = 1 updates running statistics");
-  if (ctx.wantsOutput(1) || ctx.wantsOutput(2))
+  bool training = ctx.attrInt("training_mode", 0) != 0;
+  if (!training && (ctx.wantsOutput(1) || ctx.wantsOutput(2)))
     return ctx.fail("running_mean and running_var outputs exist only in training mode");
   Value x;
   if (!ctx.input(0, x) || !needFloat(ctx, x))
@@ -1030,29 +1117,132 @@ bool lowerBatchNormalization(ImportContext &ctx) {
     return ctx.fail("X must have rank 2 or more (N x C x ...), has rank " +
                     std::to_string(x.type.rank()));
   std::string t = x.type.elem, h = ctx.hint();
-  std::vector<Value> ops{x};
-  for (size_t k = 1; k <= 4; ++k) {
-    Value p;
-    if (!ctx.input(k, p))
-      return false;
-    if (p.type.rank() != 1)
-      return ctx.fail("input " + std::to_string(k) + " must have rank 1 (C), has rank " +
-                      std::to_string(p.type.rank()));
-    if (p.type.elem != t)
-      return ctx.fail("input " + std::to_string(k) + " has element type " + p.type.elem +
-                      "; graft needs X's type " + t);
-    ops.push_back(p.splat.empty() ? ctx.w.broadcastInDims(p, {1}, ctx.w.shapeOf(x), h + ".c") : p);
-  }
+  std::vector<Value> params; // scale, bias, mean, var
+  if (!channelParams(ctx, x, 1, 4, params))
+    return false;
   double eps = ctx.attrFloat("epsilon", 1e-5f);
+  if (!training)
+    return bind(ctx, ctx.w.elementwise(
+                         {x, perChannel(ctx, params[0], x, h), perChannel(ctx, params[1], x, h),
+                          perChannel(ctx, params[2], x, h), perChannel(ctx, params[3], x, h)},
+                         t,
+                         [&](Body &b, const std::vector<std::string> &a) {
+                           std::string d = binOp(b, "sub", a[0], a[3], t);
+                           std::string s = scalarOp(b, "sqrt", binOp(b, "add", a[4], b.constant(eps, t), t), t);
+                           std::string v = binOp(b, "div", d, s, t);
+                           return binOp(b, "add", binOp(b, "mul", a[1], v, t), a[2], t);
+                         },
+                         h));
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < int64_t(x.type.rank()); ++i)
+    if (i != 1)
+      axes.push_back(i);
+  Moments m;
+  if (!normalizeOver(ctx, x, axes, params[0], params[1], eps, m))
+    return false;
+  double momentum = ctx.attrFloat("momentum", 0.9f);
+  const Value batch[2] = {m.mean, m.var};
+  for (size_t k = 1; k <= 2; ++k)
+    if (ctx.wantsOutput(k))
+      ctx.setOutput(k, ctx.w.elementwise(
+                           {params[k + 1], batch[k - 1]}, t,
+                           [&](Body &b, const std::vector<std::string> &a) {
+                             std::string run = binOp(b, "mul", a[0], b.constant(momentum, t), t);
+                             std::string cur = binOp(b, "mul", a[1], b.constant(1 - momentum, t), t);
+                             return binOp(b, "add", run, cur, t);
+                           },
+                           ctx.node->output(int(k))));
+  return true;
+}
+
+// Per instance and channel, over the spatial dims (2..).
+bool lowerInstanceNormalization(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"epsilon"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x) || !needFloat(ctx, x))
+    return false;
+  if (x.type.rank() < 3)
+    return ctx.fail("the input must have rank 3 or more (N x C x D1 ...), has rank " +
+                    std::to_string(x.type.rank()));
+  std::vector<Value> params; // scale, bias
+  if (!channelParams(ctx, x, 1, 2, params))
+    return false;
+  std::vector<int64_t> axes;
+  for (int64_t i = 2; i < int64_t(x.type.rank()); ++i)
+    axes.push_back(i);
+  Moments m;
+  return normalizeOver(ctx, x, axes, params[0], params[1], ctx.attrFloat("epsilon", 1e-5f), m);
+}
+
+// (x - mean) / (sqrt(var) + 1e-9) over 'axes' (default [0, 2, 3]), as the
+// ONNX function body defines it.
+bool lowerMeanVarianceNormalization(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"axes"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x) || !needFloat(ctx, x))
+    return false;
+  std::vector<int64_t> raw = {0, 2, 3}, axes;
+  ctx.attrInts("axes", raw);
+  if (raw.empty() || !normAxes(ctx, raw, x.type.rank(), axes))
+    return raw.empty() ? ctx.fail("axes is empty") : false;
+  std::string t = x.type.elem, h = ctx.hint();
+  Moments m = moments(ctx, x, axes, h);
   return bind(ctx, ctx.w.elementwise(
-                       ops, t,
+                       {m.diff, expandBack(ctx, x, m.var, axes, h + ".varb")}, t,
                        [&](Body &b, const std::vector<std::string> &a) {
-                         std::string d = binOp(b, "sub", a[0], a[3], t);
-                         std::string s = scalarOp(b, "sqrt", binOp(b, "add", a[4], b.constant(eps, t), t), t);
-                         std::string v = binOp(b, "div", d, s, t);
-                         return binOp(b, "add", binOp(b, "mul", a[1], v, t), a[2], t);
+                         std::string sd = binOp(b, "add", scalarOp(b, "sqrt", a[1], t),
+                                                b.constant(1e-9, t), t);
+                         return binOp(b, "div", a[0], sd, t);
                        },
                        h));
+}
+
+// x < -lambd ? x + bias : x > lambd ? x - bias : 0
+bool lowerShrink(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"lambd", "bias"}))
+    return false;
+  double l = ctx.attrFloat("lambd", 0.5f), bias = ctx.attrFloat("bias", 0.0f);
+  return unary(ctx, true, [=](Body &b, const std::string &x, const std::string &t) {
+    std::string lo = binOp(b, "add", x, b.constant(bias, t), t);
+    std::string hi = binOp(b, "sub", x, b.constant(bias, t), t);
+    std::string v = selectOp(b, cmpOp(b, "gt", x, b.constant(l, t)), hi, b.constant(0, t), t);
+    return selectOp(b, cmpOp(b, "lt", x, b.constant(-l, t)), lo, v, t);
+  });
+}
+
+// Ones on the diagonal j - i = k of a 2-D tensor of the input's shape, of
+// type 'dtype' (default: the input's): two iotas and a map.
+bool lowerEyeLike(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"dtype", "k"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x))
+    return false;
+  if (x.type.rank() != 2)
+    return ctx.fail("the input must have rank 2, has rank " + std::to_string(x.type.rank()));
+  std::string t = x.type.elem;
+  if (const auto *a = ctx.attr("dtype")) {
+    std::string onnxName;
+    t = elemForOnnxType(int32_t(a->i()), &onnxName);
+    if (t.empty())
+      return ctx.fail("dtype " + onnxName + " " + noElemTypeReason(int32_t(a->i())));
+  }
+  int64_t k = std::clamp<int64_t>(ctx.attrInt("k", 0), -(int64_t(1) << 34), int64_t(1) << 34);
+  Shape s = ctx.w.shapeOf(x);
+  Value rows = ctx.w.iota(s, 0, "index", ctx.hint() + ".i");
+  Value cols = ctx.w.iota(s, 1, "index", ctx.hint() + ".j");
+  return bind(ctx, ctx.w.elementwise(
+                       {rows, cols}, t,
+                       [&](Body &b, const std::vector<std::string> &a) {
+                         std::string d = b.op("sub " + a[1] + ", " + a[0], "index");
+                         std::string on = cmpOp(b, "eq", d, b.op("constant " + std::to_string(k), "index"));
+                         if (t == "i1")
+                           return on;
+                         return selectOp(b, on, b.constant(1, t), b.constant(0, t), t);
+                       },
+                       ctx.hint()));
 }
 
 // ---- shapes -------------------------------------------------------------
@@ -1348,12 +1538,46 @@ const Missing kMissing[] = {
     {"Acos", "acos"},            {"Atan", "atan"},
     {"Asinh", "asinh"},          {"Acosh", "acosh"},
     {"Atanh", "atanh"},
-    {"TopK", "topk"},            {"CumSum", "scan"},
-    {"OneHot", "one_hot"},          {"ScatterElements", "scatter"},
-    {"ScatterND", "scatter"},    {"Resize", "resize"},
-    {"DepthToSpace", "reshape with run-time permutation"},
+    {"TopK", "topk"},
+    {"ScatterElements", "scatter"},
+    {"ScatterND", "scatter"},
     {"NonZero", "dynamic result shapes"},
 };
+
+// Ops whose definitions in opsets before 13 differ from their opset-13 one
+// only in where an operand lives (an attribute then: the axes of Squeeze,
+// Unsqueeze and ReduceSum, Dropout's ratio), in the element types they
+// allow (most ops gained bfloat16 in 13, some integer types earlier) or in
+// what later versions added (negative axes, select_last_index, optional
+// Gemm C, more Constant value attributes): a model valid under the older
+// definition means the same under the newer one, and the lowerings read
+// the form ctx.opset says. Each maps to the oldest such version. Not here:
+// versions with legacy broadcasting ('broadcast' attributes before Add-7,
+// Pow-7, Gemm-7), Softmax/LogSoftmax before 13 (they flatten to 2-D),
+// Dropout-7 (a non-bool mask), Clip-6 (attribute bounds), Split before 13
+// (an attribute 'split' the lowering does not read).
+const std::map<std::string, int> &olderForms() {
+  static const std::map<std::string, int> t = {
+      {"Abs", 6},        {"Add", 7},        {"ArgMax", 1},     {"ArgMin", 1},
+      {"Cast", 6},       {"Ceil", 6},       {"Clip", 11},      {"Concat", 4},
+      {"DepthToSpace", 1}, {"SpaceToDepth", 1},
+      {"Constant", 1},   {"Div", 7},        {"Dropout", 10},   {"Equal", 7},
+      {"Erf", 9},        {"Exp", 6},        {"Expand", 8},     {"Flatten", 1},
+      {"Floor", 6},      {"Gather", 1},     {"Gemm", 7},       {"Greater", 7},
+      {"Identity", 1},   {"Less", 7},       {"Log", 6},        {"MatMul", 1},
+      {"Max", 8},        {"Mean", 8},       {"Min", 8},        {"Mul", 7},
+      {"Neg", 6},        {"Pad", 11},       {"Pow", 7},        {"Reciprocal", 6},
+      {"ReduceL1", 1},   {"ReduceL2", 1},   {"ReduceLogSum", 1}, {"ReduceLogSumExp", 1},
+      {"ReduceMax", 1},  {"ReduceMean", 1}, {"ReduceMin", 1},  {"ReduceProd", 1},
+      {"ReduceSum", 1},  {"ReduceSumSquare", 1}, {"Relu", 6},  {"Reshape", 5},
+      {"Resize", 11},
+      {"Shape", 1},      {"Sigmoid", 6},    {"Sign", 9},       {"Size", 1},
+      {"Slice", 10},     {"Sqrt", 6},       {"Squeeze", 1},    {"Sub", 7},
+      {"Sum", 8},        {"Tanh", 6},       {"Tile", 6},       {"Transpose", 1},
+      {"Unsqueeze", 1},
+  };
+  return t;
+}
 
 using Lowering = bool (*)(ImportContext &);
 const std::map<std::string, Lowering> &table() {
@@ -1400,6 +1624,20 @@ const std::map<std::string, Lowering> &table() {
       {"Greater", lowerGreater},
       {"GreaterOrEqual", lowerGreaterOrEqual},
       {"HardSigmoid", lowerHardSigmoid},
+      {"Hardmax", lowerHardmax},
+      {"OneHot", lowerOneHot},
+      {"CumSum", lowerCumSum},
+      {"LRN", lowerLRN},
+      {"Resize", lowerResize},
+      {"Compress", lowerCompress},
+      {"NegativeLogLikelihoodLoss", lowerNegativeLogLikelihoodLoss},
+      {"SoftmaxCrossEntropyLoss", lowerSoftmaxCrossEntropyLoss},
+      {"InstanceNormalization", lowerInstanceNormalization},
+      {"MeanVarianceNormalization", lowerMeanVarianceNormalization},
+      {"Shrink", lowerShrink},
+      {"EyeLike", lowerEyeLike},
+      {"DepthToSpace", lowerDepthToSpace},
+      {"SpaceToDepth", lowerSpaceToDepth},
       {"Identity", lowerIdentity},
       {"LayerNormalization", lowerLayerNormalization},
       {"LeakyRelu", lowerLeakyRelu},
@@ -1461,6 +1699,11 @@ const std::map<std::string, Lowering> &table() {
 }
 
 } // namespace
+
+int oldestVersionRead(const std::string &op) {
+  auto it = olderForms().find(op);
+  return it == olderForms().end() ? 0 : it->second;
+}
 
 bool checkOpsKnown(ImportContext &ctx, const onnx::GraphProto &g) {
   for (int k = 0; k < g.node_size(); ++k) {

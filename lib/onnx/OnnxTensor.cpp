@@ -103,14 +103,22 @@ std::string elemForOnnxType(int32_t dataType, std::string *onnxName) {
   }
 }
 
+std::string noElemTypeReason(int32_t dataType) {
+  std::string has = " (it has FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, BOOL)";
+  bool isUnsigned = dataType == onnx::TensorProto::UINT8 || dataType == onnx::TensorProto::UINT16 ||
+                    dataType == onnx::TensorProto::UINT32 || dataType == onnx::TensorProto::UINT64;
+  std::string onnxName;
+  elemForOnnxType(dataType, &onnxName);
+  return "is not supported: graft's graph language has no " +
+         (isUnsigned ? std::string("unsigned integer types") : onnxName + " type") + has;
+}
+
 bool decodeTensor(const onnx::TensorProto &t, ConstTensor &out, std::string &err) {
   std::string onnxName;
   out = ConstTensor{};
   out.type.elem = elemForOnnxType(t.data_type(), &onnxName);
   if (out.type.elem.empty()) {
-    err = "element type " + onnxName +
-          " is not supported (graft has FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8, INT16, INT32, "
-          "INT64, BOOL)";
+    err = "element type " + onnxName + " " + noElemTypeReason(t.data_type());
     return false;
   }
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {

@@ -32,6 +32,11 @@ struct ConstTensor {
 // ONNX name in |onnxName|) when graft has none.
 std::string elemForOnnxType(int32_t dataType, std::string *onnxName = nullptr);
 
+// Why ONNX data type |dataType| has no graft element type: "is not
+// supported: graft's graph language has no unsigned integer types (it has
+// FLOAT, ...)", to follow "element type UINT8 ".
+std::string noElemTypeReason(int32_t dataType);
+
 // Decodes |t|; on failure returns false with the reason in |err|.
 bool decodeTensor(const onnx::TensorProto &t, ConstTensor &out, std::string &err);
 

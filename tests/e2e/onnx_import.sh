@@ -99,13 +99,13 @@ check "$TEST_DIR/onnx_import.sh" --check-prefix=OPSET < "$T/out"
 # OPSET: softmax_opset11.onnx: error: node 0 'old' (Softmax): opset 11 is not supported: it means Softmax-11, graft imports Softmax-13 (opsets 13 to 17)
 expect_fail "$GRAFT" import "$M/uint8_input.onnx"
 check "$TEST_DIR/onnx_import.sh" --check-prefix=U8 < "$T/out"
-# U8: uint8_input.onnx: error: graph input 'x' has element type UINT8, which graft does not support (FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, BOOL)
+# U8: uint8_input.onnx: error: graph input 'x' has element type UINT8, which is not supported: graft's graph language has no unsigned integer types (it has FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, BOOL)
 expect_fail "$GRAFT" import "$M/bad_attr.onnx"
 check "$TEST_DIR/onnx_import.sh" --check-prefix=ATTR < "$T/out"
 # ATTR: bad_attr.onnx: error: node 0 'lr' (LeakyRelu): attribute 'beta' is not supported (supported: alpha)
 expect_fail "$GRAFT" import "$M/training_dropout.onnx"
 check "$TEST_DIR/onnx_import.sh" --check-prefix=DROP < "$T/out"
-# DROP: training_dropout.onnx: error: node 0 'drop' (Dropout): not supported: graft has no 'random' op (training_mode = true draws random numbers)
+# DROP: training_dropout.onnx: error: node 0 'drop' (Dropout): not supported: graft has no 'random' op (training_mode = true with ratio 0.5 draws random numbers; only ratio 0 is supported in training)
 
 # Files that are not models.
 printf 'not a model' > bad.onnx

@@ -87,3 +87,142 @@ save("argmin_bool",
 save("argmin_scalar",
      [helper.make_node("ArgMin", ["x"], ["y"], name="amin", keepdims=0)],
      [vi("x", f32, [])], [vi("y", TensorProto.INT64, [])])
+# Shape arithmetic on known shapes, folded at import (onnx_constant_fold.sh):
+# Shape -> Slice (one of them empty) -> Mul -> Concat -> Reshape, and an
+# epsilon Cast from DOUBLE.
+i64 = TensorProto.INT64
+def shape_arith(name, batch):
+    save(name,
+         [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+          helper.make_node("Constant", [], ["c0"], value=helper.make_tensor("c0v", i64, [1], [0])),
+          helper.make_node("Constant", [], ["c1"], value=helper.make_tensor("c1v", i64, [1], [1])),
+          helper.make_node("Constant", [], ["c2"], value=helper.make_tensor("c2v", i64, [1], [2])),
+          helper.make_node("Constant", [], ["c3"], value=helper.make_tensor("c3v", i64, [1], [3])),
+          helper.make_node("Slice", ["s", "c0", "c0"], ["none"], name="none"),
+          helper.make_node("Slice", ["s", "c0", "c1"], ["head"], name="head"),
+          helper.make_node("Slice", ["s", "c1", "c2"], ["mid"], name="mid"),
+          helper.make_node("Slice", ["s", "c2", "c3"], ["tail"], name="tail"),
+          helper.make_node("Mul", ["mid", "tail"], ["inner"], name="inner"),
+          helper.make_node("Concat", ["none", "head", "inner"], ["to"], name="to", axis=0),
+          helper.make_node("Reshape", ["x", "to"], ["flat"], name="flat"),
+          helper.make_node("Constant", [], ["epsd"],
+                           value=helper.make_tensor("epsv", TensorProto.DOUBLE, [], [0.5])),
+          helper.make_node("Cast", ["epsd"], ["eps"], name="eps", to=f32),
+          helper.make_node("Add", ["flat", "eps"], ["y"], name="y")],
+         [vi("x", f32, [batch, 3, 4])], [vi("y", f32, [batch, 12])], opset=17)
+shape_arith("shape_arith", 2)
+# The same with a run-time batch: the Shape is not known when building.
+shape_arith("shape_arith_dyn", "n")
+# The forms of opset 11 graft reads: axes and ratio as attributes, Pow-7.
+save("old_forms",
+     [helper.make_node("Unsqueeze", ["x"], ["u"], name="u", axes=[0]),
+      helper.make_node("ReduceSum", ["u"], ["r"], name="r", axes=[2], keepdims=0),
+      helper.make_node("Dropout", ["r"], ["d"], name="d", ratio=0.3),
+      helper.make_node("Pow", ["d", "two"], ["p"], name="p"),
+      helper.make_node("Squeeze", ["p"], ["y"], name="y", axes=[0])],
+     [vi("x", f32, [2, 3])], [vi("y", f32, [2])],
+     [helper.make_tensor("two", f32, [], [2.0])], opset=11)
+# Dropout-7 (opset 7): its mask has the input's type, not BOOL; refused.
+save("dropout_opset7",
+     [helper.make_node("Dropout", ["x"], ["y"], name="old", ratio=0.5)],
+     [vi("x", f32, [2])], [vi("y", f32, [2])], opset=7)
+# Dropout in training with ratio 0: nothing is dropped, the mask is all true.
+save("dropout_train_zero",
+     [helper.make_node("Dropout", ["x", "r", "t"], ["y", "mask"], name="drop")],
+     [vi("x", f32, [3])], [vi("y", f32, [3]), vi("mask", TensorProto.BOOL, [3])],
+     [helper.make_tensor("r", f32, [], [0.0]), helper.make_tensor("t", TensorProto.BOOL, [], [True])])
+# BatchNormalization in training: the batch's statistics normalise, the
+# running ones come out blended with momentum (onnx_batchnorm_training.sh).
+save("batchnorm_train",
+     [helper.make_node("BatchNormalization", ["x", "scale", "bias", "mean", "var"],
+                       ["y", "running_mean", "running_var"], name="bn", epsilon=0.0,
+                       momentum=0.5, training_mode=1)],
+     [vi("x", f32, [2, 2, 2])],
+     [vi("y", f32, [2, 2, 2]), vi("running_mean", f32, [2]), vi("running_var", f32, [2])],
+     [helper.make_tensor("scale", f32, [2], [2, 1]), helper.make_tensor("bias", f32, [2], [0, 10]),
+      helper.make_tensor("mean", f32, [2], [0, 0]), helper.make_tensor("var", f32, [2], [1, 1])],
+     opset=15)
+# An MLP of opset 9: MatMul-9, Add-7, Relu-6, Reshape-5 mean what they do
+# in opset 13 (which only added bfloat16), so it imports.
+save("old_mlp",
+     [helper.make_node("MatMul", ["x", "w"], ["xw"], name="xw"),
+      helper.make_node("Add", ["xw", "b"], ["h"], name="h"),
+      helper.make_node("Relu", ["h"], ["r"], name="r"),
+      helper.make_node("Reshape", ["r", "flat"], ["y"], name="y")],
+     [vi("x", f32, [2, 3])], [vi("y", f32, [4])],
+     [helper.make_tensor("w", f32, [3, 2], [1, 0, 0, 1, 1, -1]),
+      helper.make_tensor("b", f32, [2], [0.5, 0.5]),
+      helper.make_tensor("flat", TensorProto.INT64, [1], [4])], opset=9)
+# InstanceNormalization, MeanVarianceNormalization, DepthToSpace (DCR, CRD),
+# SpaceToDepth, Hardmax, Shrink, EyeLike in one model (onnx_more_ops.sh).
+save("more_ops",
+     [helper.make_node("InstanceNormalization", ["xn", "scale", "bias"], ["inorm"], name="inorm",
+                       epsilon=0.0),
+      helper.make_node("MeanVarianceNormalization", ["xm"], ["mvn"], name="mvn", axes=[1]),
+      helper.make_node("DepthToSpace", ["xd"], ["dcr"], name="dcr", blocksize=2),
+      helper.make_node("DepthToSpace", ["xd"], ["crd"], name="crd", blocksize=2, mode="CRD"),
+      helper.make_node("SpaceToDepth", ["dcr"], ["back"], name="back", blocksize=2),
+      helper.make_node("Hardmax", ["xh"], ["hardmax"], name="hardmax"),
+      helper.make_node("Shrink", ["xs"], ["shrink"], name="shrink", lambd=1.5, bias=0.5),
+      helper.make_node("EyeLike", ["xh"], ["eye"], name="eye", k=1, dtype=TensorProto.INT64)],
+     [vi("xn", f32, [1, 2, 2]), vi("xm", f32, [2, 2]), vi("xd", f32, ["n", 8, 1, 1]),
+      vi("xh", f32, [2, 3]), vi("xs", f32, [5])],
+     [vi("inorm", f32, [1, 2, 2]), vi("mvn", f32, [2, 2]), vi("dcr", f32, ["n", 2, 2, 2]),
+      vi("crd", f32, ["n", 2, 2, 2]), vi("back", f32, ["n", 8, 1, 1]), vi("hardmax", f32, [2, 3]),
+      vi("shrink", f32, [5]), vi("eye", TensorProto.INT64, [2, 3])],
+     [helper.make_tensor("scale", f32, [2], [2, 1]), helper.make_tensor("bias", f32, [2], [0, 7])])
+# OneHot with depth and values as initializers, along the last axis and
+# along axis 0 (onnx_more_ops.sh).
+save("onehot",
+     [helper.make_node("OneHot", ["i", "depth", "values"], ["last"], name="last"),
+      helper.make_node("OneHot", ["i", "depth", "values"], ["first"], name="first", axis=0)],
+     [vi("i", TensorProto.INT64, [4])],
+     [vi("last", f32, [4, 4]), vi("first", f32, [4, 4])],
+     [helper.make_tensor("depth", TensorProto.INT64, [], [4]),
+      helper.make_tensor("values", f32, [2], [0, 5])])
+# CumSum along axis 1, and along axis 0 reversed and exclusive (onnx_more_ops.sh).
+save("cumsum",
+     [helper.make_node("CumSum", ["x", "one"], ["fwd"], name="fwd"),
+      helper.make_node("CumSum", ["x", "zero"], ["rev"], name="rev", exclusive=1, reverse=1)],
+     [vi("x", f32, [2, 3])], [vi("fwd", f32, [2, 3]), vi("rev", f32, [2, 3])],
+     [helper.make_tensor("one", TensorProto.INT64, [], [1]),
+      helper.make_tensor("zero", TensorProto.INT32, [], [0])])
+# LRN over 3 channels (onnx_more_ops.sh).
+save("lrn",
+     [helper.make_node("LRN", ["x"], ["y"], name="lrn", size=3, alpha=3.0, beta=1.0, bias=1.0)],
+     [vi("x", f32, [1, 3, 1, 2])], [vi("y", f32, [1, 3, 1, 2])])
+# Resize: nearest x2 by scales (asymmetric), linear to 4 wide by sizes
+# (half_pixel) (onnx_resize.sh).
+save("resize",
+     [helper.make_node("Resize", ["x", "", "scales2"], ["near"], name="near",
+                       coordinate_transformation_mode="asymmetric"),
+      helper.make_node("Resize", ["row", "", "", "sizes4"], ["lin"], name="lin", mode="linear")],
+     [vi("x", f32, [1, 1, 2, 2]), vi("row", f32, [1, 1, 1, 2])],
+     [vi("near", f32, [1, 1, 4, 4]), vi("lin", f32, [1, 1, 1, 4])],
+     [helper.make_tensor("scales2", f32, [4], [1, 1, 2, 2]),
+      helper.make_tensor("sizes4", TensorProto.INT64, [4], [1, 1, 1, 4])])
+# Compress with build-time conditions, along axis 1 and of the flattened
+# input (onnx_more_ops.sh).
+save("compress",
+     [helper.make_node("Compress", ["x", "cols"], ["picked"], name="picked", axis=1),
+      helper.make_node("Compress", ["x", "flat"], ["flat_picked"], name="flat_picked")],
+     [vi("x", f32, [2, 3])], [vi("picked", f32, [2, 2]), vi("flat_picked", f32, [2])],
+     [helper.make_tensor("cols", TensorProto.BOOL, [3], [False, True, True]),
+      helper.make_tensor("flat", TensorProto.BOOL, [5], [True, False, False, False, True])])
+# NegativeLogLikelihoodLoss (reductions none / sum / mean, weights, an
+# ignore_index) and SoftmaxCrossEntropyLoss with its log_prob output
+# (onnx_loss.sh).
+i64t = TensorProto.INT64
+save("losses",
+     [helper.make_node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["none"], name="none",
+                       reduction="none"),
+      helper.make_node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["sum"], name="sum",
+                       reduction="sum"),
+      helper.make_node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["mean"], name="mean"),
+      helper.make_node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["ignored"], name="ignored",
+                       ignore_index=0),
+      helper.make_node("SoftmaxCrossEntropyLoss", ["s", "l"], ["sce", "logp"], name="sce")],
+     [vi("x", f32, [2, 3]), vi("t", i64t, [2]), vi("s", f32, [1, 2]), vi("l", i64t, [1])],
+     [vi("none", f32, [2]), vi("sum", f32, []), vi("mean", f32, []), vi("ignored", f32, []),
+      vi("sce", f32, []), vi("logp", f32, [1, 2])],
+     [helper.make_tensor("w", f32, [3], [1, 2, 3])])
