@@ -224,6 +224,8 @@ void Former::finishLoop(KernelDraft &draft) {
   for (unsigned i = 0; i + 2 < P; ++i)
     z = ex.binary(GRAFT_EXPR_MUL, z, domain[i]);
   draft.d.grid[2] = z;
+  if (L.packed.mr)
+    packRhsOncePerCall(draft);
 }
 
 } // namespace graft
