@@ -85,7 +85,10 @@ TEST(Tiling, PackedMatmulFromEveryLevel) {
         // Accumulators, the rhs vectors and a broadcast fit the registers.
         EXPECT_LE(p.mr * p.nv + p.nv + 1, level.vectorRegisters);
         EXPECT_GE(p.mr * p.nv * 2, level.vectorRegisters) << "tile leaves registers unused";
-        EXPECT_LE(uint64_t(p.kc) * p.nr() * 4, 32u * 1024);
+        // The rhs and lhs panels fit the L1d, the lhs and rhs blocks the L2.
+        EXPECT_LE(uint64_t(p.kc) * (p.mr + p.nr()) * 4, level.l1dBytes);
+        EXPECT_LE(uint64_t(p.mc) * p.kc * 4, level.l2Bytes / 2);
+        EXPECT_LE(uint64_t(p.kc) * p.nc * 4, level.l2Bytes / 2);
         EXPECT_EQ(p.mc % p.mr, 0u);
         EXPECT_EQ(p.mw % p.mc, 0u);
         EXPECT_EQ(p.nc % p.nr(), 0u);
