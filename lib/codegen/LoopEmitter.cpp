@@ -241,7 +241,17 @@ private:
     Value *packedRhs = batchBase(p.packedRhs);
     Value *prepacked = b_.CreateICmpNE(params_[p.prepackedParam], b_.getInt64(0));
     Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
-    Function *tile = codegen::packedMatmulTile(m_, p);
+    Function *tile = codegen::packedMatmulTile(m_, p, p.mr);
+    std::vector<unsigned> tails = codegen::packedMatmulTailRows(p);
+    // The microkernel for |left| rows: mr, or the smallest tail height that
+    // covers them (a block's last panel, padded with zero rows).
+    auto tileFor = [&](Value *left) {
+      Value *fn = tile;
+      for (auto h = tails.rbegin(); h != tails.rend(); ++h)
+        fn = b_.CreateSelect(b_.CreateICmpULE(left, b_.getInt64(*h)),
+                             codegen::packedMatmulTile(m_, p, *h), fn);
+      return fn;
+    };
     loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
       Value *kc = kBlock(pc);
       // The rhs block: packed before the call, or now into the scratch.
@@ -260,7 +270,8 @@ private:
           Value *panel = rhsPanel(jt);
           loop(ib, ie, "it", [&](Value *it) {
             Value *lhsPanel = b_.CreateInBoundsGEP(f32, packedLhs, b_.CreateMul(b_.CreateSub(it, ib), kc));
-            b_.CreateCall(tile, {kc, lhsPanel, panel, sum(it, jt), b_.getInt64(p.nc)});
+            b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)),
+                          {kc, lhsPanel, panel, sum(it, jt), b_.getInt64(p.nc)});
           }, p.mr);
         }, p.nr());
       }, p.mc);
