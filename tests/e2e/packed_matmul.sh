@@ -3,9 +3,10 @@
 # workgroups read it (a plain, a batched and a transposed rhs), or packed by
 # each workgroup into its scratch where there is one row; and the shorter
 # microkernels for a block's last rows (43 rows: 7 left on x86-64-v4, 1 on
-# v2/v3; 230: 2 and 2; 200: 8). On every feature level the host runs, each result is bit-identical at 1 and 3 threads and
-# matches the reference evaluator; --trace shows the pack dispatch with
-# workgroups only in the first case.
+# v2/v3; 230: 2 and 2; 200: 8). On every feature level the host runs,
+# each result is bit-identical at 1 and 3 threads and matches the
+# reference evaluator; --trace shows the pack dispatch with workgroups
+# only where there are several rows of workgroups.
 cat > mm.graph <<'G'
 func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %z = constant 0.0 : f32
