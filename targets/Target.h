@@ -40,6 +40,10 @@ struct FeatureLevel {
   // Architectural vector registers of that width; with no vector unit, the
   // floating-point registers. Register tiles are sized from this.
   unsigned vectorRegisters;
+  // Per-core L1 data and L2 cache sizes, in bytes, of the smallest cores
+  // that run the level's code: a packed matmul's blocks are sized from
+  // them (lib/dispatch/Tiling.cpp), so they must not overstate.
+  unsigned l1dBytes, l2Bytes;
 };
 
 struct QemuCpu {

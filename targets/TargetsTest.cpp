@@ -53,6 +53,9 @@ TEST(Targets, LevelsAreWellFormed) {
     for (const FeatureLevel &l : t->levels) {
       EXPECT_EQ(l.vectorBits % 8, 0u) << l.name;
       EXPECT_GT(l.vectorRegisters, 0u) << l.name;
+      // Cache sizes a packed matmul's blocks can be cut from.
+      EXPECT_GE(l.l1dBytes, 16u * 1024) << l.name;
+      EXPECT_GT(l.l2Bytes, l.l1dBytes) << l.name;
       for (const char *implied : l.implies)
         EXPECT_TRUE(seen.count(implied)) << l.name << " implies '" << implied
                                          << "', which is not an earlier level of " << t->name;

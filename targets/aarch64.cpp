@@ -27,9 +27,11 @@ const TargetInfo aarch64Target = {
         {/*name=*/"armv8-a", /*llvmCpu=*/"generic",
          /*llvmFeatures=*/"+v8a,+neon,+fp-armv8", /*clangFlags=*/{"-march=armv8-a"},
          /*implies=*/{}, /*cpuFeatures=*/{"fp-armv8", "neon"},
-         /*vectorBits=*/128, /*vectorRegisters=*/32},
+         /*vectorBits=*/128, /*vectorRegisters=*/32,
+         // Cortex-A53/A55 class: 32 KiB L1d, a 256 KiB L2 share.
+         /*l1dBytes=*/32 * 1024, /*l2Bytes=*/256 * 1024},
         {"armv8.2-a+dotprod", "generic", "+v8.2a,+neon,+fp-armv8,+dotprod",
-         {"-march=armv8.2-a+dotprod"}, {"armv8-a"}, {"crc", "lse", "rdm", "dotprod"}, 128, 32},
+         {"-march=armv8.2-a+dotprod"}, {"armv8-a"}, {"crc", "lse", "rdm", "dotprod"}, 128, 32, 32 * 1024, 256 * 1024},
     },
     /*elfMachine=*/183, // EM_AARCH64
     /*elfClass=*/2,

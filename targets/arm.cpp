@@ -147,11 +147,14 @@ const TargetInfo armTarget = {
         {/*name=*/"armv7-a", /*llvmCpu=*/"generic",
          /*llvmFeatures=*/"+v7,+vfp3,+d32,-neon", /*clangFlags=*/{"-march=armv7-a", "-mfpu=vfpv3"},
          /*implies=*/{}, /*cpuFeatures=*/{"vfp3", "d32"},
-         /*vectorBits=*/0, /*vectorRegisters=*/32},
+         /*vectorBits=*/0, /*vectorRegisters=*/32,
+         // Cortex-A7/A9 class: 32 KiB L1d, a 256 KiB L2 share.
+         /*l1dBytes=*/32 * 1024, /*l2Bytes=*/256 * 1024},
         {"armv7-a+neon", "generic", "+v7,+vfp3,+d32,+neon", {"-march=armv7-a", "-mfpu=neon"},
-         {"armv7-a"}, {"neon"}, 128, 16},
+         {"armv7-a"}, {"neon"}, 128, 16, 32 * 1024, 256 * 1024},
         {"armv7ve", "cortex-a15", "+v7,+vfp4,+d32,+neon,+hwdiv-arm",
-         {"-march=armv7ve", "-mfpu=neon-vfpv4"}, {"armv7-a+neon"}, {"vfp4", "hwdiv-arm"}, 128, 16},
+         {"-march=armv7ve", "-mfpu=neon-vfpv4"}, {"armv7-a+neon"}, {"vfp4", "hwdiv-arm"}, 128, 16,
+         32 * 1024, 256 * 1024},
     },
     /*elfMachine=*/40, // EM_ARM
     /*elfClass=*/1,    // ELFCLASS32

@@ -31,7 +31,9 @@ const TargetInfo riscv64Target = {
         {/*name=*/"rv64gc", /*llvmCpu=*/"generic-rv64",
          /*llvmFeatures=*/"+m,+a,+f,+d,+c,+zicsr,+zifencei", /*clangFlags=*/{"-march=rv64gc"},
          /*implies=*/{}, /*cpuFeatures=*/{"m", "a", "f", "d", "c"},
-         /*vectorBits=*/0, /*vectorRegisters=*/32},
+         /*vectorBits=*/0, /*vectorRegisters=*/32,
+         // U74 / C910 class: 32 KiB L1d, a 256 KiB L2 share.
+         /*l1dBytes=*/32 * 1024, /*l2Bytes=*/256 * 1024},
     },
     /*elfMachine=*/243, // EM_RISCV
     /*elfClass=*/2,

@@ -47,7 +47,12 @@ void emitCallDispatch(llvm::Module &m, const Dispatch &d);
 // shape and module.
 llvm::Function *packedMatmulPackRhs(llvm::Module &m, const PackedMatmul &p);
 llvm::Function *packedMatmulPackRows(llvm::Module &m, const PackedMatmul &p, unsigned width);
-llvm::Function *packedMatmulTile(llvm::Module &m, const PackedMatmul &p);
+// The microkernel for the first |rows| (at most mr) rows of an mr-row lhs
+// panel: mr for whole panels, fewer for the last rows of a block.
+llvm::Function *packedMatmulTile(llvm::Module &m, const PackedMatmul &p, unsigned rows);
+// The heights of the microkernels a block's last, partial panel uses
+// (packedMatmulTailRows), below mr: multiples of 4 (of 2 below 8 rows).
+std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p);
 // The library header with one variant per entry of |variants| (the first's
 // tables are also the header's own) and the query function.
 void emitLibrary(llvm::Module &m, const TargetInfo &target,

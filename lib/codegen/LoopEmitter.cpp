@@ -48,7 +48,10 @@ public:
     reduction_ = D > P;
     if (L_.packed.mr) {
       outerIndices();
-      packedMatmul();
+      if (L_.packed.packRhsOnly)
+        packRhsBlock();
+      else
+        packedMatmul();
       b_.CreateRet(b_.getInt32(0));
       return;
     }
@@ -133,11 +136,72 @@ private:
     }
   }
 
+  // lhs [.., M, K] or rhs [.., K, N] (or [.., N, K]) of a packed matmul at
+  // this workgroup's batch.
+  Value *batchBase(unsigned input) {
+    Value *v = bases_[input];
+    if (L_.numParallel == 3)
+      v = b_.CreateInBoundsGEP(b_.getFloatTy(), v, b_.CreateMul(idx_[0], strides_[input][0]));
+    return v;
+  }
+
+  // The packed rhs of K block [pc, pc + kc) at column j (a multiple of nr)
+  // in the [.., K, npad] buffer at |base| (this batch's): the block's rows
+  // of npad floats, column panel j / nr of it at + j * kc.
+  Value *packedRhsAt(Value *base, Value *pc, Value *kc, Value *j) {
+    Value *at = b_.CreateAdd(b_.CreateMul(pc, params_[L_.packed.npadParam]), b_.CreateMul(j, kc));
+    return b_.CreateInBoundsGEP(b_.getFloatTy(), base, at);
+  }
+
+  // K block |pc| (at most kc rows) of the rhs: kc, and where it starts.
+  Value *kBlock(Value *pc) {
+    Value *K = dims_[L_.numParallel];
+    return b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.getInt64(L_.packed.kc), b_.CreateSub(K, pc));
+  }
+
+  // Workgroup (x, y, z) of the dispatch that packs a packed matmul's rhs
+  // once per call (PackRhs.cpp): columns [x*nc, +nc) of K block y of
+  // batch z, from [.., K, N] (or [.., N, K], packed like the lhs, nr rows
+  // a panel) into output 0.
+  void packRhsBlock() {
+    const PackedMatmul &p = L_.packed;
+    unsigned P = L_.numParallel;
+    Type *f32 = b_.getFloatTy();
+    Value *N = dims_[P - 1];
+    Value *j0 = b_.CreateMul(a_.wgId[0], b_.getInt64(p.nc), "", true, true);
+    Value *j1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(j0, b_.getInt64(p.nc)), N);
+    Value *pc = b_.CreateMul(a_.wgId[1], b_.getInt64(p.kc), "", true, true);
+    Value *kc = kBlock(pc);
+    Value *from = rhsBlock(batchBase(p.rhs), pc, j0), *ldb = strides_[p.rhs][P - 2];
+    Value *out = bases_[L_.inputs.size()];
+    if (P == 3) {
+      Value *batchSize = b_.CreateMul(dims_[P], params_[p.npadParam]);
+      out = b_.CreateInBoundsGEP(f32, out, b_.CreateMul(idx_[0], batchSize));
+    }
+    b_.CreateCall(packRhsFunction(), {kc, b_.CreateSub(j1, j0), from, ldb, packedRhsAt(out, pc, kc, j0)});
+  }
+
+  // The rhs block at K offset |pc|, columns [j0, ..): where it starts in
+  // the rhs.
+  Value *rhsBlock(Value *rhs, Value *pc, Value *j0) {
+    Value *ldb = strides_[L_.packed.rhs][L_.numParallel - 2];
+    Value *at = L_.packed.rhsTransposed ? b_.CreateAdd(b_.CreateMul(j0, ldb), pc)
+                                        : b_.CreateAdd(b_.CreateMul(pc, ldb), j0);
+    return b_.CreateInBoundsGEP(b_.getFloatTy(), rhs, at);
+  }
+
+  // A transposed rhs ([N, K]) is packed like the lhs, nr rows a panel.
+  Function *packRhsFunction() {
+    const PackedMatmul &p = L_.packed;
+    return p.rhsTransposed ? codegen::packedMatmulPackRows(m_, p, p.nr())
+                           : codegen::packedMatmulPackRhs(m_, p);
+  }
+
   // The workgroup's (at most) mw x nc output block of a packed matmul (PackedMatmul
   // in Dispatch.h): the accumulators start at their init values in scratch,
-  // each K block packs the rhs block once and, per mc rows, the lhs block,
-  // and runs the microkernel over every mr x nr tile, and the outputs (the
-  // fused epilogue) are computed from the finished sums.
+  // each K block packs, per mc rows, the lhs block and runs the microkernel
+  // over every mr x nr tile with the rhs panels packed before the call, and
+  // the outputs (the fused epilogue) are computed from the finished sums.
   void packedMatmul() {
     const PackedMatmul &p = L_.packed;
     unsigned P = L_.numParallel;
@@ -151,8 +215,8 @@ private:
     block(a_.wgId[1], params_[p.mwParam], M, i0, i1);
     block(a_.wgId[0], b_.getInt64(p.nc), N, j0, j1);
     Value *sums = a_.scratch;
-    Value *packedRhs = b_.CreateConstInBoundsGEP1_64(f32, sums, uint64_t(p.mw) * p.nc);
-    Value *packedLhs = b_.CreateConstInBoundsGEP1_64(f32, packedRhs, uint64_t(p.kc) * p.nc);
+    Value *ownRhs = b_.CreateConstInBoundsGEP1_64(f32, sums, uint64_t(p.mw) * p.nc);
+    Value *packedLhs = b_.CreateConstInBoundsGEP1_64(f32, ownRhs, uint64_t(p.kc) * p.nc);
     auto sum = [&](Value *i, Value *j) {
       Value *at = b_.CreateAdd(b_.CreateMul(b_.CreateSub(i, i0), b_.getInt64(p.nc)),
                                b_.CreateSub(j, j0));
@@ -172,36 +236,42 @@ private:
       Scope s = evalScope();
       store(DType::F32, slot, eval(L_.accInit, s));
     });
-    // lhs [.., M, K] and rhs [.., K, N] (or [.., N, K]), at this
-    // workgroup's batch.
-    auto base = [&](unsigned input) {
-      Value *v = bases_[input];
-      if (P == 3)
-        v = b_.CreateInBoundsGEP(f32, v, b_.CreateMul(idx_[0], strides_[input][0]));
-      return v;
-    };
-    Value *lhs = base(p.lhs), *rhs = base(p.rhs);
-    Value *lda = strides_[p.lhs][P - 2], *ldb = strides_[p.rhs][P - 2];
-    // A transposed rhs ([N, K]) is packed like the lhs, nr rows a panel.
-    Function *packRhs = p.rhsTransposed ? codegen::packedMatmulPackRows(m_, p, p.nr())
-                                        : codegen::packedMatmulPackRhs(m_, p);
+    Value *lhs = batchBase(p.lhs), *lda = strides_[p.lhs][P - 2];
+    Value *rhs = batchBase(p.rhs), *ldb = strides_[p.rhs][P - 2];
+    Value *packedRhs = batchBase(p.packedRhs);
+    Value *prepacked = b_.CreateICmpNE(params_[p.prepackedParam], b_.getInt64(0));
     Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
-    Function *tile = codegen::packedMatmulTile(m_, p);
+    Function *tile = codegen::packedMatmulTile(m_, p, p.mr);
+    std::vector<unsigned> tails = codegen::packedMatmulTailRows(p);
+    // The microkernel for |left| rows: mr, or the smallest tail height that
+    // covers them (a block's last panel, padded with zero rows).
+    auto tileFor = [&](Value *left) {
+      Value *fn = tile;
+      for (auto h = tails.rbegin(); h != tails.rend(); ++h)
+        fn = b_.CreateSelect(b_.CreateICmpULE(left, b_.getInt64(*h)),
+                             codegen::packedMatmulTile(m_, p, *h), fn);
+      return fn;
+    };
     loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
-      Value *kc = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.getInt64(p.kc), b_.CreateSub(K, pc));
-      Value *rhsBlock = p.rhsTransposed
-                            ? b_.CreateInBoundsGEP(f32, rhs, b_.CreateAdd(b_.CreateMul(j0, ldb), pc))
-                            : b_.CreateInBoundsGEP(f32, rhs, b_.CreateAdd(b_.CreateMul(pc, ldb), j0));
-      b_.CreateCall(packRhs, {kc, b_.CreateSub(j1, j0), rhsBlock, ldb, packedRhs});
+      Value *kc = kBlock(pc);
+      // The rhs block: packed before the call, or now into the scratch.
+      ifThen(b_.CreateNot(prepacked), [&]() {
+        b_.CreateCall(packRhsFunction(), {kc, b_.CreateSub(j1, j0), rhsBlock(rhs, pc, j0), ldb, ownRhs});
+      });
+      auto rhsPanel = [&](Value *jt) {
+        return b_.CreateSelect(prepacked, packedRhsAt(packedRhs, pc, kc, jt),
+                               b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(jt, j0), kc)));
+      };
       loop(i0, i1, "ib", [&](Value *ib) {
         Value *ie = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(ib, b_.getInt64(p.mc)), i1);
         Value *lhsBlock = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(ib, lda), pc));
         b_.CreateCall(packLhs, {kc, b_.CreateSub(ie, ib), lhsBlock, lda, packedLhs});
         loop(j0, j1, "jt", [&](Value *jt) {
-          Value *rhsPanel = b_.CreateInBoundsGEP(f32, packedRhs, b_.CreateMul(b_.CreateSub(jt, j0), kc));
+          Value *panel = rhsPanel(jt);
           loop(ib, ie, "it", [&](Value *it) {
             Value *lhsPanel = b_.CreateInBoundsGEP(f32, packedLhs, b_.CreateMul(b_.CreateSub(it, ib), kc));
-            b_.CreateCall(tile, {kc, lhsPanel, rhsPanel, sum(it, jt), b_.getInt64(p.nc)});
+            b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)),
+                          {kc, lhsPanel, panel, sum(it, jt), b_.getInt64(p.nc)});
           }, p.mr);
         }, p.nr());
       }, p.mc);
@@ -479,6 +549,17 @@ private:
   void loop(Value *lo, Value *hi, const std::string &name, const std::function<void(Value *)> &body,
             uint64_t step = 1) {
     emitLoop(b_, lo, hi, name, body, step);
+  }
+
+  // if (cond) body();
+  void ifThen(Value *cond, const std::function<void()> &body) {
+    Function *f = b_.GetInsertBlock()->getParent();
+    BasicBlock *then = BasicBlock::Create(c_, "then", f), *done = BasicBlock::Create(c_, "endif", f);
+    b_.CreateCondBr(cond, then, done);
+    b_.SetInsertPoint(then);
+    body();
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
   }
 
   Value *load(DType t, Value *ptr) {

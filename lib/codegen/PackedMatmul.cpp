@@ -38,8 +38,8 @@ struct LeafTypes {
 // The leaf graft_matmul_<kind>_<tile> of |m|: created with an empty body
 // (|fresh|) the first time a dispatch asks for it, shared after that.
 Function *leaf(Module &m, const std::string &kind, ArrayRef<Type *> params,
-               const PackedMatmul &p, bool &fresh) {
-  std::string name = "graft_matmul_" + kind + "_" + std::to_string(p.mr) + "x" +
+               const PackedMatmul &p, bool &fresh, unsigned rows = 0) {
+  std::string name = "graft_matmul_" + kind + "_" + std::to_string(rows ? rows : p.mr) + "x" +
                      std::to_string(p.nv) + "x" + std::to_string(p.lanes);
   fresh = false;
   if (Function *f = m.getFunction(name))
@@ -237,26 +237,34 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width)
   return f;
 }
 
+std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
+  const unsigned step = p.mr >= 8 ? 4 : 2;
+  std::vector<unsigned> rows;
+  for (unsigned h = step; h < p.mr; h += step)
+    rows.push_back(h);
+  return rows;
+}
+
 // void tile(i64 kc, const float *lhs, const float *rhs, float *acc, i64 ldacc):
 // acc[r][0..nr) = acc[r][..] + sum over k in order of lhs[k][r] * rhs[k][..]
-// for r < mr, one multiply-add (fused where the level has FMA) per k, with
+// for r < rows, one multiply-add (fused where the level has FMA) per k, with
 // |lhs| an mr-row panel of packRows and |rhs| an nr-column panel of pack
 // (or of packRows, for a transposed rhs).
-// Per k the microkernel reads nv rhs vectors and mr adjacent lhs values,
+// Per k the microkernel reads nv rhs vectors and |rows| adjacent lhs values,
 // each broadcast straight from memory into nv multiply-adds.
-Function *packedMatmulTile(Module &m, const PackedMatmul &p) {
+Function *packedMatmulTile(Module &m, const PackedMatmul &p, unsigned rows) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
   bool fresh;
-  Function *f = leaf(m, "tile", {i64, t.ptr, t.ptr, t.ptr, i64}, p, fresh);
+  Function *f = leaf(m, "tile", {i64, t.ptr, t.ptr, t.ptr, i64}, p, fresh, rows);
   if (!fresh)
     return f;
   BasicBlock *entry = BasicBlock::Create(c, "entry", f);
   IRBuilder<> b(entry);
   Value *kc = f->getArg(0), *lhs = f->getArg(1), *rhs = f->getArg(2), *acc = f->getArg(3),
         *ldacc = f->getArg(4);
-  const unsigned mr = p.mr, nv = p.nv, lanes = p.lanes;
+  const unsigned mr = rows, nv = p.nv, lanes = p.lanes;
   std::vector<Value *> accPtr(mr * nv), init(mr * nv);
   for (unsigned r = 0; r < mr; ++r) {
     Value *accRow = b.CreateInBoundsGEP(f32, acc, b.CreateMul(b.getInt64(r), ldacc));
@@ -281,7 +289,7 @@ Function *packedMatmulTile(Module &m, const PackedMatmul &p) {
   b.CreateCondBr(b.CreateICmpSLT(k, kc), body, exit);
   b.SetInsertPoint(body);
   Value *rhsRow = b.CreateInBoundsGEP(f32, rhs, b.CreateMul(k, b.getInt64(p.nr())));
-  Value *lhsCol = b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(mr)));
+  Value *lhsCol = b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(p.mr)));
   std::vector<Value *> rv(nv);
   for (unsigned v = 0; v < nv; ++v)
     rv[v] = b.CreateAlignedLoad(vec, b.CreateConstInBoundsGEP1_64(f32, rhsRow, v * lanes),

@@ -70,14 +70,21 @@ struct KernelOutput {
 };
 
 // A matmul lowered the way fast CPU GEMMs are (lib/codegen/PackedMatmul.cpp):
-// each workgroup owns a block of the output of up to mw x nc; per K block of kc,
-// it packs the rhs block into nr-column panels once, then per mc rows the
-// lhs block into mr-row panels, in its scratch, and runs a
-// microkernel that keeps an mr x nr register tile of accumulators (nr =
-// nv vectors of |lanes|) over the block. Partial sums wait in scratch
-// between K blocks, so every output element still adds its products in
-// k order: results do not depend on the thread count. Sizes come from the
-// feature level (Tiling.cpp).
+// each workgroup owns a block of the output of up to mw x nc; per K block of
+// kc, it takes the rhs block as nr-column panels, then per mc rows packs the
+// lhs block into mr-row panels in its scratch, and runs a microkernel that
+// keeps an mr x nr register tile of accumulators (nr = nv vectors of
+// |lanes|) over the block. Partial sums wait in scratch between K blocks,
+// so every output element still adds its products in k order: results do
+// not depend on the thread count. Sizes come from the feature level
+// (Tiling.cpp).
+//
+// Where more than one row of workgroups shares a column block (PackRhs.cpp),
+// a dispatch of its own packs the whole rhs once per call before the
+// matmul, into a buffer of [.., K, npad] floats (npad: N rounded up to nr)
+// that the matmul reads as one more input; otherwise each workgroup packs
+// its rhs block into its scratch, where it stays in cache for the
+// microkernel.
 struct PackedMatmul {
   unsigned lhs = 0, rhs = 0; // kernel inputs read as [.., M, K] and [.., K, N]
   bool rhsTransposed = false; // rhs stored as [.., N, K] (a transpose view)
@@ -88,9 +95,16 @@ struct PackedMatmul {
   unsigned mw = 0, nc = 0;   // workgroup block (mw at most): multiples of mc and nr
   unsigned mwParam = 0;      // param index of the workgroup's rows, a multiple
                              // of mc up to mw (chosen from the sizes, Tiling.cpp)
+  // The packed rhs: the kernel input that reads it (in the matmul), the
+  // param index of npad, and that of the flag (0 or 1) saying whether the
+  // rhs was packed before the call (else each workgroup packs its block).
+  // In the dispatch that packs it (packRhsOnly), it is output 0 instead, and
+  // workgroup (x, y, z) packs columns [x*nc, +nc) of K block y of batch z.
+  unsigned packedRhs = 0, npadParam = 0, prepackedParam = 0;
+  bool packRhsOnly = false;
   unsigned nr() const { return nv * lanes; }
-  // Per-worker scratch: partial sums (mw x nc), the packed rhs (kc x nc),
-  // then the packed lhs (mc x kc).
+  // Per-worker scratch: partial sums (mw x nc), the rhs block (kc x nc) when
+  // the workgroup packs it, then the packed lhs (mc x kc).
   uint64_t scratchBytes() const {
     return (uint64_t(mw) * nc + uint64_t(kc) * nc + uint64_t(mc) * kc) * 4;
   }

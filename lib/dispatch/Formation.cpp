@@ -196,8 +196,16 @@ void Former::formGroups() {
   }
 }
 
+// Dispatches are numbered in order over all functions; the dispatch that
+// packs a matmul's rhs (PackRhs.cpp) is named after its matmul instead.
+unsigned Former::dispatchNumber() const {
+  return static_cast<unsigned>(
+      std::count_if(out.dispatches.begin(), out.dispatches.end(),
+                    [](const Dispatch &d) { return d.isCall || !d.loop.packed.packRhsOnly; }));
+}
+
 std::string Former::dispatchName(const Op *root) {
-  return fn.name + "_dispatch_" + std::to_string(out.dispatches.size()) + "_" +
+  return fn.name + "_dispatch_" + std::to_string(dispatchNumber()) + "_" +
          (root->kind == OpKind::KernelCall ? root->call->name : std::string(opName(root->kind)));
 }
 
@@ -216,7 +224,7 @@ void Former::addDispatchStep(Dispatch d) {
 
 void Former::scalarResult(const Value *v) {
   Dispatch d;
-  d.name = fn.name + "_dispatch_" + std::to_string(out.dispatches.size()) + "_result";
+  d.name = fn.name + "_dispatch_" + std::to_string(dispatchNumber()) + "_result";
   d.loc = v->loc;
   d.source = sm.formatShort(d.loc);
   KernelDraft draft{d, {}, {}, {}, {}};

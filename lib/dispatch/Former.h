@@ -4,6 +4,7 @@
 //   Buffers.cpp     host-program buffers of values
 //   LoopKernels.cpp building LoopKernels (scalar DAGs) from op groups
 //   Tiling.cpp      flattening, loop order, tile sizes and the grid
+//   PackRhs.cpp     the dispatch that packs a packed matmul's rhs per call
 //   CallKernels.cpp kernel-call dispatches (from the ops' call plans)
 //   Arena.cpp       intermediate buffers planned into one arena
 #pragma once
@@ -82,6 +83,7 @@ struct Former {
   void formGroups();
   // Whether |op| is in group |g|.
   bool inGroup(const Op *op, int g) const;
+  unsigned dispatchNumber() const;
   std::string dispatchName(const Op *root);
   void addDispatchStep(Dispatch d);
   void scalarResult(const Value *v);
@@ -140,6 +142,9 @@ struct Former {
   // After fusion: flattens pure elementwise kernels, picks tile sizes from
   // the target's vector width and computes the grid.
   void finishLoop(KernelDraft &draft);
+  // A packed matmul (finishLoop): adds the step that packs its rhs once
+  // per call into a buffer, and that buffer as an input of the matmul.
+  void packRhsOncePerCall(KernelDraft &draft);
 
   // ---- Buffer planning (Arena.cpp) ----
   // After every step exists: TEMP buffers written whole by their first step

@@ -12,12 +12,6 @@
 
 namespace graft {
 
-// The cache a packed matmul's blocks are sized for: the L1 data cache of
-// the smallest cores graft targets (32 KiB on Intel and most Arm cores;
-// AMD's Zen 4/5 have 48 KiB). A kc x nr rhs panel fills it, and the
-// microkernel streams over that panel once per mr rows.
-constexpr unsigned kL1Bytes = 32 * 1024;
-
 // Row length one workgroup of a kernel with row statistics covers; longer
 // rows are split into tiles that each compute the statistics again.
 constexpr unsigned kRowStatTile = 16 * 1024;
@@ -66,7 +60,16 @@ constexpr int64_t kMinPackedWorkgroups = 32;
 // quarter of the vector registers stay free for the rhs vectors and the
 // broadcast lhs value, the rest hold an mr x 2-vector accumulator tile
 // (x86-64-v2/v3: 6 x 2, x86-64-v4 and AArch64: 12 x 2, RISC-V's scalar FP
-// registers: 12 x 2 scalars).
+// registers: 12 x 2 scalars). The blocks come from the level's caches:
+//  - kc: a kc x nr rhs panel and a kc x mr lhs panel fill the L1d: the
+//    microkernel streams over the rhs panel once per mr rows (x86-64-v4:
+//    184);
+//  - mc: 8 tile rows, at most half of the L2 for the mc x kc lhs block
+//    the microkernel sweeps once per rhs panel (x86-64-v4: 96 rows);
+//  - nc: 8 panels, at most half of the L2 for the kc x nc rhs block a
+//    workgroup packs into its scratch (x86-64-v4: 256 columns).
+// A workgroup's block: up to kMaxLhsBlocks lhs blocks by nc
+// (packedMatmulRows).
 static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, unsigned rhs,
                                       bool rhsTransposed) {
   PackedMatmul p;
@@ -76,13 +79,12 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, u
   p.lanes = std::max(1u, level.vectorBits / 32);
   p.nv = 2;
   p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / p.nv);
-  p.kc = std::max(8u, kL1Bytes / (p.nr() * 4) / 8 * 8);
-  // The lhs block: 8 tile rows (x86-64-v4: 96 x 256, 96 KiB, in L2 while
-  // the microkernel sweeps it once per rhs panel). A workgroup's block: up
-  // to kMaxLhsBlocks lhs blocks by 8 panels (packedMatmulRows).
-  p.mc = 8 * p.mr;
+  const unsigned nr = p.nr(), f32 = 4;
+  p.kc = std::max(8u, level.l1dBytes / ((p.mr + nr) * f32) / 8 * 8);
+  const unsigned kcBytes = p.kc * f32;
+  p.mc = std::max(p.mr, std::min(8 * p.mr, level.l2Bytes / 2 / kcBytes / p.mr * p.mr));
+  p.nc = std::max(nr, std::min(8 * nr, level.l2Bytes / 2 / kcBytes / nr * nr));
   p.mw = kMaxLhsBlocks * p.mc;
-  p.nc = 8 * p.nr();
   return p;
 }
 
@@ -224,6 +226,8 @@ void Former::finishLoop(KernelDraft &draft) {
   for (unsigned i = 0; i + 2 < P; ++i)
     z = ex.binary(GRAFT_EXPR_MUL, z, domain[i]);
   draft.d.grid[2] = z;
+  if (L.packed.mr)
+    packRhsOncePerCall(draft);
 }
 
 } // namespace graft

@@ -46,21 +46,49 @@ ProgramSet form(const FeatureLevel &level, const char *graph = kGraph) {
   return out;
 }
 
+// |pack| packs the rhs of the packed matmul |mm| (PackRhs.cpp): it writes
+// one buffer, which |mm| reads as its packedRhs input, over a grid of nc
+// column blocks by kc row blocks, with the matmul's params.
+void expectPacksRhsOf(const Dispatch &pack, const Dispatch &mm) {
+  const PackedMatmul &p = mm.loop.packed;
+  EXPECT_TRUE(pack.loop.packed.packRhsOnly) << pack.name;
+  EXPECT_EQ(pack.name, mm.name + "_pack_rhs");
+  ASSERT_EQ(pack.loop.outputs.size(), 1u);
+  ASSERT_LT(p.packedRhs, mm.loop.inputs.size());
+  EXPECT_EQ(pack.loop.outputs[0].buffer, mm.loop.inputs[p.packedRhs].buffer);
+  EXPECT_EQ(pack.bindings.back(), pack.loop.outputs[0].buffer);
+  EXPECT_EQ(pack.scratchBytes, 0u);
+  EXPECT_EQ(pack.params, mm.params);
+  EXPECT_EQ(pack.grid[2], mm.grid[2]);
+}
+
+// The flag saying whether |mm|'s rhs is packed before the call, where it is
+// a constant.
+std::optional<int64_t> prepacked(const ProgramSet &ps, const Dispatch &mm) {
+  return ps.functions[0].shapes.exprs.constValue(mm.params[mm.loop.packed.prepackedParam]);
+}
+
 TEST(Tiling, PackedMatmulFromEveryLevel) {
   for (const TargetInfo *t : allTargets())
     for (const FeatureLevel &level : t->levels) {
       SCOPED_TRACE(std::string(t->name) + " " + level.name);
       ProgramSet ps = form(level);
-      ASSERT_EQ(ps.dispatches.size(), 3u);
-      for (unsigned i = 0; i < 2; ++i) {
+      // Each f32 matmul: the dispatch that packs its rhs, then the matmul.
+      ASSERT_EQ(ps.dispatches.size(), 5u);
+      for (unsigned i = 1; i < 4; i += 2) {
         const Dispatch &d = ps.dispatches[i];
         const PackedMatmul &p = d.loop.packed;
         ASSERT_GT(p.mr, 0u) << d.name;
+        EXPECT_FALSE(p.packRhsOnly);
+        expectPacksRhsOf(ps.dispatches[i - 1], d);
         EXPECT_EQ(p.lanes, level.vectorBits ? level.vectorBits / 32 : 1u);
         // Accumulators, the rhs vectors and a broadcast fit the registers.
         EXPECT_LE(p.mr * p.nv + p.nv + 1, level.vectorRegisters);
         EXPECT_GE(p.mr * p.nv * 2, level.vectorRegisters) << "tile leaves registers unused";
-        EXPECT_LE(uint64_t(p.kc) * p.nr() * 4, 32u * 1024);
+        // The rhs and lhs panels fit the L1d, the lhs and rhs blocks the L2.
+        EXPECT_LE(uint64_t(p.kc) * (p.mr + p.nr()) * 4, level.l1dBytes);
+        EXPECT_LE(uint64_t(p.mc) * p.kc * 4, level.l2Bytes / 2);
+        EXPECT_LE(uint64_t(p.kc) * p.nc * 4, level.l2Bytes / 2);
         EXPECT_EQ(p.mc % p.mr, 0u);
         EXPECT_EQ(p.mw % p.mc, 0u);
         EXPECT_EQ(p.nc % p.nr(), 0u);
@@ -68,16 +96,16 @@ TEST(Tiling, PackedMatmulFromEveryLevel) {
         EXPECT_EQ(d.loop.tileY, p.mw);
         EXPECT_EQ(d.scratchBytes, p.scratchBytes());
       }
-      EXPECT_EQ(ps.dispatches[2].loop.packed.mr, 0u) << "i32 matmul is not packed";
-      EXPECT_EQ(ps.dispatches[2].scratchBytes, 0u);
+      EXPECT_EQ(ps.dispatches[4].loop.packed.mr, 0u) << "i32 matmul is not packed";
+      EXPECT_EQ(ps.dispatches[4].scratchBytes, 0u);
     }
 }
 
 TEST(Tiling, WiderLevelsGetWiderTiles) {
   const TargetInfo *x86 = lookupTarget("x86_64");
   ASSERT_TRUE(x86);
-  const PackedMatmul v2 = form(*lookupLevel(*x86, "x86-64-v2")).dispatches[0].loop.packed;
-  const PackedMatmul v4 = form(*lookupLevel(*x86, "x86-64-v4")).dispatches[0].loop.packed;
+  const PackedMatmul v2 = form(*lookupLevel(*x86, "x86-64-v2")).dispatches[1].loop.packed;
+  const PackedMatmul v4 = form(*lookupLevel(*x86, "x86-64-v4")).dispatches[1].loop.packed;
   EXPECT_EQ(v2.mr, 6u);
   EXPECT_EQ(v2.nr(), 8u);
   EXPECT_EQ(v4.mr, 12u);
@@ -107,12 +135,15 @@ func @mm(%a: tensor<1024x64xf32>, %b: tensor<64x1024xf32>, %c: tensor<2048x64xf3
   const TargetInfo *x86 = lookupTarget("x86_64");
   ASSERT_TRUE(x86);
   ProgramSet ps = form(*lookupLevel(*x86, "x86-64-v4"), graph);
-  ASSERT_EQ(ps.dispatches.size(), 3u);
+  ASSERT_EQ(ps.dispatches.size(), 6u);
   ASSERT_EQ(ps.functions.size(), 1u);
   const ExprTable &ex = ps.functions[0].shapes.exprs;
   const unsigned want[3] = {1, 4, 2};
   for (unsigned i = 0; i < 3; ++i) {
-    const Dispatch &d = ps.dispatches[i];
+    const Dispatch &d = ps.dispatches[2 * i + 1];
+    expectPacksRhsOf(ps.dispatches[2 * i], d);
+    // Several rows of workgroups share each rhs block: packed before.
+    EXPECT_EQ(prepacked(ps, d), 1);
     const PackedMatmul &p = d.loop.packed;
     ASSERT_GT(p.mr, 0u);
     EXPECT_EQ(p.mw, 4 * p.mc);
@@ -123,6 +154,30 @@ func @mm(%a: tensor<1024x64xf32>, %b: tensor<64x1024xf32>, %c: tensor<2048x64xf3
     ASSERT_TRUE(grid) << d.name;
     EXPECT_EQ(*grid, (int64_t(i == 1 ? 2048 : 1024) + *rows - 1) / *rows) << d.name;
   }
+}
+
+// One row of workgroups (64 rows): each workgroup packs its own rhs block,
+// and the pack dispatch has no workgroups.
+TEST(Tiling, OneRowOfWorkgroupsPacksItsOwnRhs) {
+  const char *graph = R"(
+func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<64x1024xf32> {
+  %z = constant 0.0 : f32
+  %e = empty : tensor<64x1024xf32>
+  %f = fill %z, %e : tensor<64x1024xf32>
+  %r = matmul %a, %b, %f : tensor<64x1024xf32>
+  return %r
+}
+)";
+  const TargetInfo *x86 = lookupTarget("x86_64");
+  ASSERT_TRUE(x86);
+  ProgramSet ps = form(*lookupLevel(*x86, "x86-64-v4"), graph);
+  ASSERT_EQ(ps.dispatches.size(), 2u);
+  const Dispatch &pack = ps.dispatches[0], &mm = ps.dispatches[1];
+  expectPacksRhsOf(pack, mm);
+  EXPECT_EQ(prepacked(ps, mm), 0);
+  const ExprTable &ex = ps.functions[0].shapes.exprs;
+  EXPECT_EQ(ex.constValue(pack.grid[1]), 0);
+  EXPECT_EQ(ex.constValue(mm.grid[1]), 1);
 }
 
 } // namespace

@@ -42,6 +42,9 @@ static std::string describeDispatch(const Dispatch &d) {
     return "calls " + d.call.plan->symbol;
   const LoopKernel &L = d.loop;
   const PackedMatmul &p = L.packed;
+  if (p.packRhsOnly)
+    return "packs the matmul's rhs once per call (kc x nc blocks " + std::to_string(p.kc) +
+           "x" + std::to_string(p.nc) + ") where several rows of workgroups read it";
   if (p.mr)
     return "packed matmul, register tile " + std::to_string(p.mr) + "x" +
            std::to_string(p.nr()) + ", block up to " + std::to_string(p.mw) + "x" +

@@ -3,20 +3,26 @@ to each peer, the header and the table (README.md, "Reading the output")."""
 from cases import LIBRARIES
 
 
-def rate(m):
-    """Work per second of a measurement (from its min time)."""
-    return m["work"] / (m["min_ms"] * 1e-3) if m.get("min_ms") else 0.0
+# Which per-call time a rate comes from (run_bench.py --clock).
+CLOCK_KEYS = {"wall": "min_ms", "cpu": "cpu_min_ms"}
 
 
-def summarize(row):
+def rate(m, clock="wall"):
+    """Work per second of a measurement (from its min wall time, or with
+    clock 'cpu' its min process CPU time)."""
+    ms = m.get(CLOCK_KEYS[clock])
+    return m["work"] / (ms * 1e-3) if ms else 0.0
+
+
+def summarize(row, clock="wall"):
     """Adds each peer's rate and graft's speed relative to it (>1: graft
     faster), and the best peer."""
-    row["graft"]["rate"] = rate(row["graft"])
+    row["graft"]["rate"] = rate(row["graft"], clock)
     best = None
     for p in row["peers"]:
         if p["status"] != "ok":
             continue
-        p["rate"] = rate(p)
+        p["rate"] = rate(p, clock)
         p["graft_speedup"] = row["graft"]["rate"] / p["rate"] if p["rate"] else None
         if best is None or p["rate"] > best["rate"]:
             best = p
@@ -123,6 +129,8 @@ def header(meta):
     if meta["dropped_env"]:
         out.append("dropped from the environment: %s" % ", ".join(
             "%s=%s" % kv for kv in sorted(meta["dropped_env"].items())))
-    out.append("times per call; rate from the min; graft/this = graft's speed over "
+    source = "the min" if meta.get("clock", "wall") == "wall" else \
+        "the min process CPU time (--clock cpu)"
+    out.append("times per call; rate from " + source + "; graft/this = graft's speed over "
                "the peer's (>1: graft faster)")
     return out

@@ -85,10 +85,13 @@ def info():
 
 def time_calls(fn, samples, budget_ms, min_sample_ms):
     """Batches calls until one batch lasts min_sample_ms, then samples."""
+    cpu = []  # process CPU time of the last batch
+
     def batch_ms(count):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         for _ in range(count):
             fn()
+        cpu[:] = [(time.process_time() - cpu_start) * 1e3]
         return (time.perf_counter() - start) * 1e3
 
     batch = 1
@@ -96,10 +99,11 @@ def time_calls(fn, samples, budget_ms, min_sample_ms):
     while elapsed < min_sample_ms and batch < MAX_CALLS_PER_SAMPLE:
         batch *= 2
         elapsed = batch_ms(batch)
-    per_call, total = [], 0.0
+    per_call, cpu_per_call, total = [], [], 0.0
     while len(per_call) < max(samples, 1):
         elapsed = batch_ms(batch)
         per_call.append(elapsed / batch)
+        cpu_per_call.append(cpu[0] / batch)
         total += elapsed
         if total >= budget_ms and len(per_call) >= 3:
             break
@@ -107,7 +111,8 @@ def time_calls(fn, samples, budget_ms, min_sample_ms):
     n = len(per_call)
     median = per_call[n // 2] if n % 2 else 0.5 * (per_call[n // 2 - 1] + per_call[n // 2])
     return {"samples": n, "calls_per_sample": batch, "min_ms": per_call[0],
-            "median_ms": median, "max_ms": per_call[-1], "mean_ms": total / batch / n}
+            "median_ms": median, "max_ms": per_call[-1], "mean_ms": total / batch / n,
+            "cpu_min_ms": min(cpu_per_call)}
 
 
 def torch_peers(quick):

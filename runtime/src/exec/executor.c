@@ -297,9 +297,13 @@ static graft_status_t place_buffer(invocation_t* inv, uint32_t i) {
       s->data = s->storage.data;
       return NULL;
     }
-    case GRAFT_BUFFER_ARENA:
-      s->data = (char*)inv->arena->data + s->arena_offset;
+    case GRAFT_BUFFER_ARENA: {
+      /* No arena is acquired when every arena buffer is empty (a packed
+       * matmul's prepacked rhs where it packs per workgroup). */
+      static _Alignas(64) char no_arena[64];
+      s->data = inv->arena ? (char*)inv->arena->data + s->arena_offset : no_arena;
       return NULL;
+    }
     case GRAFT_BUFFER_CONST:
       /* Validated: a static shape of exactly data_size bytes. */
       s->data = (void*)b->data;

@@ -41,8 +41,8 @@ graft_status_t bench_measure(const bench_options_t* options,
     return st;
   printf("{\"impl\": \"%s\", \"threads\": %u%s%s, \"samples\": %u, "
          "\"calls_per_sample\": %u, \"min_ms\": %.9g, \"median_ms\": %.9g, "
-         "\"max_ms\": %.9g, \"mean_ms\": %.9g}\n",
+         "\"max_ms\": %.9g, \"mean_ms\": %.9g, \"cpu_min_ms\": %.9g}\n",
          impl, threads, sep, extra ? extra : "", t.samples, t.calls_per_sample,
-         t.min_ms, t.median_ms, t.max_ms, t.mean_ms);
+         t.min_ms, t.median_ms, t.max_ms, t.mean_ms, t.cpu_min_ms);
   return NULL;
 }

@@ -8,27 +8,34 @@
 /* Calibration stops doubling here: a call this fast is not a real call. */
 #define MAX_CALLS_PER_SAMPLE (1u << 24)
 
-double bench_now_ms(void) {
+static double clock_ms(clockid_t clock) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(clock, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
+
+double bench_now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
+
+double bench_cpu_ms(void) { return clock_ms(CLOCK_PROCESS_CPUTIME_ID); }
 
 static int compare_doubles(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
   return (x > y) - (x < y);
 }
 
-/* Runs |count| calls and stores their wall time in |out_ms|. */
+/* Runs |count| calls and stores their wall time in |out_ms| and the
+ * process's CPU time over them in |out_cpu_ms|. */
 static graft_status_t time_batch(bench_call_fn_t call, void* user,
-                                 uint32_t count, double* out_ms) {
-  double start = bench_now_ms();
+                                 uint32_t count, double* out_ms,
+                                 double* out_cpu_ms) {
+  double cpu = bench_cpu_ms(), start = bench_now_ms();
   for (uint32_t i = 0; i < count; ++i) {
     graft_status_t status = call(user);
     if (status)
       return status;
   }
   *out_ms = bench_now_ms() - start;
+  *out_cpu_ms = bench_cpu_ms() - cpu;
   return NULL;
 }
 
@@ -36,23 +43,25 @@ graft_status_t bench_time_calls(bench_call_fn_t call, void* user,
                                 const bench_timing_options_t* options,
                                 bench_timing_t* out_timing) {
   uint32_t max_samples = options->samples ? options->samples : 1;
-  double* samples = malloc(max_samples * sizeof(double));
+  double* samples = malloc(2 * max_samples * sizeof(double));
+  double* cpu_samples = samples + max_samples;
   if (!samples)
     return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                              "out of memory for %u timing samples",
                              max_samples);
   uint32_t batch = 1;
-  double elapsed = 0;
-  graft_status_t status = time_batch(call, user, batch, &elapsed);
+  double elapsed = 0, cpu = 0;
+  graft_status_t status = time_batch(call, user, batch, &elapsed, &cpu);
   while (!status && elapsed < options->min_sample_ms &&
          batch < MAX_CALLS_PER_SAMPLE) {
     batch *= 2;
-    status = time_batch(call, user, batch, &elapsed);
+    status = time_batch(call, user, batch, &elapsed, &cpu);
   }
   uint32_t taken = 0;
   double total = 0;
   while (!status && taken < max_samples) {
-    status = time_batch(call, user, batch, &elapsed);
+    status = time_batch(call, user, batch, &elapsed, &cpu);
+    cpu_samples[taken] = cpu / batch;
     samples[taken++] = elapsed / batch;
     total += elapsed;
     /* A few samples even when one blows the budget: the median of one is
@@ -62,6 +71,8 @@ graft_status_t bench_time_calls(bench_call_fn_t call, void* user,
   }
   if (!status) {
     qsort(samples, taken, sizeof(double), compare_doubles);
+    qsort(cpu_samples, taken, sizeof(double), compare_doubles);
+    out_timing->cpu_min_ms = cpu_samples[0];
     out_timing->samples = taken;
     out_timing->calls_per_sample = batch;
     out_timing->min_ms = samples[0];

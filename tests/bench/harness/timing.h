@@ -28,6 +28,12 @@ typedef struct bench_timing_t {
   double median_ms;
   double max_ms;
   double mean_ms;
+  /* The least process CPU time of a sample, per call: what a call costs
+   * when preemption is left out. At 1 thread it is the wall time the call
+   * would take on a quiet core (a shared VM's wall samples all include
+   * other jobs' time slices); at N threads it adds up every thread's time,
+   * spinning included. */
+  double cpu_min_ms;
 } bench_timing_t;
 
 /* One call; |user| is passed through. */
@@ -35,6 +41,8 @@ typedef graft_status_t (*bench_call_fn_t)(void* user);
 
 /* Milliseconds on a monotonic clock. */
 double bench_now_ms(void);
+/* Milliseconds of CPU time of the whole process (every thread). */
+double bench_cpu_ms(void);
 
 /* Calibrates the batch, then times up to |options->samples| samples of it.
  * Stops on the first failing call and returns its status. */

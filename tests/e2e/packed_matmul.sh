@@ -1,0 +1,83 @@
+# The packed matmul's two ways of taking its rhs (lib/dispatch/PackRhs.cpp):
+# packed once per call by a dispatch of its own where several rows of
+# workgroups read it (a plain, a batched and a transposed rhs), or packed by
+# each workgroup into its scratch where there is one row; and the shorter
+# microkernels for a block's last rows (43 rows: 7 left on x86-64-v4, 1 on
+# v2/v3; 230: 2 and 2; 200: 8). On every feature level the host runs,
+# each result is bit-identical at 1 and 3 threads and matches the
+# reference evaluator; --trace shows the pack dispatch with workgroups
+# only where there are several rows of workgroups.
+cat > mm.graph <<'G'
+func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %z = constant 0.0 : f32
+  %m = dim %a {axis = 0} : index
+  %n = dim %b {axis = 1} : index
+  %e = empty %m, %n : tensor<?x?xf32>
+  %f = fill %z, %e : tensor<?x?xf32>
+  %r = matmul %a, %b, %f : tensor<?x?xf32>
+  return %r
+}
+func @bmm(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %r = batch_matmul %a, %b, %c : tensor<?x?x?xf32>
+  return %r
+}
+func @qkt(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %z = constant 0.0 : f32
+  %kt = transpose %k {perm = [1, 0]} : tensor<?x?xf32>
+  %m = dim %q {axis = 0} : index
+  %n = dim %k {axis = 0} : index
+  %e = empty %m, %n : tensor<?x?xf32>
+  %f = fill %z, %e : tensor<?x?xf32>
+  %r = matmul %q, %kt, %f : tensor<?x?xf32>
+  return %r
+}
+G
+"$GRAFT" build mm.graph -o mm.graft
+# Ragged everywhere: M, N and K are not multiples of any tile or block, K
+# spans several K blocks. 43 rows are one row of workgroups on every level
+# (the smallest lhs block is 48 rows), 230 rows several.
+"$PYTHON" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(12)
+def save(name, *shape):
+    np.save(name, rng.uniform(-1, 1, shape).astype(np.float32))
+save("a1.npy", 43, 600); save("b1.npy", 600, 150)
+save("a2.npy", 230, 600); save("b2.npy", 600, 150)
+save("ba.npy", 3, 130, 300); save("bb.npy", 3, 300, 50); save("bc.npy", 3, 130, 50)
+save("q.npy", 200, 520); save("k.npy", 150, 520)
+PY
+cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "bmm ba.npy bb.npy bc.npy" "qkt q.npy k.npy")
+ran=0
+for level in ${TARGET_LEVELS[$HOST_TARGET]}; do
+  host_runs_level "$HOST_TARGET" "$level" || continue
+  ran=$((ran + 1))
+  for c in "${cases[@]}"; do
+    read -r fn ins <<< "$c"
+    args=(--function "$fn")
+    for i in $ins; do args+=(--input "@$i"); done
+    "$GRAFT" eval mm.graph "${args[@]}" --output @ref.npy
+    for threads in 1 3; do
+      "$GRAFT_RUN" mm.graft --isa "$level" --threads "$threads" "${args[@]}" --output @out$threads.npy
+    done
+    cmp out1.npy out3.npy || { echo "error: $level $c: 1 and 3 threads differ"; exit 1; }
+    "$PYTHON" - "$level $c" <<'PY'
+import sys
+import numpy as np
+got, ref = np.load("out1.npy"), np.load("ref.npy")
+assert got.shape == ref.shape, (got.shape, ref.shape)
+err = np.abs(got.astype(np.float64) - ref).max()
+assert err <= 1e-4 * (np.abs(ref).max() + 1), f"{sys.argv[1]}: max error {err}"
+PY
+  done
+done
+[[ $ran -gt 0 ]] || { echo "error: no feature level of $HOST_TARGET runs here"; exit 1; }
+
+# Workgroups of the pack dispatch: none for one row of workgroups.
+"$GRAFT_RUN" mm.graft --function mm --input @a1.npy --input @b1.npy --trace > /dev/null 2> one.txt
+"$GRAFT_RUN" mm.graft --function mm --input @a2.npy --input @b2.npy --trace > /dev/null 2> rows.txt
+check "$TEST_DIR/packed_matmul.sh" --check-prefix=ONE < one.txt
+# ONE: mm_dispatch_0_matmul_pack_rhs (mm.graph:{{[0-9:]+}}) grid {{[0-9]+}}x0x1
+# ONE-NEXT: mm_dispatch_0_matmul (mm.graph:{{[0-9:]+}}) grid {{[0-9]+}}x1x1
+check "$TEST_DIR/packed_matmul.sh" --check-prefix=ROWS < rows.txt
+# ROWS: mm_dispatch_0_matmul_pack_rhs (mm.graph:{{[0-9:]+}}) grid {{[0-9]+}}x{{[1-9]}}x1
+# ROWS-NEXT: mm_dispatch_0_matmul (mm.graph:{{[0-9:]+}}) grid {{[0-9]+}}x{{[2-9]}}x1
