@@ -23,7 +23,12 @@ Value *poly(IRBuilder<> &b, Value *x, const std::vector<double> &c) {
   return acc;
 }
 
-bool isF64(Type *t) { return t->isDoubleTy(); }
+bool isF64(Type *t) { return t->getScalarType()->isDoubleTy(); }
+
+// The integer type of |t|'s width: i32 or i64, per lane for a vector.
+Type *intLike(IRBuilder<> &b, Type *t) {
+  return t->getWithNewType(isF64(t) ? b.getInt64Ty() : b.getInt32Ty());
+}
 
 // Computes |fn| in double for a float (f32, or f16/bf16 held in a float)
 // |x|, rounding the result once: within 1 ulp when |fn| is accurate to a few
@@ -43,7 +48,7 @@ template <typename Fn> Value *inDouble(IRBuilder<> &b, Value *x, Fn fn) {
 Value *emitExp(IRBuilder<> &b, Value *x) {
   Type *t = x->getType();
   bool d = isF64(t);
-  Type *it = d ? b.getInt64Ty() : b.getInt32Ty();
+  Type *it = intLike(b, t);
   // Past hi the result overflows; below lo it is under half the smallest
   // subnormal.
   double hi = d ? 709.78 : 88.72, lo = d ? -745.2 : -104.0;
@@ -80,7 +85,7 @@ Value *emitExp(IRBuilder<> &b, Value *x) {
 Value *emitLog(IRBuilder<> &b, Value *x) {
   Type *t = x->getType();
   bool d = isF64(t);
-  Type *it = d ? b.getInt64Ty() : b.getInt32Ty();
+  Type *it = intLike(b, t);
   unsigned mant = d ? 52 : 23;
   int64_t bias = d ? 1023 : 127;
   uint64_t mantMask = d ? 0x000FFFFFFFFFFFFFull : 0x7FFFFFull;

@@ -208,6 +208,7 @@ void Former::finishLoop(KernelDraft &draft) {
   if (rowStats) {
     L.tileX = kRowStatTile;
     L.tileY = 1;
+    L.rowVectorBits = level.vectorBits;
   }
   // Grid: x over the innermost parallel dim, y over the next, z over the
   // product of the rest.
