@@ -97,9 +97,9 @@ public:
       rowAccumulate(j0, j1);
     };
     if (P >= 2) {
-      Value *i0 = b_.CreateMul(a_.wgId[1], ConstantInt::get(i64, L_.tileY), "i0", true, true);
-      Value *i1 = b_.CreateBinaryIntrinsic(
-          Intrinsic::umin, b_.CreateAdd(i0, ConstantInt::get(i64, L_.tileY)), dims_[P - 2]);
+      Value *tileY = L_.tileYParam >= 0 ? params_[L_.tileYParam] : ConstantInt::get(i64, L_.tileY);
+      Value *i0 = b_.CreateMul(a_.wgId[1], tileY, "i0", true, true);
+      Value *i1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(i0, tileY), dims_[P - 2]);
       if (reduction_ && !L_.innerReduction && L_.regRows > 1) {
         Value *j0, *j1;
         jRange(j0, j1);

@@ -4,6 +4,8 @@
 # threads, and within rounding of the reference evaluator. The rows are
 # longer than one vector loop step and end in a ragged rest (203 columns),
 # and some hold the values a max must get right: NaN, +-inf, -0 beside +0.
+# A workgroup covers about 16384 elements (lib/dispatch/Tiling.cpp): 80
+# rows of 203, so the 300 rows are 4 workgroups, the last one short.
 # On x86_64 the row statistics of these graphs have a vector form at every
 # level (--explain says so; codegen/RowVector.h), so this runs the vector
 # loops at 128, 256 and 512 bits.
@@ -23,7 +25,7 @@ fi
 "$PYTHON" - <<'PY'
 import numpy as np
 rng = np.random.default_rng(11)
-m, n = 37, 203
+m, n = 300, 203
 x = rng.uniform(-4, 4, (m, n)).astype(np.float32)
 x[3, 150] = np.nan            # a NaN row: max, exp and sum stay NaN
 x[4, :] = 0.0                 # -0 beside +0: max must be +0
@@ -49,6 +51,9 @@ for level in ${TARGET_LEVELS[$TARGET]}; do
       run_cpu "$TARGET" "$model" rows.graft --function $fn --isa="$level" --threads $threads \
         ${args[$fn]} --output @out_$threads.npy
     done
+    run_cpu "$TARGET" "$model" rows.graft --function $fn --isa="$level" --threads 2 --trace \
+      ${args[$fn]} 2>trace.txt >/dev/null
+    grep -Eq "_map \(.*\) grid 1x4x1 " trace.txt || { cat trace.txt >&2; exit 1; }
     cmp out_1.npy out_2.npy
     cmp out_1.npy out_5.npy
     FN=$fn LEVEL=$level "$PYTHON" - <<'PY'
