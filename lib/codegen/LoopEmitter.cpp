@@ -444,8 +444,9 @@ private:
   // |V| lanes takes V consecutive points of every V * kRowVectors (the
   // loop vectorizer is kept off: the body is already vectors); the points
   // left over (fewer than V * kRowVectors) fold into a scalar; then the
-  // accumulators fold in order, their lanes in lane order, and the scalar
-  // last. A fixed order for the variant, whatever the thread count.
+  // accumulators fold in order, their lanes pairwise (lane l with lane
+  // l + V/2, then l + V/4, ...), and the scalar last. A fixed order for
+  // the variant, whatever the thread count.
   Value *vectorRowStatistic(int n, unsigned V, int kept) {
     unsigned P = L_.numParallel;
     const ScalarNode &node = L_.nodes[n];
@@ -489,10 +490,17 @@ private:
     Value *acc = b_.CreateLoad(vt, accs[0]);
     for (unsigned k = 1; k < kRowVectors; ++k)
       acc = emitScalarOp(b_, node.op, "", node.type, node.type, {acc, b_.CreateLoad(vt, accs[k])});
+    // Lanes: the low half with the high half until one is left.
+    for (unsigned w = V / 2; w >= 1; w /= 2) {
+      std::vector<int> lo, hi;
+      for (unsigned l = 0; l < w; ++l) {
+        lo.push_back(static_cast<int>(l));
+        hi.push_back(static_cast<int>(l + w));
+      }
+      acc = emitScalarOp(b_, node.op, "", node.type, node.type,
+                         {b_.CreateShuffleVector(acc, lo), b_.CreateShuffleVector(acc, hi)});
+    }
     Value *total = b_.CreateExtractElement(acc, uint64_t(0));
-    for (unsigned l = 1; l < V; ++l)
-      total = emitScalarOp(b_, node.op, "", node.type, node.type,
-                           {total, b_.CreateExtractElement(acc, uint64_t(l))});
     return emitScalarOp(b_, node.op, "", node.type, node.type, {total, load(node.type, tail)});
   }
 
