@@ -103,8 +103,8 @@ Value *loadBinding(IRBuilder<> &b, const DispatchArgs &a, unsigned i) {
   return ld;
 }
 
-void emitLoop(IRBuilder<> &b, Value *lo, Value *hi, const std::string &name,
-              const std::function<void(Value *)> &body, uint64_t step) {
+BranchInst *emitLoop(IRBuilder<> &b, Value *lo, Value *hi, const std::string &name,
+                     const std::function<void(Value *)> &body, uint64_t step) {
   LLVMContext &c = b.getContext();
   Function *fn = b.GetInsertBlock()->getParent();
   BasicBlock *pre = b.GetInsertBlock();
@@ -120,8 +120,9 @@ void emitLoop(IRBuilder<> &b, Value *lo, Value *hi, const std::string &name,
   body(iv);
   Value *next = b.CreateAdd(iv, b.getInt64(step), name + ".next", true, true);
   iv->addIncoming(next, b.GetInsertBlock());
-  b.CreateBr(head);
+  BranchInst *back = b.CreateBr(head);
   b.SetInsertPoint(exit);
+  return back;
 }
 
 Type *registerType(LLVMContext &c, DType t) {

@@ -99,8 +99,9 @@ llvm::Value *loadParam(llvm::IRBuilder<> &b, const DispatchArgs &a, unsigned i);
 llvm::Value *loadBinding(llvm::IRBuilder<> &b, const DispatchArgs &a, unsigned i);
 
 // for (iv = lo; iv < hi; iv += step) body(iv), as a loop of blocks appended
-// to the builder's function; the builder is left after the loop.
-void emitLoop(llvm::IRBuilder<> &b, llvm::Value *lo, llvm::Value *hi, const std::string &name,
+// to the builder's function; the builder is left after the loop. Returns
+// the loop's back edge (where loop metadata goes).
+llvm::BranchInst *emitLoop(llvm::IRBuilder<> &b, llvm::Value *lo, llvm::Value *hi, const std::string &name,
               const std::function<void(llvm::Value *)> &body, uint64_t step = 1);
 
 // Register type of an element type (i1 for I1, float for f16/bf16) and its

@@ -9,10 +9,12 @@
 // loops sit outside the vectorized loop (matmul becomes i-k-j order).
 #include "codegen/AbiTypes.h"
 #include "codegen/Codegen.h"
+#include "codegen/RowVector.h"
 #include "codegen/ScalarOps.h"
 
 #include <functional>
 #include <map>
+#include <set>
 
 namespace graft::codegen {
 
@@ -65,6 +67,7 @@ public:
     }
     // Row statistics accumulate in an entry-block slot each (a register
     // after SROA).
+    rowShape_ = rowShapes(L_);
     for (size_t n = 0; n < L_.nodes.size(); ++n)
       for (unsigned k = 0; L_.nodes[n].kind == ScalarNode::Kind::RowReduce && k < kRowLanes; ++k)
         rowSlots_[static_cast<int>(n)].push_back(
@@ -97,9 +100,9 @@ public:
       rowAccumulate(j0, j1);
     };
     if (P >= 2) {
-      Value *i0 = b_.CreateMul(a_.wgId[1], ConstantInt::get(i64, L_.tileY), "i0", true, true);
-      Value *i1 = b_.CreateBinaryIntrinsic(
-          Intrinsic::umin, b_.CreateAdd(i0, ConstantInt::get(i64, L_.tileY)), dims_[P - 2]);
+      Value *tileY = L_.tileYParam >= 0 ? params_[L_.tileYParam] : ConstantInt::get(i64, L_.tileY);
+      Value *i0 = b_.CreateMul(a_.wgId[1], tileY, "i0", true, true);
+      Value *i1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(i0, tileY), dims_[P - 2]);
       if (reduction_ && !L_.innerReduction && L_.regRows > 1) {
         Value *j0, *j1;
         jRange(j0, j1);
@@ -445,48 +448,169 @@ private:
     return -1;
   }
 
-  // Every RowReduce node for the current row, as kRowLanes describes; the
-  // value the last one folds is also stored into output 0 when |kept| names
-  // it.
+  // Every RowReduce node for the current row, in vectors where its operand
+  // has a vector form (vectorRowStatistic), else as kRowLanes describes;
+  // the value the last one folds is also stored into output 0 when |kept|
+  // names it.
   void rowStatistics(int kept) {
-    unsigned P = L_.numParallel;
     rowStat_.clear();
     for (const auto &[n, slots] : rowSlots_) {
-      const ScalarNode &node = L_.nodes[n];
-      {
-        Scope s = evalScope();
-        Value *init = eval(node.operands[1], s);
-        for (Value *slot : slots)
-          store(node.type, slot, init);
-      }
-      auto fold = [&](Value *slot, Value *j) {
-        idx_[P - 1] = j;
-        Scope s = evalScope();
-        Value *acc = load(node.type, slot);
-        Value *v = eval(node.operands[0], s);
-        if (node.operands[0] == kept)
-          store(L_.outputs[0].elem, outputPtr(0), v);
-        FastMathFlags saved = b_.getFastMathFlags();
-        FastMathFlags fmf = saved;
-        fmf.setAllowReassoc();
-        b_.setFastMathFlags(fmf);
-        Value *u = emitScalarOp(b_, node.op, "", node.type, node.type, {acc, v});
-        b_.setFastMathFlags(saved);
-        store(node.type, slot, u);
-      };
-      Value *N = dims_[P - 1];
-      Value *full = b_.CreateMul(b_.CreateUDiv(N, b_.getInt64(kRowLanes)), b_.getInt64(kRowLanes));
-      loop(b_.getInt64(0), full, "row_j", [&](Value *j) {
-        for (unsigned k = 0; k < kRowLanes; ++k)
-          fold(slots[k], k ? b_.CreateAdd(j, b_.getInt64(k), "", true, true) : j);
-      }, kRowLanes);
-      loop(full, N, "row_rem", [&](Value *j) { fold(slots[0], j); });
-      Value *total = load(node.type, slots[0]);
-      for (unsigned k = 1; k < kRowLanes; ++k)
-        total = emitScalarOp(b_, node.op, "", node.type, node.type,
-                             {total, load(node.type, slots[k])});
-      rowStat_[n] = total;
+      unsigned lanes = rowStatisticLanes(L_, rowShape_, n);
+      rowStat_[n] = lanes ? vectorRowStatistic(n, lanes, kept) : scalarRowStatistic(n, slots, kept);
     }
+  }
+
+  // |acc| op |v| for RowReduce |node| (sums and products reassociated).
+  Value *rowFold(const ScalarNode &node, Value *acc, Value *v) {
+    FastMathFlags saved = b_.getFastMathFlags();
+    FastMathFlags fmf = saved;
+    fmf.setAllowReassoc();
+    b_.setFastMathFlags(fmf);
+    Value *u = emitScalarOp(b_, node.op, "", node.type, node.type, {acc, v});
+    b_.setFastMathFlags(saved);
+    return u;
+  }
+
+  // Folds RowReduce |node|'s operand at point |j| of the row into |slot|.
+  void rowFoldPoint(const ScalarNode &node, Value *slot, Value *j, int kept) {
+    idx_[L_.numParallel - 1] = j;
+    Scope s = evalScope();
+    Value *v = eval(node.operands[0], s);
+    if (node.operands[0] == kept)
+      store(L_.outputs[0].elem, outputPtr(0), v);
+    store(node.type, slot, rowFold(node, load(node.type, slot), v));
+  }
+
+  // The scalar form: kRowLanes slots, folded in lane order.
+  Value *scalarRowStatistic(int n, const std::vector<Value *> &slots, int kept) {
+    unsigned P = L_.numParallel;
+    const ScalarNode &node = L_.nodes[n];
+    {
+      Scope s = evalScope();
+      Value *init = eval(node.operands[1], s);
+      for (Value *slot : slots)
+        store(node.type, slot, init);
+    }
+    Value *N = dims_[P - 1];
+    Value *full = b_.CreateMul(b_.CreateUDiv(N, b_.getInt64(kRowLanes)), b_.getInt64(kRowLanes));
+    loop(b_.getInt64(0), full, "row_j", [&](Value *j) {
+      for (unsigned k = 0; k < kRowLanes; ++k)
+        rowFoldPoint(node, slots[k], k ? b_.CreateAdd(j, b_.getInt64(k), "", true, true) : j, kept);
+    }, kRowLanes);
+    loop(full, N, "row_rem", [&](Value *j) { rowFoldPoint(node, slots[0], j, kept); });
+    Value *total = load(node.type, slots[0]);
+    for (unsigned k = 1; k < kRowLanes; ++k)
+      total = emitScalarOp(b_, node.op, "", node.type, node.type,
+                           {total, load(node.type, slots[k])});
+    return total;
+  }
+
+  // Vector accumulators of a row statistic: enough independent chains to
+  // hide the latency of a vector add, few enough to leave registers for
+  // the operand (exp's constants).
+  static constexpr unsigned kRowVectors = 4;
+
+  // The vector form (RowVector.h): each of kRowVectors accumulators of
+  // |V| lanes takes V consecutive points of every V * kRowVectors (the
+  // loop vectorizer is kept off: the body is already vectors); the points
+  // left over (fewer than V * kRowVectors) fold into a scalar; then the
+  // accumulators fold in order, their lanes pairwise (lane l with lane
+  // l + V/2, then l + V/4, ...), and the scalar last. A fixed order for
+  // the variant, whatever the thread count.
+  Value *vectorRowStatistic(int n, unsigned V, int kept) {
+    unsigned P = L_.numParallel;
+    const ScalarNode &node = L_.nodes[n];
+    int operand = node.operands[0];
+    Type *vt = FixedVectorType::get(registerType(c_, node.type), V);
+    // The uniform values the vector steps read, once per row, splatted.
+    Scope uniform = evalScope();
+    Value *init = eval(node.operands[1], uniform);
+    std::map<int, Value *> splats;
+    std::set<int> seen;
+    postOrder(
+        operand, [&](int k) { return seen.count(k) != 0; },
+        [&](int k) { return rowShape_[k] != RowShape::Varying; },
+        [&](int k) {
+          seen.insert(k);
+          if (rowShape_[k] == RowShape::Uniform)
+            splats[k] = b_.CreateVectorSplat(V, eval(k, uniform));
+        });
+    std::vector<Value *> accs;
+    for (unsigned k = 0; k < kRowVectors; ++k) {
+      accs.push_back(entryAlloca(vt));
+      b_.CreateStore(b_.CreateVectorSplat(V, init), accs.back());
+    }
+    Value *tail = rowSlots_.at(n)[0];
+    store(node.type, tail, init);
+    Value *N = dims_[P - 1];
+    uint64_t step = uint64_t(V) * kRowVectors;
+    Value *full = b_.CreateMul(b_.CreateUDiv(N, b_.getInt64(step)), b_.getInt64(step));
+    noLoopVectorize(loop(b_.getInt64(0), full, "row_v", [&](Value *j) {
+      for (unsigned k = 0; k < kRowVectors; ++k) {
+        Value *jk = k ? b_.CreateAdd(j, b_.getInt64(uint64_t(k) * V), "", true, true) : j;
+        Value *v = rowVector(operand, V, jk, splats);
+        if (operand == kept) {
+          idx_[P - 1] = jk;
+          b_.CreateAlignedStore(v, outputPtr(0), Align(dtypeSize(node.type)));
+        }
+        b_.CreateStore(rowFold(node, b_.CreateLoad(vt, accs[k]), v), accs[k]);
+      }
+    }, step));
+    noLoopVectorize(loop(full, N, "row_rest", [&](Value *j) { rowFoldPoint(node, tail, j, kept); }));
+    Value *acc = b_.CreateLoad(vt, accs[0]);
+    for (unsigned k = 1; k < kRowVectors; ++k)
+      acc = emitScalarOp(b_, node.op, "", node.type, node.type, {acc, b_.CreateLoad(vt, accs[k])});
+    // Lanes: the low half with the high half until one is left.
+    for (unsigned w = V / 2; w >= 1; w /= 2) {
+      std::vector<int> lo, hi;
+      for (unsigned l = 0; l < w; ++l) {
+        lo.push_back(static_cast<int>(l));
+        hi.push_back(static_cast<int>(l + w));
+      }
+      acc = emitScalarOp(b_, node.op, "", node.type, node.type,
+                         {b_.CreateShuffleVector(acc, lo), b_.CreateShuffleVector(acc, hi)});
+    }
+    Value *total = b_.CreateExtractElement(acc, uint64_t(0));
+    return emitScalarOp(b_, node.op, "", node.type, node.type, {total, load(node.type, tail)});
+  }
+
+  // Varying node |root| (RowVector.h) at the V points of the current row
+  // from |j|; the uniform nodes it reads are in |splats|.
+  Value *rowVector(int root, unsigned V, Value *j, const std::map<int, Value *> &splats) {
+    unsigned P = L_.numParallel;
+    std::map<int, Value *> memo = splats;
+    postOrder(
+        root, [&](int k) { return memo.count(k) != 0; },
+        [&](int k) { return L_.nodes[k].kind != ScalarNode::Kind::Op; },
+        [&](int k) {
+          const ScalarNode &node = L_.nodes[k];
+          Value *v = nullptr;
+          if (node.kind == ScalarNode::Kind::Index) {
+            std::vector<Constant *> steps;
+            for (unsigned l = 0; l < V; ++l)
+              steps.push_back(b_.getInt64(l));
+            v = b_.CreateAdd(b_.CreateVectorSplat(V, j), ConstantVector::get(steps));
+          } else if (node.kind == ScalarNode::Kind::Load) {
+            idx_[P - 1] = j;
+            const KernelInput &in = L_.inputs[node.input];
+            v = b_.CreateAlignedLoad(FixedVectorType::get(memoryType(c_, in.elem), V), inputPtr(node),
+                                     Align(dtypeSize(in.elem)));
+          } else {
+            std::vector<Value *> ops;
+            for (int o : node.operands)
+              ops.push_back(memo.at(o));
+            v = emitScalarOp(b_, node.op, node.pred, node.type, operandType(L_, node), ops);
+          }
+          memo[k] = v;
+        });
+    return memo.at(root);
+  }
+
+  // A slot in the function's entry block (a register after SROA).
+  Value *entryAlloca(Type *t) {
+    BasicBlock &entry = b_.GetInsertBlock()->getParent()->getEntryBlock();
+    IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+    return eb.CreateAlloca(t);
   }
 
   // The single-point case (no parallel dims).
@@ -546,9 +670,19 @@ private:
     nest(first);
   }
 
-  void loop(Value *lo, Value *hi, const std::string &name, const std::function<void(Value *)> &body,
-            uint64_t step = 1) {
-    emitLoop(b_, lo, hi, name, body, step);
+  BranchInst *loop(Value *lo, Value *hi, const std::string &name,
+                   const std::function<void(Value *)> &body, uint64_t step = 1) {
+    return emitLoop(b_, lo, hi, name, body, step);
+  }
+
+  // Keeps the loop vectorizer off the loop of back edge |back| (its body
+  // is already vector-shaped).
+  void noLoopVectorize(BranchInst *back) {
+    Metadata *off[] = {MDString::get(c_, "llvm.loop.vectorize.enable"),
+                       ConstantAsMetadata::get(b_.getFalse())};
+    MDNode *self = MDNode::getDistinct(c_, {nullptr, MDNode::get(c_, off)});
+    self->replaceOperandWith(0, self);
+    back->setMetadata(LLVMContext::MD_loop, self);
   }
 
   // if (cond) body();
@@ -577,30 +711,43 @@ private:
     b_.CreateStore(v, ptr);
   }
 
-  // The value of node |root| in scope |s|, emitting what is not yet
-  // emitted. Iterative (an explicit stack, operands left to right, each
-  // node once): a fused chain of 100k maps is a DAG that deep.
-  Value *eval(int root, Scope &s) {
+  // Visits, each once and after its operands (left to right), the nodes
+  // |root| needs that |known| does not have a value for; |leaf| says which
+  // nodes' operands are not needed. Iterative (an explicit stack): a fused
+  // chain of 100k maps is a DAG that deep.
+  template <class Known, class Leaf, class Visit>
+  void postOrder(int root, Known known, Leaf leaf, Visit visit) {
     std::vector<std::pair<int, bool>> stack = {{root, false}}; // node, operands pushed
     while (!stack.empty()) {
       auto [n, expanded] = stack.back();
-      if (s.memo.count(n)) {
+      if (known(n)) {
         stack.pop_back();
         continue;
       }
-      const ScalarNode &node = L_.nodes[n];
-      bool hasOperands = node.kind == ScalarNode::Kind::Op ||
-                         (node.kind == ScalarNode::Kind::Load && !node.operands.empty());
-      if (hasOperands && !expanded) {
+      if (!leaf(n) && !expanded) {
         stack.back().second = true;
-        for (size_t i = node.operands.size(); i-- > 0;)
-          if (!s.memo.count(node.operands[i]))
-            stack.push_back({node.operands[i], false});
+        const std::vector<int> &ops = L_.nodes[n].operands;
+        for (size_t i = ops.size(); i-- > 0;)
+          if (!known(ops[i]))
+            stack.push_back({ops[i], false});
         continue;
       }
       stack.pop_back();
-      s.memo[n] = evalNode(n, s);
+      visit(n);
     }
+  }
+
+  // The value of node |root| in scope |s|, emitting what is not yet
+  // emitted.
+  Value *eval(int root, Scope &s) {
+    postOrder(
+        root, [&](int n) { return s.memo.count(n) != 0; },
+        [&](int n) {
+          const ScalarNode &node = L_.nodes[n];
+          return !(node.kind == ScalarNode::Kind::Op ||
+                   (node.kind == ScalarNode::Kind::Load && !node.operands.empty()));
+        },
+        [&](int n) { s.memo[n] = evalNode(n, s); });
     return s.memo.at(root);
   }
 
@@ -633,26 +780,28 @@ private:
         v = loadAt(node, s);
         break;
       }
-      Value *off = b_.getInt64(0);
-      for (size_t k = 0; k < in.map.size(); ++k)
-        off = b_.CreateAdd(off, b_.CreateMul(idx_[in.map[k]], strides_[node.input][k], "", true, true),
-                           "", true, true);
-      Value *ptr = b_.CreateInBoundsGEP(memoryType(c_, in.elem), bases_[node.input], off);
-      v = load(in.elem, ptr);
+      v = load(in.elem, inputPtr(node));
       break;
     }
     case ScalarNode::Kind::Op: {
       std::vector<Value *> ops;
       for (int o : node.operands)
         ops.push_back(s.memo.at(o));
-      DType opType = node.operands.empty() ? node.type : L_.nodes[node.operands[0]].type;
-      if (node.op == OpKind::Select && node.operands.size() == 3)
-        opType = L_.nodes[node.operands[1]].type;
-      v = emitScalarOp(b_, node.op, node.pred, node.type, opType, ops);
+      v = emitScalarOp(b_, node.op, node.pred, node.type, operandType(L_, node), ops);
       break;
     }
     }
     return v;
+  }
+
+  // Where a Load without coordinates reads at the current point.
+  Value *inputPtr(const ScalarNode &node) {
+    const KernelInput &in = L_.inputs[node.input];
+    Value *off = b_.getInt64(0);
+    for (size_t k = 0; k < in.map.size(); ++k)
+      off = b_.CreateAdd(off, b_.CreateMul(idx_[in.map[k]], strides_[node.input][k], "", true, true),
+                         "", true, true);
+    return b_.CreateInBoundsGEP(memoryType(c_, in.elem), bases_[node.input], off);
   }
 
   // A Load at coordinates (gather, slice). A checked one first compares
@@ -729,6 +878,7 @@ private:
   std::vector<std::vector<Value *>> strides_;
   std::map<int, std::vector<Value *>> rowSlots_; // RowReduce node -> its lanes' slots
   std::map<int, Value *> rowStat_;  // RowReduce node -> its current row's value
+  std::vector<RowShape> rowShape_;  // per node (RowVector.h)
   bool reduction_ = false;
   Value *acc_ = nullptr;
   Value *j0_ = nullptr;

@@ -23,7 +23,23 @@ Value *poly(IRBuilder<> &b, Value *x, const std::vector<double> &c) {
   return acc;
 }
 
-bool isF64(Type *t) { return t->isDoubleTy(); }
+// The same with each step a multiply-add that the level may fuse
+// (llvm.fmuladd: one FMA where the CPU has it, else the two rounded ops
+// of poly()).
+Value *polyFused(IRBuilder<> &b, Value *x, const std::vector<double> &c) {
+  Type *t = x->getType();
+  Value *acc = fconst(b, t, c.back());
+  for (size_t i = c.size() - 1; i-- > 0;)
+    acc = b.CreateIntrinsic(Intrinsic::fmuladd, {t}, {acc, x, fconst(b, t, c[i])});
+  return acc;
+}
+
+bool isF64(Type *t) { return t->getScalarType()->isDoubleTy(); }
+
+// The integer type of |t|'s width: i32 or i64, per lane for a vector.
+Type *intLike(IRBuilder<> &b, Type *t) {
+  return t->getWithNewType(isF64(t) ? b.getInt64Ty() : b.getInt32Ty());
+}
 
 // Computes |fn| in double for a float (f32, or f16/bf16 held in a float)
 // |x|, rounding the result once: within 1 ulp when |fn| is accurate to a few
@@ -43,7 +59,7 @@ template <typename Fn> Value *inDouble(IRBuilder<> &b, Value *x, Fn fn) {
 Value *emitExp(IRBuilder<> &b, Value *x) {
   Type *t = x->getType();
   bool d = isF64(t);
-  Type *it = d ? b.getInt64Ty() : b.getInt32Ty();
+  Type *it = intLike(b, t);
   // Past hi the result overflows; below lo it is under half the smallest
   // subnormal.
   double hi = d ? 709.78 : 88.72, lo = d ? -745.2 : -104.0;
@@ -51,8 +67,11 @@ Value *emitExp(IRBuilder<> &b, Value *x) {
                                       b.CreateBinaryIntrinsic(Intrinsic::maxnum, x, fconst(b, t, lo)),
                                       fconst(b, t, hi));
   Value *n = b.CreateUnaryIntrinsic(Intrinsic::rint, b.CreateFMul(xc, fconst(b, t, 1.4426950408889634)));
+  // n * ln2's high part is exact (few significant bits), the low part's
+  // product may fuse into its subtraction.
   Value *r = b.CreateFSub(xc, b.CreateFMul(n, fconst(b, t, d ? 6.93147180369123816490e-01 : 0.693145751953125)));
-  r = b.CreateFSub(r, b.CreateFMul(n, fconst(b, t, d ? 1.90821492927058770002e-10 : 1.428606765330187045e-06)));
+  r = b.CreateIntrinsic(Intrinsic::fmuladd, {t},
+                        {b.CreateFNeg(n), fconst(b, t, d ? 1.90821492927058770002e-10 : 1.428606765330187045e-06), r});
   std::vector<double> c;
   double f = 1;
   for (int i = 0; i <= (d ? 13 : 7); ++i) {
@@ -60,7 +79,7 @@ Value *emitExp(IRBuilder<> &b, Value *x) {
       f *= i;
     c.push_back(1.0 / f);
   }
-  Value *p = poly(b, r, c);
+  Value *p = polyFused(b, r, c);
   unsigned mant = d ? 52 : 23;
   int bias = d ? 1023 : 127;
   Value *ni = b.CreateFPToSI(n, it);
@@ -80,7 +99,7 @@ Value *emitExp(IRBuilder<> &b, Value *x) {
 Value *emitLog(IRBuilder<> &b, Value *x) {
   Type *t = x->getType();
   bool d = isF64(t);
-  Type *it = d ? b.getInt64Ty() : b.getInt32Ty();
+  Type *it = intLike(b, t);
   unsigned mant = d ? 52 : 23;
   int64_t bias = d ? 1023 : 127;
   uint64_t mantMask = d ? 0x000FFFFFFFFFFFFFull : 0x7FFFFFull;

@@ -5,7 +5,8 @@
 // (floor, ceil, round) uses LLVM's intrinsics, which the slice runtime backs
 // where a CPU lacks the instruction (lib/link/slice_runtime.c).
 //
-// Every function takes and gives one float or double value. The functions
+// Every function takes and gives one float or double value; exp and log
+// also take a vector of them (row statistics, RowVector.h). The functions
 // added for ONNX (sigmoid, erf, sin, cos, pow, log1p, expm1) compute in
 // double for every float type and round the result once, so that f32 (and
 // f16/bf16) results are within 1 ulp; their f64 bounds and the ranges where

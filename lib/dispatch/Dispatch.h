@@ -121,6 +121,12 @@ struct LoopKernel {
   std::vector<KernelOutput> outputs;
   unsigned tileX = 64, tileY = 1; // elements per workgroup in the two inner
                                   // parallel dims
+  // Param index of the rows per workgroup when that depends on the sizes
+  // (row kernels: short rows share a workgroup), else -1 (tileY rows).
+  int tileYParam = -1;
+  // Vector width in bits for the row statistics (RowReduce nodes), from the
+  // feature level; 0: no vector unit (codegen/RowVector.h).
+  unsigned rowVectorBits = 0;
   // Reduction loops innermost (one output point at a time) instead of a row
   // of accumulators: chosen when the reduced dims, not the innermost output
   // dim, are contiguous in the inputs (row sums, full reductions).

@@ -205,11 +205,15 @@ void Former::finishLoop(KernelDraft &draft) {
     L.tileY = 128;
   }
   // Row statistics are computed per row by each workgroup that covers part
-  // of it: one workgroup per row (up to kRowStatTile elements, 64 KiB of
-  // f32 that stay in L2 between the passes), rows spread over threads.
+  // of it: a workgroup covers about kRowStatTile elements (64 KiB of f32
+  // that stay in L2 between the passes): part of a longer row, one row, or
+  // as many shorter rows (below), rows spread over threads. Fewer, larger
+  // workgroups for short rows: each dispatch of several workgroups wakes
+  // the pool's workers, which costs more than a few short rows.
   if (rowStats) {
     L.tileX = kRowStatTile;
     L.tileY = 1;
+    L.rowVectorBits = level.vectorBits;
   }
   // Grid: x over the innermost parallel dim, y over the next, z over the
   // product of the rest.
@@ -220,6 +224,13 @@ void Former::finishLoop(KernelDraft &draft) {
   if (L.packed.mr) {
     rows = packedMatmulRows(ex, L.packed, domain, P);
     L.packed.mwParam = param(draft, rows);
+  }
+  if (rowStats && P >= 2) {
+    // max(1, kRowStatTile / max(1, row length)) rows.
+    uint32_t length = ex.binary(GRAFT_EXPR_MAX, ex.constant(1), domain[P - 1]);
+    rows = ex.binary(GRAFT_EXPR_MAX, ex.constant(1),
+                     ex.binary(GRAFT_EXPR_DIV, ex.constant(kRowStatTile), length));
+    L.tileYParam = static_cast<int>(param(draft, rows));
   }
   draft.d.grid[1] = P >= 2 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 2], rows) : ex.constant(1);
   uint32_t z = ex.constant(1);

@@ -1,6 +1,8 @@
 // See Variants.h.
 #include "driver/Variants.h"
 
+#include "codegen/RowVector.h"
+
 #include <set>
 
 namespace graft {
@@ -54,6 +56,17 @@ static std::string describeDispatch(const Dispatch &d) {
   std::string s = "tile " + std::to_string(L.tileY) + "x" + std::to_string(L.tileX);
   if (L.regRows > 1)
     s += ", register tile " + std::to_string(L.regRows) + "x" + std::to_string(L.regCols);
+  // Row statistics: how many run on vectors (codegen/RowVector.h).
+  std::vector<codegen::RowShape> shape = codegen::rowShapes(L);
+  unsigned stats = 0, vector = 0;
+  for (size_t n = 0; n < L.nodes.size(); ++n)
+    if (L.nodes[n].kind == ScalarNode::Kind::RowReduce) {
+      ++stats;
+      vector += codegen::rowStatisticLanes(L, shape, static_cast<int>(n)) != 0;
+    }
+  if (stats)
+    s += ", row statistics " + std::to_string(vector) + " of " + std::to_string(stats) +
+         " in vectors";
   return s;
 }
 
