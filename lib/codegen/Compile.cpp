@@ -1,6 +1,7 @@
 #include "codegen/Compile.h"
 
 #include "codegen/Codegen.h"
+#include "codegen/OptPipeline.h"
 #include "link/TargetMachine.h"
 #include "support/InternalError.h"
 
@@ -12,7 +13,6 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/IRReader/IRReader.h>
 #include <llvm/Linker/Linker.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
@@ -193,23 +193,7 @@ bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetI
   GRAFT_CHECK(!invalid, "the generated LLVM IR is invalid: " + vos.str());
 
   pass.next(passPrefix + "LLVM opt");
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PipelineTuningOptions pto;
-    pto.LoopVectorization = true;
-    pto.SLPVectorization = true;
-    llvm::PassBuilder pb(tm.get(), pto);
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-    mpm.run(*m, mam);
-  }
+  optimizeSliceModule(*m, *tm);
 
   pass.next(passPrefix + "object emission");
   if (!opts.llvmIRPath.empty()) {

@@ -5,7 +5,8 @@
 // internalized there (so small kernels inline across the call and the same
 // kernel symbol at two levels does not clash). The variants are then linked
 // into one slice module with the library header, everything but the query
-// symbol is internal, and the module is optimized at O3 and emitted as one
+// symbol is internal, and the module is optimized (OptPipeline.h: O3 less
+// passes that find nothing in graft's code) and emitted as one
 // object: LLVM picks instructions per function from its attributes.
 #pragma once
 

@@ -33,7 +33,7 @@
 #include "ir/Clone.h"
 #include "ir/Inline.h"
 #include "ir/KernelCall.h"
-#include "link/Builtins.h"
+#include "link/PrebuiltBuiltins.h"
 #include "link/Linker.h"
 #include "link/TargetMachine.h"
 #include "shape/Shapes.h"
@@ -347,8 +347,9 @@ std::string emitPath(const BuildContext &ctx, const TargetInfo &t, const std::st
 }
 
 // The slice's object files: the dispatches (every variant) and graft's
-// builtins. Touches nothing of |ctx| but what it reads, so that targets
-// compile on threads of their own; reports go to |diag|.
+// builtins (prebuilt when graft was built: PrebuiltBuiltins.h). Touches
+// nothing of |ctx| but what it reads, so that targets compile on threads of
+// their own; reports go to |diag|.
 bool compileSlice(const BuildContext &ctx, const TargetBuild &tb, CompileOptions &co,
                   std::string &builtins, DiagEngine &diag) {
   const TargetInfo &t = *tb.target;
@@ -364,7 +365,7 @@ bool compileSlice(const BuildContext &ctx, const TargetBuild &tb, CompileOptions
   if (!compileSliceObject(variantPrograms(tb), t, co, diag))
     return false;
   PassTimer pass(co.times, std::string(t.name) + ": builtins");
-  return emitBuiltinsObject(t, builtins, diag, ctx.opts.sanitizeUndefined);
+  return writeBuiltinsObject(t, builtins, diag, ctx.opts.sanitizeUndefined);
 }
 
 bool linkAndKeep(BuildContext &ctx, TargetBuild &tb, const CompileOptions &co,

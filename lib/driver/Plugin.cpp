@@ -18,7 +18,7 @@
 #include "bundle/FatElf.h"
 #include "driver/DriverSupport.h"
 #include "graft/plugin.h"
-#include "link/Builtins.h"
+#include "link/PrebuiltBuiltins.h"
 #include "link/Linker.h"
 #include "spec/KernelCompiler.h"
 #include "support/Diagnostics.h"
@@ -110,7 +110,7 @@ bool compileSources(PluginContext &ctx, const TargetInfo &target, const std::str
 bool linkPlugin(PluginContext &ctx, const TargetInfo &target, const std::string &dir,
                 std::vector<LinkInput> objects) {
   std::string builtins = dir + "/builtins.o";
-  if (!emitBuiltinsObject(target, builtins, ctx.diag))
+  if (!writeBuiltinsObject(target, builtins, ctx.diag))
     return false;
   objects.push_back({std::string("graft builtins (") + target.name + ")", builtins});
   std::vector<uint8_t> elf;

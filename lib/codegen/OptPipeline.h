@@ -1,0 +1,23 @@
+// The LLVM optimisation pipeline graft runs on a slice module: LLVM's O3
+// with loop and SLP vectorisation, less the passes that cost build time and
+// do nothing on the code graft generates (OptPipeline.cpp lists them, with
+// the measurements that justify each).
+#pragma once
+
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <string>
+#include <vector>
+
+namespace graft {
+
+// The O3 passes the pipeline skips, by LLVM pass name.
+const std::vector<std::string> &skippedOptPasses();
+
+// Optimizes |m| (whose data layout and triple are |tm|'s) in place with
+// O3 less the passes named in |skipped|.
+void optimizeSliceModule(llvm::Module &m, llvm::TargetMachine &tm,
+                         const std::vector<std::string> &skipped = skippedOptPasses());
+
+} // namespace graft
