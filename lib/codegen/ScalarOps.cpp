@@ -2,6 +2,7 @@
 
 #include "codegen/AbiTypes.h"
 #include "codegen/MathFunctions.h"
+#include "ir/FloatBits.h"
 #include "support/InternalError.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -147,6 +148,23 @@ Value *roundToStorage(IRBuilder<> &b, Value *f, DType t) {
   return storageToFloat(b, floatToStorage(b, f, t), t);
 }
 
+// bitcast: the bits of |v| (f16/bf16 live in float registers: their bits
+// come from floatToStorage, exact for every value but NaN), read as |to|;
+// any NaN first becomes the canonical one (ir/FloatBits.h), as in the
+// evaluator, because CPUs make NaNs with different payloads and signs.
+static Value *emitBitcast(IRBuilder<> &b, Value *v, DType from, DType to) {
+  Type *bits = b.getIntNTy(dtypeSize(from) * 8);
+  Value *raw = isStorageFloat(from) ? floatToStorage(b, v, from)
+               : isFloat(from)      ? b.CreateBitCast(v, bits)
+                                    : v;
+  if (isFloat(from))
+    raw = b.CreateSelect(b.CreateFCmpUNO(v, v), ConstantInt::get(bits, canonicalNaNBits(from)),
+                         raw);
+  if (isStorageFloat(to))
+    return storageToFloat(b, raw, to);
+  return isFloat(to) ? b.CreateBitCast(raw, registerType(b.getContext(), to)) : raw;
+}
+
 // IEEE maximum/minimum (NaN if either is NaN, +0 above -0) as compares and
 // selects rather than llvm.maximum/minimum: on ARMv7 LLVM 19 lowers those to
 // NEON VMAX/VMIN, which flush denormals (results would differ from the
@@ -175,7 +193,8 @@ Value *emitScalarOp(IRBuilder<> &b, OpKind op, const std::string &pred, DType re
   Value *v = emitScalarOpImpl(b, op, pred, resultType, operandType, o);
   // f16/bf16 arithmetic happened in float: round like the evaluator. Casts
   // round themselves; select and comparisons produce no new value.
-  if (isStorageFloat(resultType) && op != OpKind::Cast && op != OpKind::Select)
+  if (isStorageFloat(resultType) && op != OpKind::Cast && op != OpKind::Select &&
+      op != OpKind::Bitcast)
     v = roundToStorage(b, v, resultType);
   return v;
 }
@@ -253,6 +272,7 @@ static Value *emitScalarOpImpl(IRBuilder<> &b, OpKind op, const std::string &pre
   }
   case OpKind::Select: return b.CreateSelect(o[0], o[1], o[2]);
   case OpKind::Cast: return emitCast(b, o[0], operandType, resultType);
+  case OpKind::Bitcast: return emitBitcast(b, o[0], operandType, resultType);
   default:
     GRAFT_INTERNAL_ERROR(std::string("'") + opName(op) + "' is not a scalar op");
   }

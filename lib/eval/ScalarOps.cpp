@@ -10,6 +10,8 @@
 //    -0 below +0 (like llvm.maximum / llvm.minimum).
 //  - float -> integer casts truncate toward zero and saturate; NaN gives 0.
 //    Casts to i1 give (x != 0).
+//  - bitcast reads the bits as the other type; a float NaN gives the
+//    canonical quiet NaN's bits (payloads differ between CPUs).
 #include "eval/ScalarOps.h"
 
 #include "graft/expr.h"
@@ -189,6 +191,17 @@ double roundToType(DType t, double v) {
                          : bf16BitsToFloat(floatToBF16Bits(f));
 }
 
+Scalar bitcastScalar(Scalar v, DType from, DType to) {
+  uint8_t bytes[8] = {};
+  if (isFloat(from) && v.f != v.f) {
+    uint64_t nan = canonicalNaNBits(from);
+    std::memcpy(bytes, &nan, dtypeSize(from)); // little-endian host
+  } else {
+    storeScalar(from, bytes, v);
+  }
+  return loadScalar(to, bytes);
+}
+
 Scalar castScalar(Scalar v, DType from, DType to) {
   if (isFloat(from) && isFloat(to))
     return floatResult(roundToType(to, v.f));
@@ -304,6 +317,8 @@ Scalar applyScalarOp(const Op &op, const DType *argTypes, const Scalar *args,
     return a.i ? b : args[2];
   case OpKind::Cast:
     return castScalar(a, t, resultType);
+  case OpKind::Bitcast:
+    return bitcastScalar(a, t, resultType);
   default:
     GRAFT_INTERNAL_ERROR(std::string("'") + opName(op.kind) + "' is not a scalar op");
   }

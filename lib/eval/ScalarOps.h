@@ -25,7 +25,7 @@ void storeScalar(DType t, uint8_t *p, Scalar s);
 // rounding on the way to f16 / bf16).
 double roundToType(DType t, double v);
 
-// Applies scalar op |op| (Add..Cast) of a map body to |args| (operand types
+// Applies scalar op |op| (Add..Bitcast) of a map body to |args| (operand types
 // |argTypes|, result type |resultType|) with the element rules: integers
 // wrap, integer division never fails (graft/expr.h).
 Scalar applyScalarOp(const Op &op, const DType *argTypes, const Scalar *args,
@@ -38,6 +38,9 @@ bool applyIndexOp(const Op &op, const Scalar *args, Scalar &out, std::string &er
 
 // Converts between any two element types (see docs for the rules).
 Scalar castScalar(Scalar v, DType from, DType to);
+// Reads the bits of |v| as type |to| of the same width; a NaN's bits are
+// canonicalNaNBits(from).
+Scalar bitcastScalar(Scalar v, DType from, DType to);
 
 // reduce: identity of |kind| (sum, prod, max, min, mean), one step of it,
 // and the result from the folded |acc| of |count| elements (mean: the sum

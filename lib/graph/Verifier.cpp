@@ -79,6 +79,7 @@ private:
   }
 
   bool verifyScalarOp(const Op &op);
+  bool verifyBitcast(const Op &op, const Type &from, const Type &to);
   void checkShapeArithmetic(const Op &op);
   void verifyBody(const Op &map);
   void verifyReturn();
@@ -95,7 +96,9 @@ bool FunctionVerifier::verifyScalarOp(const Op &op) {
   if (!checkAttrNames(op, op.kind == OpKind::Cmp ? kPred : kNone, cx_))
     return false;
   size_t arity = op.kind == OpKind::Select ? 3
-                 : op.kind == OpKind::Cast || isUnaryScalarOp(op.kind) ? 1
+                 : op.kind == OpKind::Cast || op.kind == OpKind::Bitcast ||
+                           isUnaryScalarOp(op.kind)
+                       ? 1
                                                                       : 2;
   if (op.operands.size() != arity)
     return fail(op, "'" + name + "' expects " + countOf(arity, "operand") + ", found " +
@@ -111,6 +114,8 @@ bool FunctionVerifier::verifyScalarOp(const Op &op) {
   switch (op.kind) {
   case OpKind::Cast:
     return true;
+  case OpKind::Bitcast:
+    return verifyBitcast(op, a, res);
   case OpKind::Select: {
     const Type &b = op.operands[1]->type, &c = op.operands[2]->type;
     if (a.elem != DType::I1)
@@ -163,6 +168,20 @@ bool FunctionVerifier::verifyScalarOp(const Op &op) {
   if (res != a)
     return fail(op, "'" + name + "' result type " + res.str() +
                         " does not match operand type " + a.str());
+  return true;
+}
+
+// bitcast reinterprets the bits: both types are numbers of one width (i1
+// has no bytes of its own, index no fixed width in a tensor).
+bool FunctionVerifier::verifyBitcast(const Op &op, const Type &from, const Type &to) {
+  for (const Type *t : {&from, &to})
+    if (t->elem == DType::I1 || t->elem == DType::Index)
+      return fail(op, "'bitcast' works on i8, i16, i32, i64, f16, bf16, f32 and f64, found " +
+                          t->str());
+  if (dtypeSize(from.elem) != dtypeSize(to.elem))
+    return fail(op, "'bitcast' needs types of one width: " + from.str() + " has " +
+                        std::to_string(dtypeSize(from.elem) * 8) + " bits, " + to.str() +
+                        " has " + std::to_string(dtypeSize(to.elem) * 8));
   return true;
 }
 

@@ -72,6 +72,15 @@ uint16_t floatToBF16Bits(float f) {
   return static_cast<uint16_t>((u + rounding) >> 16);
 }
 
+uint64_t canonicalNaNBits(DType t) {
+  switch (t) {
+  case DType::F16: return 0x7e00u;
+  case DType::BF16: return 0x7fc0u;
+  case DType::F32: return 0x7fc00000u;
+  default: return 0x7ff8000000000000u; // f64
+  }
+}
+
 float bf16BitsToFloat(uint16_t h) { return floatOf(static_cast<uint32_t>(h) << 16); }
 
 } // namespace graft

@@ -88,6 +88,7 @@ const OpEntry kOps[] = {
     {OpKind::Cmp, "cmp"},
     {OpKind::Select, "select"},
     {OpKind::Cast, "cast"},
+    {OpKind::Bitcast, "bitcast"},
 };
 } // namespace
 
@@ -152,7 +153,7 @@ std::optional<OpKind> parseOpName(const std::string &s) {
   return std::nullopt;
 }
 
-bool isScalarOp(OpKind k) { return k >= OpKind::Add && k <= OpKind::Cast; }
+bool isScalarOp(OpKind k) { return k >= OpKind::Add && k <= OpKind::Bitcast; }
 bool isUnaryScalarOp(OpKind k) { return k >= OpKind::Neg && k <= OpKind::IsInf; }
 bool isFloatScalarOp(OpKind k) {
   return k == OpKind::Pow || (k >= OpKind::Exp && k <= OpKind::IsInf);

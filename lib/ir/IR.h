@@ -108,11 +108,12 @@ enum class OpKind : uint8_t {
   Cmp,    // binary, attr pred (eq|ne|lt|le|gt|ge), result i1
   Select, // operands: i1 cond, a, b
   Cast,   // operand converted to the result type
+  Bitcast, // operand's bits read as the result type (same width)
 };
 
 const char *opName(OpKind k); // the keyword used in graph files
 std::optional<OpKind> parseOpName(const std::string &s);
-bool isScalarOp(OpKind k);    // Add..Cast
+bool isScalarOp(OpKind k);    // Add..Bitcast
 bool isUnaryScalarOp(OpKind k);  // Neg..IsInf
 bool isFloatScalarOp(OpKind k);  // takes float operands only: Pow, Exp..IsInf
 bool isPredicateOp(OpKind k);    // gives i1: Cmp, IsNan, IsInf

@@ -227,4 +227,9 @@ def all_cases(quick):
     n, h, w = cv
     cases.append(conv("conv3x3", "conv3x3", n, 64, h, w, 64, 3))
     cases.append(conv("conv1x1", "conv1x1", n, 256, h, w, 64, 1))
+    # The matmuls of the same FLOPs (the im2col shapes, F x C*K*K by C*K*K x
+    # N*H*W), so a conv's rate reads against a plain matmul's (issue 10: a
+    # conv must not be much slower than a matmul of the same FLOPs).
+    cases.append(matmul("matmul_conv3x3", 64, 64 * 9, n * h * w))
+    cases.append(matmul("matmul_conv1x1", 64, 256, n * h * w))
     return cases
