@@ -6,6 +6,7 @@
 #include "onnx/OnnxCompress.h"
 #include "onnx/OnnxConv.h"
 #include "onnx/OnnxDataMovement.h"
+#include "onnx/OnnxEinsum.h"
 #include "onnx/OnnxLoss.h"
 #include "onnx/OnnxOneHot.h"
 #include "onnx/OnnxReductions.h"
@@ -1630,6 +1631,7 @@ const std::map<std::string, Lowering> &table() {
       {"LRN", lowerLRN},
       {"Resize", lowerResize},
       {"Compress", lowerCompress},
+      {"Einsum", lowerEinsum},
       {"NegativeLogLikelihoodLoss", lowerNegativeLogLikelihoodLoss},
       {"SoftmaxCrossEntropyLoss", lowerSoftmaxCrossEntropyLoss},
       {"InstanceNormalization", lowerInstanceNormalization},

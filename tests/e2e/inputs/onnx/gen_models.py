@@ -226,3 +226,12 @@ save("losses",
      [vi("none", f32, [2]), vi("sum", f32, []), vi("mean", f32, []), vi("ignored", f32, []),
       vi("sce", f32, []), vi("logp", f32, [1, 2])],
      [helper.make_tensor("w", f32, [3], [1, 2, 3])])
+# Einsum: a matmul, a diagonal, an implicit output (a transpose) and a
+# batched dot over "..." (onnx_einsum.sh).
+save("einsum",
+     [helper.make_node("Einsum", ["a", "b"], ["mm"], name="mm", equation="ij,jk->ik"),
+      helper.make_node("Einsum", ["a"], ["diag"], name="diag", equation="ii->i"),
+      helper.make_node("Einsum", ["a"], ["tr"], name="tr", equation="ji"),
+      helper.make_node("Einsum", ["a", "b"], ["dot"], name="dot", equation="...i, ...i -> ...")],
+     [vi("a", f32, [2, 2]), vi("b", f32, [2, 2])],
+     [vi("mm", f32, [2, 2]), vi("diag", f32, [2]), vi("tr", f32, [2, 2]), vi("dot", f32, [2])])
