@@ -1,5 +1,6 @@
 """run_bench.py's output: each measurement's rate, graft's speed relative
 to each peer, the header and the table (README.md, "Reading the output")."""
+import build_time
 from cases import LIBRARIES
 
 
@@ -125,6 +126,7 @@ def header(meta):
                            entry["blas"]))
         else:
             out.append("STREAM: OpenMP %s, arrays of the case's size" % entry["openmp"])
+    out.append(build_time.line(meta.get("build_time")))
     out.append("numpy %s (float64 references for the checks only)" % meta["numpy"])
     if meta["dropped_env"]:
         out.append("dropped from the environment: %s" % ", ".join(

@@ -44,6 +44,7 @@ except ImportError:
              % sys.executable)
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import build_time  # noqa: E402
 from cases import LABELS, LIBRARIES, all_cases  # noqa: E402  (after the environment is fixed)
 from machine import cpu_info, git_revision, graft_target_line, host_target  # noqa: E402
 from report import header, print_table, summarize, table_lines  # noqa: E402
@@ -363,6 +364,11 @@ def main():
         sys.exit("error: %s" % e)
     rows = []
     try:
+        build = build_time.measure(args.graft, work, 1 if args.quick else 5)
+    except (RuntimeError, OSError) as e:
+        runner.errors.append(str(e))
+        build = {"error": str(e).splitlines()[0]}
+    try:
         for case in cases:
             try:
                 rows += runner.run_case(case)
@@ -383,7 +389,8 @@ def main():
             "quick": args.quick, "reps": args.reps, "budget_ms": args.budget_ms,
             "min_sample_ms": args.min_sample_ms, "numpy": np.__version__,
             "dropped_env": DROPPED_ENV, "python": sys.executable,
-            "bundles_build_s": {g: s for g, (_, s) in runner.bundles.items()}}
+            "bundles_build_s": {g: s for g, (_, s) in runner.bundles.items()},
+            "build_time": build}
     for line in header(meta):
         print(line)
     print()
