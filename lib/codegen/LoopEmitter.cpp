@@ -370,10 +370,12 @@ private:
 
   // Every RowReduce node of the kernel for the current row, in node order
   // (a statistic may use earlier ones): its operand folded over the whole
-  // innermost dim. kRowLanes accumulators take every kRowLanes-th element
-  // (the last partial group goes to the first), then fold into one in lane
-  // order: independent chains the SLP vectorizer turns into vector ops, and
-  // a fixed order whatever the thread count. max and min give the same bits
+  // innermost dim, on vectors where the operand has a vector form
+  // (vectorRowStatistic). Otherwise kRowLanes accumulators take every
+  // kRowLanes-th element (the last partial group goes to the first), then
+  // fold into one in lane order: independent chains the vectorizers may
+  // turn into vector ops. Either way a fixed order whatever the thread
+  // count. max and min give the same bits
   // in any order; sums and products are reassociated as
   // docs/graph-format.md allows for reductions.
   static constexpr unsigned kRowLanes = 8;

@@ -60,9 +60,11 @@ Value *emitExp(IRBuilder<> &b, Value *x) {
   Type *t = x->getType();
   bool d = isF64(t);
   Type *it = intLike(b, t);
-  // Past hi the result overflows; below lo it is under half the smallest
-  // subnormal.
-  double hi = d ? 709.78 : 88.72, lo = d ? -745.2 : -104.0;
+  // Past hi the result overflows (and clamped to hi the arithmetic below
+  // overflows to inf too: hi is above ln of the largest finite value,
+  // 88.7228 and 709.7827, so results just under that stay finite); below
+  // lo it is under half the smallest subnormal.
+  double hi = d ? 710.0 : 89.0, lo = d ? -745.2 : -104.0;
   Value *xc = b.CreateBinaryIntrinsic(Intrinsic::minnum,
                                       b.CreateBinaryIntrinsic(Intrinsic::maxnum, x, fconst(b, t, lo)),
                                       fconst(b, t, hi));
