@@ -201,7 +201,7 @@ int Former::viewAt(KernelDraft &draft, const Op *op, const std::vector<int> &at)
   std::vector<int64_t> steps = op->listAttr("steps");
   const std::vector<uint32_t> &srcDims = shapes.dimsOf(src);
   for (size_t d = 0; d < at.size(); ++d) {
-    SliceDim<uint32_t> s = sliceDimExprs(shapes.exprs, *op, d, srcDims);
+    SliceDim<uint32_t> s = sliceDimExprs(shapes, *op, d, srcDims);
     int64_t step = steps.empty() ? 1 : steps[d];
     std::optional<int64_t> start = shapes.exprs.constValue(s.start);
     int c = at[d];

@@ -646,15 +646,28 @@ bool Evaluator::evalGather(const Op &op, Buffer &out) {
   return true;
 }
 
-// Element j along dim d is source element start[d] + j * step[d].
+// Element j along dim d is source element start[d] + j * step[d]. A '?'
+// bound is the next index operand (the starts' first, then the ends').
 bool Evaluator::evalSlice(const Op &op, Buffer &out) {
   const Buffer &src = in(op, 0);
   std::vector<int64_t> starts = op.listAttr("starts"), ends = op.listAttr("ends"),
                        steps = op.listAttr("steps");
   steps.resize(src.dims.size(), 1);
+  size_t next = 1;
+  auto bound = [&](int64_t literal) {
+    SliceBound<int64_t> b{literal};
+    if (literal == kRunTimeBound)
+      b = {0, true, sizeOperand(op, next++)};
+    return b;
+  };
+  std::vector<SliceBound<int64_t>> startBounds, endBounds;
+  for (int64_t s : starts)
+    startBounds.push_back(bound(s));
+  for (int64_t e : ends)
+    endBounds.push_back(bound(e));
   std::vector<int64_t> dims, first;
   for (size_t d = 0; d < src.dims.size(); ++d) {
-    SliceDim<int64_t> s = sliceBounds(starts[d], ends[d], steps[d], src.dims[d]);
+    SliceDim<int64_t> s = sliceBounds(startBounds[d], endBounds[d], steps[d], src.dims[d]);
     first.push_back(s.start);
     dims.push_back(s.count);
   }

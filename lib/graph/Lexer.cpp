@@ -29,6 +29,7 @@ const char *tokName(Tok t) {
   case Tok::Equal: return "'='";
   case Tok::Arrow: return "'->'";
   case Tok::Minus: return "'-'";
+  case Tok::Question: return "'?'";
   }
   return "token";
 }
@@ -173,6 +174,7 @@ Token Lexer::next() {
   case ',': return single(Tok::Comma);
   case ':': return single(Tok::Colon);
   case '=': return single(Tok::Equal);
+  case '?': return single(Tok::Question);
   case '"': return lexString(begin);
   case '-':
     if (pos_ + 1 < text_.size() && text_[pos_ + 1] == '>') {

@@ -24,6 +24,7 @@ enum class Tok {
   TensorType, // tensor<...> (text = what is between < and >)
   LParen, RParen, LBrace, RBrace, LBracket, RBracket,
   Comma, Colon, Equal, Arrow, Minus,
+  Question, // '?' (a run-time bound in an integer list)
 };
 
 const char *tokName(Tok t); // for "expected X, found Y" messages

@@ -417,13 +417,23 @@ bool Parser::parseAttrValue(Attr &out) {
       Literal l;
       bool neg = at(Tok::Minus);
       SourceLoc loc = tok_.loc;
-      if (neg)
+      if (at(Tok::Question)) {
+        out.list.push_back(kRunTimeBound);
         advance();
-      if (!at(Tok::Int))
-        return expected("an integer in the list");
-      if (!parseNumber(l, neg, loc))
-        return false;
-      out.list.push_back(l.i);
+      } else {
+        if (neg)
+          advance();
+        if (!at(Tok::Int))
+          return expected("an integer or '?' in the list");
+        if (!parseNumber(l, neg, loc))
+          return false;
+        if (l.i == kRunTimeBound) {
+          error(loc, "integer " + std::to_string(l.i) + " is reserved in a list (it stands "
+                     "for '?'); as a slice bound -9223372036854775808 means the same");
+          return false;
+        }
+        out.list.push_back(l.i);
+      }
       if (at(Tok::Comma))
         advance();
       else if (!at(Tok::RBracket))

@@ -128,6 +128,16 @@ private:
 };
 
 bool TensorOpVerifier::run() {
+  // '?' (a bound given by an operand) exists for slice's starts and ends only.
+  for (const NamedAttr &a : op_.attrs) {
+    bool runTime = a.value.kind == Attr::Kind::IntList &&
+                   std::count(a.value.list.begin(), a.value.list.end(), kRunTimeBound);
+    if (runTime && !(op_.kind == OpKind::Slice && (a.name == "starts" || a.name == "ends"))) {
+      cx_.error(a.value.loc, "'?' is allowed only in the starts and ends of a 'slice', not in '" +
+                                 name_ + "' " + a.name);
+      return false;
+    }
+  }
   switch (op_.kind) {
   case OpKind::Constant: return constant();
   case OpKind::Empty: return empty();
@@ -503,16 +513,31 @@ const Attr *TensorOpVerifier::perDimList(const char *name, unsigned rank) {
   return a;
 }
 
+// A bound written '?' is the next index operand after the input: the starts'
+// first, then the ends'.
 bool TensorOpVerifier::slice() {
   static const char *const kAllowed[] = {"starts", "ends", "steps", nullptr};
-  if (!checkAttrNames(op_, kAllowed, cx_) || !operandCount(1) ||
-      !tensorOperand(0, "input") || !resultIsTensor())
+  if (!checkAttrNames(op_, kAllowed, cx_))
+    return false;
+  if (op_.operands.empty())
+    return operandCount(1); // the error: no input
+  if (!tensorOperand(0, "input") || !resultIsTensor())
     return false;
   const Type &in = operandType(0);
   const Attr *starts = perDimList("starts", in.rank());
   const Attr *ends = perDimList("ends", in.rank());
   if (!starts || !ends)
     return false;
+  size_t runTime = std::count(starts->list.begin(), starts->list.end(), kRunTimeBound) +
+                   std::count(ends->list.begin(), ends->list.end(), kRunTimeBound);
+  if (op_.operands.size() != 1 + runTime)
+    return fail("'slice' takes its input and one index operand per '?' in starts and ends (" +
+                std::to_string(runTime) + "), found " +
+                std::to_string(op_.operands.size() - 1));
+  for (size_t i = 1; i < op_.operands.size(); ++i)
+    if (operandType(i) != Type::scalar(DType::Index))
+      return fail("'slice' bound operand " + valueRef(op_.operands[i]) + " must be index, found " +
+                  operandType(i).str());
   std::vector<int64_t> steps(in.rank(), 1);
   if (op_.attr("steps")) {
     const Attr *a = perDimList("steps", in.rank());
@@ -528,7 +553,8 @@ bool TensorOpVerifier::slice() {
   }
   std::vector<int64_t> expected;
   for (size_t d = 0; d < in.rank(); ++d)
-    expected.push_back(in.dims[d] == kDynamic
+    expected.push_back(in.dims[d] == kDynamic || starts->list[d] == kRunTimeBound ||
+                               ends->list[d] == kRunTimeBound
                            ? kDynamic
                            : sliceBounds(starts->list[d], ends->list[d], steps[d], in.dims[d]).count);
   return result(Type::tensorOf(in.elem, expected));

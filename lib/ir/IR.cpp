@@ -212,7 +212,7 @@ std::string Attr::str() const {
   case Kind::IntList: {
     std::string out = "[";
     for (size_t k = 0; k < list.size(); ++k)
-      out += (k ? ", " : "") + std::to_string(list[k]);
+      out += (k ? ", " : "") + (list[k] == kRunTimeBound ? "?" : std::to_string(list[k]));
     return out + "]";
   }
   }

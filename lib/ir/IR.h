@@ -44,6 +44,9 @@ bool isFloat(DType t);
 bool isInteger(DType t);                  // i1..i64 and index
 
 constexpr int64_t kDynamic = -1;
+// A `?` in an integer list attribute: a `slice` bound given by an index
+// operand. The literal itself is refused by the parser.
+constexpr int64_t kRunTimeBound = INT64_MIN + 1;
 
 // A scalar type (dims empty, tensor false) or a ranked tensor type. A rank-0
 // tensor (tensor<f32>) is distinct from the scalar f32.
@@ -86,7 +89,7 @@ enum class OpKind : uint8_t {
   Reshape,     // operands: tensor, index values for '?' result dims
   Reduce,      // operands: tensor; attrs dims, kind (sum|max|min|prod)
   Gather,      // operands: tensor, integer index tensor; attr axis
-  Slice,       // operands: tensor; attrs starts, ends, steps (one per dim)
+  Slice,       // operands: tensor, an index per `?` bound; attrs starts, ends, steps
   Iota,        // operands: index values for '?' dims; attr dim
   Concat,      // operands: tensors; attr axis
   Pad,         // operands: tensor[, scalar pad value]; attrs low, high, mode

@@ -2,11 +2,12 @@
 // (docs/graph-format.md, "Data movement"): Python's rules for
 // x[start:end:step]. Written once over an arithmetic |A| so that the
 // verifier and the evaluator (concrete int64 sizes) and the shape analysis
-// (host expressions of run-time sizes) cannot disagree. The literals' signs
-// are known when building, so only the size |n| is a value of |A|.
+// (host expressions of run-time sizes) cannot disagree. The size |n| is a
+// value of |A|; so is a bound written `?` (a run-time index operand), whose
+// sign is only known when the graph runs.
 //
-// |A| provides: V c(int64_t), add(V, V), sub(V, V), min(V, V), max(V, V),
-// ceilDiv(V, V).
+// |A| provides: V c(int64_t), add(V, V), sub(V, V), mul(V, V), min(V, V),
+// max(V, V), lt(V, V) (1 or 0), ceilDiv(V, V).
 #pragma once
 
 #include <algorithm>
@@ -23,11 +24,24 @@ template <class V> struct SliceDim {
   V count; // elements taken
 };
 
+// A bound: a literal, or (dynamic) a value known when the graph runs.
+template <class V> struct SliceBound {
+  int64_t literal = 0;
+  bool dynamic = false;
+  V value{};
+};
+
 template <class V, class A>
-SliceDim<V> sliceBounds(int64_t start, int64_t end, int64_t step, V n, A &a) {
-  auto norm = [&](int64_t x) {
-    x = std::clamp(x, -kSliceLiteralLimit, kSliceLiteralLimit);
-    return x < 0 ? a.add(n, a.c(x)) : a.c(x);
+SliceDim<V> sliceBounds(SliceBound<V> start, SliceBound<V> end, int64_t step, V n, A &a) {
+  auto norm = [&](const SliceBound<V> &b) {
+    if (!b.dynamic) {
+      int64_t x = std::clamp(b.literal, -kSliceLiteralLimit, kSliceLiteralLimit);
+      return x < 0 ? a.add(n, a.c(x)) : a.c(x);
+    }
+    // Clamped first as the literals are (no sum overflows), then + n when
+    // negative.
+    V x = a.max(a.c(-kSliceLiteralLimit), a.min(b.value, a.c(kSliceLiteralLimit)));
+    return a.add(x, a.mul(n, a.lt(x, a.c(0))));
   };
   // Clamped to [0, n] walking forwards, [-1, n-1] walking backwards.
   V lo = a.c(step > 0 ? 0 : -1);
@@ -45,6 +59,8 @@ struct SliceIntArith {
   int64_t sub(int64_t x, int64_t y) { return x - y; }
   int64_t min(int64_t x, int64_t y) { return std::min(x, y); }
   int64_t max(int64_t x, int64_t y) { return std::max(x, y); }
+  int64_t mul(int64_t x, int64_t y) { return x * y; }
+  int64_t lt(int64_t x, int64_t y) { return x < y; }
   int64_t ceilDiv(int64_t x, int64_t y) {
     int64_t q = x / y;
     return (x % y != 0 && ((x < 0) == (y < 0))) ? q + 1 : q;
@@ -53,6 +69,12 @@ struct SliceIntArith {
 
 inline SliceDim<int64_t> sliceBounds(int64_t start, int64_t end, int64_t step,
                                      int64_t n) {
+  SliceIntArith a;
+  return sliceBounds<int64_t>({start}, {end}, step, n, a);
+}
+
+inline SliceDim<int64_t> sliceBounds(SliceBound<int64_t> start, SliceBound<int64_t> end,
+                                     int64_t step, int64_t n) {
   SliceIntArith a;
   return sliceBounds<int64_t>(start, end, step, n, a);
 }

@@ -6,6 +6,7 @@
 
 #include "support/InternalError.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace graft {
@@ -33,22 +34,39 @@ struct SliceExprArith {
   uint32_t sub(uint32_t x, uint32_t y) { return ex.binary(GRAFT_EXPR_SUB, x, y); }
   uint32_t min(uint32_t x, uint32_t y) { return ex.binary(GRAFT_EXPR_MIN, x, y); }
   uint32_t max(uint32_t x, uint32_t y) { return ex.binary(GRAFT_EXPR_MAX, x, y); }
+  uint32_t mul(uint32_t x, uint32_t y) { return ex.binary(GRAFT_EXPR_MUL, x, y); }
+  uint32_t lt(uint32_t x, uint32_t y) { return ex.binary(GRAFT_EXPR_LT, x, y); }
   uint32_t ceilDiv(uint32_t x, uint32_t y) { return ex.binary(GRAFT_EXPR_CEILDIV, x, y); }
 };
 
 } // namespace
 
-SliceDim<uint32_t> sliceDimExprs(ExprTable &ex, const Op &op, size_t d,
+SliceDim<uint32_t> sliceDimExprs(ShapeInfo &info, const Op &op, size_t d,
                                  const std::vector<uint32_t> &in) {
+  ExprTable &ex = info.exprs;
   std::vector<int64_t> steps = op.listAttr("steps");
   int64_t step = steps.empty() ? 1 : steps.at(d);
+  std::vector<int64_t> starts = op.listAttr("starts"), ends = op.listAttr("ends");
+  // The operand of a '?' bound: the starts' '?'s come first, then the ends'.
+  auto bound = [&](const std::vector<int64_t> &list, size_t before) {
+    SliceBound<uint32_t> b{list.at(d)};
+    if (list[d] != kRunTimeBound)
+      return b;
+    size_t k = 1 + before + std::count(list.begin(), list.begin() + d, kRunTimeBound);
+    b.dynamic = info.scalarOf(op.operands.at(k), b.value);
+    GRAFT_CHECK(b.dynamic, "a slice bound operand without a shape expression");
+    return b;
+  };
+  SliceBound<uint32_t> start = bound(starts, 0);
+  SliceBound<uint32_t> end =
+      bound(ends, std::count(starts.begin(), starts.end(), kRunTimeBound));
   std::optional<int64_t> n = ex.constValue(in.at(d));
-  if (n) {
-    SliceDim<int64_t> s = sliceBounds(op.listAttr("starts").at(d), op.listAttr("ends").at(d), step, *n);
+  if (n && !start.dynamic && !end.dynamic) {
+    SliceDim<int64_t> s = sliceBounds(start.literal, end.literal, step, *n);
     return {ex.constant(s.start), ex.constant(s.count)};
   }
   SliceExprArith a{ex};
-  return sliceBounds<uint32_t>(op.listAttr("starts").at(d), op.listAttr("ends").at(d), step, in[d], a);
+  return sliceBounds<uint32_t>(start, end, step, in[d], a);
 }
 
 namespace {
@@ -359,7 +377,7 @@ struct Analyzer {
     }
     case OpKind::Slice:
       for (size_t k = 0; k < D(0).size(); ++k)
-        d.push_back(sliceDimExprs(ex, op, k, D(0)).count);
+        d.push_back(sliceDimExprs(info, op, k, D(0)).count);
       break;
     case OpKind::Reduce: {
       std::vector<int64_t> rd = op.listAttr("dims");

@@ -39,8 +39,9 @@ struct ShapeInfo {
 };
 
 // Where dim |d| of `slice` |op| starts and how many elements it takes, as
-// host expressions over the input's dims |in| (ir/SliceBounds.h).
-SliceDim<uint32_t> sliceDimExprs(ExprTable &ex, const Op &op, size_t d,
+// host expressions over the input's dims |in| and its '?' bounds (index
+// operands, from |info|'s scalars) (ir/SliceBounds.h).
+SliceDim<uint32_t> sliceDimExprs(ShapeInfo &info, const Op &op, size_t d,
                                  const std::vector<uint32_t> &in);
 
 // Fills |info| for |fn|. Static conflicts were reported by the verifier;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The reference evaluator's gather, slice, concat and iota against numpy
-(np.take, Python slicing, np.concatenate, np.arange), on random shapes, indices and bounds: graft eval runs
+(np.take, Python slicing, np.concatenate, np.arange), on random shapes, indices and bounds
+(slice bounds as literals and as run-time index operands): graft eval runs
 tests/e2e/inputs/data_movement.graph and a generated slice graph per case.
 
 usage: data_movement_numpy.py GRAFT GRAPH WORKDIR"""
@@ -68,6 +69,42 @@ for _ in range(30):
     with open(path, "w") as f:
         f.write(text)
     same(evaluate(path, "f", [x]), want, "x%s[%s]" % (shape, index))
+    cases += 1
+
+# The same with some bounds given when the graph runs ('?' and an index
+# operand each): Python's rules apply to the run-time value.
+for _ in range(30):
+    shape = tuple(int(d) for d in rng.integers(1, 7, size=2))
+    x = rng.standard_normal(shape).astype(np.float32)
+    lists = {"starts": [], "ends": []}
+    values = {"starts": [], "ends": []}
+    steps, index = [], []
+    for d in shape:
+        s, e = (int(v) for v in rng.integers(-d - 3, d + 3, size=2))
+        st = int(rng.choice([-3, -2, -1, 1, 2, 3]))
+        for key, v in (("starts", s), ("ends", e)):
+            dynamic = rng.random() < 0.6
+            lists[key].append("?" if dynamic else str(v))
+            if dynamic:
+                values[key].append(v)
+        steps.append(st)
+        index.append(slice(s, e, st))
+    want = x[tuple(index)]
+    bounds = values["starts"] + values["ends"]
+    params = "".join(", %%b%d: index" % k for k in range(len(bounds)))
+    operands = "".join(", %%b%d" % k for k in range(len(bounds)))
+    text = ("func @f(%%x: tensor<?x?xf32>%s) -> tensor<?x?xf32> {\n"
+            "  %%s = slice %%x%s {starts = [%s], ends = [%s], steps = %s} : tensor<?x?xf32>\n"
+            "  return %%s\n}\n" % (params, operands, ", ".join(lists["starts"]),
+                                   ", ".join(lists["ends"]), steps))
+    path = "%s/dslice.graph" % work
+    with open(path, "w") as f:
+        f.write(text)
+    np.save("%s/x.npy" % work, x)
+    run([path, "--function", "f", "--input", "@%s/x.npy" % work] +
+        [a for b in bounds for a in ("--input", "index=%d" % b)] +
+        ["--output", "@%s/out.npy" % work])
+    same(np.load("%s/out.npy" % work), want, "x%s[%s] with run-time bounds" % (shape, index))
     cases += 1
 
 for _ in range(8):
