@@ -43,18 +43,6 @@ bool constantOperands(const ImportContext &ctx, std::vector<const ConstTensor *>
 // Slice of a 1-D integer constant whose result is empty (the prefix of a
 // shape before axis 0): graft tensors have no zero sizes, so the evaluator
 // cannot produce it. Python's slice rules (ir/SliceBounds.h).
-struct IntArith {
-  int64_t c(int64_t v) { return v; }
-  int64_t add(int64_t a, int64_t b) { return a + b; }
-  int64_t sub(int64_t a, int64_t b) { return a - b; }
-  int64_t min(int64_t a, int64_t b) { return std::min(a, b); }
-  int64_t max(int64_t a, int64_t b) { return std::max(a, b); }
-  int64_t ceilDiv(int64_t a, int64_t b) {
-    int64_t q = a / b;
-    return q + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
-  }
-};
-
 bool foldEmptySlice(ImportContext &ctx, const std::vector<const ConstTensor *> &in) {
   if (ctx.node->op_type() != "Slice" || in.size() < 3 || !in[0] || !in[1] || !in[2])
     return false;
@@ -66,9 +54,8 @@ bool foldEmptySlice(ImportContext &ctx, const std::vector<const ConstTensor *> &
   int64_t step = in.size() > 4 && in[4] ? (in[4]->i.size() == 1 ? in[4]->i[0] : 0) : 1;
   if (step == 0)
     return false;
-  IntArith a;
   int64_t n = x.type.dims[0];
-  if (sliceBounds(in[1]->i[0], in[2]->i[0], step, n, a).count != 0)
+  if (sliceBounds(in[1]->i[0], in[2]->i[0], step, n).count != 0)
     return false;
   ConstTensor empty;
   empty.type.elem = x.type.elem;
