@@ -9,6 +9,13 @@ std::string ImportContext::hint() const {
   return node ? node->op_type() : "v";
 }
 
+bool ImportContext::needFloat(const Value &v) {
+  const std::string &t = v.type.elem;
+  if (!t.empty() && (t[0] == 'f' || t == "bf16"))
+    return true;
+  return fail("element type " + t + " is not supported (float types only: f16, bf16, f32, f64)");
+}
+
 bool ImportContext::fail(const std::string &msg) {
   std::string where = "node " + std::to_string(nodeIndex);
   if (node && !node->name().empty())

@@ -35,6 +35,9 @@ public:
   // The error for an op graft cannot express: names the graft op that is
   // missing, which the conformance runner tallies.
   bool unsupported(const std::string &missingGraftOp, const std::string &detail = "");
+  // True when |v| has a float element type (f16, bf16, f32, f64); else
+  // fails naming the type and the ones supported.
+  bool needFloat(const Value &v);
 
   // ONNX tensor names -> graft values / known constant contents.
   std::map<std::string, Value> values;

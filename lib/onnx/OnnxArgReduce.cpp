@@ -49,9 +49,9 @@ bool lowerHardmax(ImportContext &ctx) {
   Value x;
   if (!ctx.input(0, x))
     return false;
+  if (!ctx.needFloat(x))
+    return false;
   std::string t = x.type.elem;
-  if (t[0] != 'f' && t != "bf16")
-    return ctx.fail("element type " + t + " is not supported (float types only: f16, bf16, f32, f64)");
   if (x.type.rank() == 0)
     return ctx.fail("the input must have rank 1 or more");
   int64_t axis;

@@ -288,9 +288,9 @@ bool lowerLRN(ImportContext &ctx) {
   Value x;
   if (!ctx.input(0, x))
     return false;
+  if (!ctx.needFloat(x))
+    return false;
   std::string t = x.type.elem;
-  if (t[0] != 'f' && t != "bf16")
-    return ctx.fail("element type " + t + " is not supported (float types only: f16, bf16, f32, f64)");
   if (x.type.rank() < 2)
     return ctx.fail("the input must have rank 2 or more (N x C x ...), has rank " +
                     std::to_string(x.type.rank()));

@@ -30,9 +30,9 @@ bool nll(ImportContext &ctx, const Value &logp, size_t targetInput, size_t weigh
   bool weighted = ctx.hasInput(weightInput);
   if (weighted && !ctx.input(weightInput, weight))
     return false;
+  if (!ctx.needFloat(logp))
+    return false;
   std::string t = logp.type.elem;
-  if (t[0] != 'f' && t != "bf16")
-    return ctx.fail("element type " + t + " is not supported (float types only: f16, bf16, f32, f64)");
   size_t r = logp.type.rank();
   if (r < 2)
     return ctx.fail("the input must have rank 2 or more (N x C x ...), has rank " + std::to_string(r));
@@ -125,8 +125,8 @@ bool lowerSoftmaxCrossEntropyLoss(ImportContext &ctx) {
   if (x.type.rank() < 2)
     return ctx.fail("scores must have rank 2 or more (N x C x ...), has rank " +
                     std::to_string(x.type.rank()));
-  if (x.type.elem[0] != 'f' && x.type.elem != "bf16")
-    return ctx.fail("element type " + x.type.elem + " is not supported (float types only: f16, bf16, f32, f64)");
+  if (!ctx.needFloat(x))
+    return false;
   Value logp = softmaxAlong(ctx, x, 1, true,
                             ctx.wantsOutput(1) ? ctx.node->output(1) : ctx.hint() + ".logp");
   if (!nll(ctx, logp, 1, 2))

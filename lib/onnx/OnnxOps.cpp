@@ -24,12 +24,7 @@ namespace {
 
 bool isFloat(const std::string &elem) { return elem[0] == 'f' || elem == "bf16"; }
 
-bool needFloat(ImportContext &ctx, const Value &v) {
-  if (isFloat(v.type.elem))
-    return true;
-  return ctx.fail("element type " + v.type.elem +
-                  " is not supported (float types only: f16, bf16, f32, f64)");
-}
+bool needFloat(ImportContext &ctx, const Value &v) { return ctx.needFloat(v); }
 
 bool needNumeric(ImportContext &ctx, const Value &v) {
   if (v.type.elem != "i1")
