@@ -13,6 +13,8 @@
 #include "onnx/OnnxResize.h"
 #include "onnx/OnnxSpaceDepth.h"
 
+#include <onnx/defs/schema.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -1722,8 +1724,22 @@ bool lowerNode(ImportContext &ctx) {
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     return ctx.fail("domain '" + n.domain() + "' is not supported (only the default ONNX domain)");
   auto it = table().find(n.op_type());
-  if (it != table().end())
+  if (it != table().end()) {
+    // The lowerings read the inputs and write the outputs the op's schema
+    // promises; a node with fewer or more is refused here, once.
+    if (const auto *s = onnx::OpSchemaRegistry::Schema(n.op_type(), int(ctx.opset))) {
+      auto range = [](int lo, int hi) {
+        return std::to_string(lo) + (hi == lo ? "" : hi > 1000 ? " or more" : " to " + std::to_string(hi));
+      };
+      if (n.output_size() < s->min_output() || n.output_size() > s->max_output())
+        return ctx.fail("the node has " + std::to_string(n.output_size()) + " outputs; " + n.op_type() +
+                        " has " + range(s->min_output(), s->max_output()));
+      if (n.input_size() < s->min_input() || n.input_size() > s->max_input())
+        return ctx.fail("the node has " + std::to_string(n.input_size()) + " inputs; " + n.op_type() +
+                        " takes " + range(s->min_input(), s->max_input()));
+    }
     return it->second(ctx);
+  }
   for (const Missing &m : kMissing)
     if (n.op_type() == m.onnxOp)
       return ctx.unsupported(m.graftOp);
