@@ -1732,11 +1732,11 @@ bool lowerNode(ImportContext &ctx) {
         return std::to_string(lo) + (hi == lo ? "" : hi > 1000 ? " or more" : " to " + std::to_string(hi));
       };
       if (n.output_size() < s->min_output() || n.output_size() > s->max_output())
-        return ctx.fail("the node has " + std::to_string(n.output_size()) + " outputs; " + n.op_type() +
-                        " has " + range(s->min_output(), s->max_output()));
+        return ctx.fail("the node has " + countOf(size_t(n.output_size()), "output") + "; " +
+                        n.op_type() + " has " + range(s->min_output(), s->max_output()));
       if (n.input_size() < s->min_input() || n.input_size() > s->max_input())
-        return ctx.fail("the node has " + std::to_string(n.input_size()) + " inputs; " + n.op_type() +
-                        " takes " + range(s->min_input(), s->max_input()));
+        return ctx.fail("the node has " + countOf(size_t(n.input_size()), "input") + "; " +
+                        n.op_type() + " takes " + range(s->min_input(), s->max_input()));
     }
     return it->second(ctx);
   }

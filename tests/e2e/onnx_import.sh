@@ -107,6 +107,15 @@ expect_fail "$GRAFT" import "$M/training_dropout.onnx"
 check "$TEST_DIR/onnx_import.sh" --check-prefix=DROP < "$T/out"
 # DROP: training_dropout.onnx: error: node 0 'drop' (Dropout): not supported: graft has no 'random' op (training_mode = true with ratio 0.5 draws random numbers; only ratio 0 is supported in training)
 
+# Nodes whose input or output counts do not fit their op's schema, checked
+# before lowering (outputs first), each naming the node and what the op takes.
+expect_fail "$GRAFT" import "$M/too_many_outputs.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=NOUTS < "$T/out"
+# NOUTS: too_many_outputs.onnx: error: node 0 'relu2' (Relu): the node has 2 outputs; Relu has 1{{$}}
+expect_fail "$GRAFT" build "$M/too_few_inputs.onnx"
+check "$TEST_DIR/onnx_import.sh" --check-prefix=NINS < "$T/out"
+# NINS: too_few_inputs.onnx: error: node 0 'add1' (Add): the node has 1 input; Add takes 2{{$}}
+
 # Files that are not models.
 printf 'not a model' > bad.onnx
 expect_fail "$GRAFT" import bad.onnx

@@ -67,6 +67,15 @@ save("training_dropout",
      [helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="drop")],
      [vi("x", f32, [2])], [vi("y", f32, [2])],
      [helper.make_tensor("r", f32, [], [0.5]), helper.make_tensor("t", TensorProto.BOOL, [], [True])])
+# Nodes whose input or output counts do not fit their op's schema: refused
+# before lowering, with the node and the counts the op takes (the check
+# fuzz_onnx's Shape reproducer led to).
+save("too_many_outputs",
+     [helper.make_node("Relu", ["x"], ["y", "extra"], name="relu2")],
+     [vi("x", f32, [2])], [vi("y", f32, [2]), vi("extra", f32, [2])])
+save("too_few_inputs",
+     [helper.make_node("Add", ["x"], ["y"], name="add1")],
+     [vi("x", f32, [2])], [vi("y", f32, [2])])
 # ReduceMax with an empty 'axes' attribute: every axis, as if absent.
 save("reduce_empty_axes",
      [helper.make_node("ReduceMax", ["x"], ["y"], name="rmax", axes=[], keepdims=0)],
