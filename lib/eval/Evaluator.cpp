@@ -9,11 +9,13 @@
 #include "ir/SliceBounds.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <map>
+#include <utility>
 
 namespace graft {
 
@@ -58,6 +60,31 @@ bool nextIndex(std::vector<int64_t> &idx, const std::vector<int64_t> &dims) {
     idx[d] = 0;
   }
   return false;
+}
+
+// The one loop of the data-movement ops (broadcast, transpose, gather,
+// slice, pad, tile, split): fills |out|, already allocated, element by
+// element in row-major order. For output index |idx|, |sourceOf(idx,
+// srcIdx)| sets srcIdx to the element of |src| the output takes and returns
+// true, or returns false where the output is |fill| instead (one element
+// of out's type: pad's value; the other ops never fill).
+template <typename SourceOf>
+void copyElements(Buffer &out, const Buffer &src, SourceOf sourceOf,
+                  const uint8_t *fill = nullptr) {
+  if (out.data.empty())
+    return;
+  size_t size = dtypeSize(out.elem);
+  uint8_t *to = out.data.data();
+  std::vector<int64_t> idx(out.dims.size(), 0), srcIdx(src.dims.size(), 0);
+  do {
+    if (sourceOf(std::as_const(idx), srcIdx)) {
+      std::memcpy(to, src.data.data() + flatten(srcIdx, src.dims) * size, size);
+    } else {
+      assert(fill && "an op that fills must pass its fill value");
+      std::memcpy(to, fill, size);
+    }
+    to += size; // row-major: the output index advances by one element
+  } while (nextIndex(idx, out.dims));
 }
 
 class Evaluator {
@@ -491,16 +518,11 @@ bool Evaluator::evalBroadcast(const Op &op, Buffer &out) {
   }
   if (!allocate(op, dims, out))
     return false;
-  if (out.count() == 0)
-    return true;
-  std::vector<int64_t> idx(dims.size(), 0), srcIdx(src.dims.size(), 0);
-  size_t size = dtypeSize(out.elem);
-  do {
+  copyElements(out, src, [&](const std::vector<int64_t> &idx, std::vector<int64_t> &srcIdx) {
     for (size_t i = 0; i < map.size(); ++i)
       srcIdx[i] = idx[static_cast<size_t>(map[i])];
-    std::memcpy(out.data.data() + flatten(idx, dims) * size,
-                src.data.data() + flatten(srcIdx, src.dims) * size, size);
-  } while (nextIndex(idx, dims));
+    return true;
+  });
   return true;
 }
 
@@ -513,16 +535,11 @@ bool Evaluator::evalTranspose(const Op &op, Buffer &out) {
     dims.push_back(src.dims[static_cast<size_t>(p)]);
   if (!allocate(op, dims, out))
     return false;
-  if (out.count() == 0)
-    return true;
-  std::vector<int64_t> idx(dims.size(), 0), srcIdx(dims.size(), 0);
-  size_t size = dtypeSize(out.elem);
-  do {
+  copyElements(out, src, [&](const std::vector<int64_t> &idx, std::vector<int64_t> &srcIdx) {
     for (size_t i = 0; i < perm.size(); ++i)
       srcIdx[static_cast<size_t>(perm[i])] = idx[i];
-    std::memcpy(out.data.data() + flatten(idx, dims) * size,
-                src.data.data() + flatten(srcIdx, src.dims) * size, size);
-  } while (nextIndex(idx, dims));
+    return true;
+  });
   return true;
 }
 
@@ -630,19 +647,23 @@ bool Evaluator::evalGather(const Op &op, Buffer &out) {
     return false;
   if (out.count() == 0)
     return true;
-  size_t q = indices.dims.size(), size = dtypeSize(out.elem);
-  std::vector<int64_t> idx(dims.size(), 0), srcIdx(src.dims.size(), 0);
-  do {
-    std::vector<int64_t> at(idx.begin() + axis, idx.begin() + axis + q);
-    int64_t k = indices.at(flatten(at, indices.dims)).i;
+  // A non-empty result reads every index, so all are checked first (the
+  // first bad one in row-major order is the one the copy would meet).
+  for (size_t i = 0; i < indices.count(); ++i) {
+    int64_t k = indices.at(i).i;
     if (k < -n || k >= n)
       return fail(op, "index " + std::to_string(k) + " is out of range for axis " +
                           std::to_string(axis) + " of size " + std::to_string(n));
+  }
+  size_t q = indices.dims.size();
+  std::vector<int64_t> at(q);
+  copyElements(out, src, [&](const std::vector<int64_t> &idx, std::vector<int64_t> &srcIdx) {
+    std::copy(idx.begin() + axis, idx.begin() + axis + q, at.begin());
+    int64_t k = indices.at(flatten(at, indices.dims)).i;
     for (size_t d = 0; d < src.dims.size(); ++d)
       srcIdx[d] = d < axis ? idx[d] : d == axis ? (k < 0 ? k + n : k) : idx[d + q - 1];
-    std::memcpy(out.data.data() + flatten(idx, dims) * size,
-                src.data.data() + flatten(srcIdx, src.dims) * size, size);
-  } while (nextIndex(idx, dims));
+    return true;
+  });
   return true;
 }
 
@@ -673,16 +694,11 @@ bool Evaluator::evalSlice(const Op &op, Buffer &out) {
   }
   if (!allocate(op, dims, out))
     return false;
-  if (out.count() == 0)
-    return true;
-  size_t size = dtypeSize(out.elem);
-  std::vector<int64_t> idx(dims.size(), 0), srcIdx(dims.size(), 0);
-  do {
+  copyElements(out, src, [&](const std::vector<int64_t> &idx, std::vector<int64_t> &srcIdx) {
     for (size_t d = 0; d < dims.size(); ++d)
       srcIdx[d] = first[d] + idx[d] * steps[d];
-    std::memcpy(out.data.data() + flatten(idx, dims) * size,
-                src.data.data() + flatten(srcIdx, src.dims) * size, size);
-  } while (nextIndex(idx, dims));
+    return true;
+  });
   return true;
 }
 
@@ -754,11 +770,7 @@ bool Evaluator::evalPad(const Op &op, Buffer &out) {
   }
   if (!allocate(op, dims, out))
     return false;
-  if (out.count() == 0)
-    return true;
-  size_t size = dtypeSize(out.elem);
-  std::vector<int64_t> idx(dims.size(), 0), srcIdx(dims.size(), 0);
-  do {
+  auto sourceOf = [&](const std::vector<int64_t> &idx, std::vector<int64_t> &srcIdx) {
     bool inside = true;
     for (size_t d = 0; d < dims.size(); ++d) {
       int64_t n = src.dims[d], i = idx[d] - low[d];
@@ -772,12 +784,11 @@ bool Evaluator::evalPad(const Op &op, Buffer &out) {
       inside = inside && i >= 0 && i < n;
       srcIdx[d] = i;
     }
-    uint8_t *to = out.data.data() + flatten(idx, dims) * size;
-    if (inside)
-      std::memcpy(to, src.data.data() + flatten(srcIdx, src.dims) * size, size);
-    else
-      std::memcpy(to, in(op, 1).data.data(), size);
-  } while (nextIndex(idx, dims));
+    return inside;
+  };
+  // Only constant padding has a value operand (edge and reflect always land inside).
+  const uint8_t *value = op.operands.size() > 1 ? in(op, 1).data.data() : nullptr;
+  copyElements(out, src, sourceOf, value);
   return true;
 }
 
@@ -794,16 +805,11 @@ bool Evaluator::evalTile(const Op &op, Buffer &out) {
   }
   if (!allocate(op, dims, out))
     return false;
-  if (out.count() == 0)
-    return true;
-  size_t size = dtypeSize(out.elem);
-  std::vector<int64_t> idx(dims.size(), 0), srcIdx(dims.size(), 0);
-  do {
+  copyElements(out, src, [&](const std::vector<int64_t> &idx, std::vector<int64_t> &srcIdx) {
     for (size_t d = 0; d < dims.size(); ++d)
       srcIdx[d] = idx[d] % src.dims[d];
-    std::memcpy(out.data.data() + flatten(idx, dims) * size,
-                src.data.data() + flatten(srcIdx, src.dims) * size, size);
-  } while (nextIndex(idx, dims));
+    return true;
+  });
   return true;
 }
 
@@ -821,7 +827,6 @@ bool Evaluator::evalSplit(const Op &op) {
                         ", but the input " + shapeStr(src.dims) + " has " +
                         std::to_string(src.dims[axis]) + " elements along axis " +
                         std::to_string(axis));
-  size_t size = dtypeSize(src.elem);
   int64_t offset = 0;
   for (size_t k = 0; k < op.results.size(); ++k) {
     Buffer out;
@@ -830,15 +835,11 @@ bool Evaluator::evalSplit(const Op &op) {
     out.elem = src.elem;
     out.dims = dims;
     out.data.assign(src.data.size() / (src.dims[axis] ? src.dims[axis] : 1) * sizes[k], 0);
-    if (!out.data.empty()) {
-      std::vector<int64_t> idx(dims.size(), 0), srcIdx;
-      do {
-        srcIdx = idx;
-        srcIdx[axis] += offset;
-        std::memcpy(out.data.data() + flatten(idx, dims) * size,
-                    src.data.data() + flatten(srcIdx, src.dims) * size, size);
-      } while (nextIndex(idx, dims));
-    }
+    copyElements(out, src, [&](const std::vector<int64_t> &idx, std::vector<int64_t> &srcIdx) {
+      srcIdx = idx;
+      srcIdx[axis] += offset;
+      return true;
+    });
     const Type &declared = op.results[k]->type;
     for (size_t d = 0; d < dims.size(); ++d)
       if (declared.dims[d] != kDynamic && declared.dims[d] != dims[d])
