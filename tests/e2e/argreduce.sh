@@ -61,18 +61,17 @@ check "$TEST_DIR/argreduce.sh" --check-prefix=NUMPY < "$T/numpy.log"
 # NUMPY: numpy agrees on 96 cases
 
 # ONNX ArgMax: the imported op, built for a dynamic batch and run.
-M=$TEST_DIR/inputs/onnx
-"$GRAFT" import "$M/argmax_dyn.onnx" > "$T/import.graph"
+"$GRAFT" import "$ONNX_MODELS/argmax_dyn.onnx" > "$T/import.graph"
 check "$TEST_DIR/argreduce.sh" --check-prefix=IMPORT < "$T/import.graph"
 # IMPORT: %y = argmax %x {axis = 1, keepdims = 1, select_last_index = 1} : tensor<?x1xi64>
-"$GRAFT" build "$M/argmax_dyn.onnx" -o "$T/am.graft"
+"$GRAFT" build "$ONNX_MODELS/argmax_dyn.onnx" -o "$T/am.graft"
 "$GRAFT_RUN" "$T/am.graft" --input "3x4xf32=[[1 3 3 0][nan 1 nan 2][-0 0 -1 -2]]" > "$T/run.log"
 check "$TEST_DIR/argreduce.sh" --check-prefix=ONNXRUN < "$T/run.log"
 # ONNXRUN: 3x1xi64=[2][2][1]
 
-expect_fail "$GRAFT" import "$M/argmin_bool.onnx"
+expect_fail "$GRAFT" import "$ONNX_MODELS/argmin_bool.onnx"
 check "$TEST_DIR/argreduce.sh" --check-prefix=BOOL < "$T/out"
 # BOOL: {{.*}}argmin_bool.onnx: error: node 0 'amin' (ArgMin): element type i1 (BOOL) is not supported: the op needs numbers
-expect_fail "$GRAFT" import "$M/argmin_scalar.onnx"
+expect_fail "$GRAFT" import "$ONNX_MODELS/argmin_scalar.onnx"
 check "$TEST_DIR/argreduce.sh" --check-prefix=RANK0 < "$T/out"
 # RANK0: {{.*}}argmin_scalar.onnx: error: node 0 'amin' (ArgMin): reducing a rank-0 tensor is not supported

@@ -64,6 +64,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/levels.sh"
 # check <file-with-CHECK-lines> < input: FileCheck with the usual flags.
 check() { "$FILECHECK" --dump-input=fail "$@"; }
 
+# check_out <PREFIX>: checks $T/out (what expect_fail or a redirect left
+# there) against the PREFIX lines of the running test's own file.
+check_out() { check "$TEST_DIR/$TEST_NAME.sh" --check-prefix="$1" < "$T/out"; }
+
+# ONNX_MODELS: the checked-in models of the ONNX tests (written by
+# inputs/onnx/gen_models.py).
+ONNX_MODELS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../inputs/onnx" && pwd)
+
 
 # $PYTHON: a python3 that has numpy (a pyenv shim first on PATH may not).
 if [[ -z "${PYTHON:-}" ]]; then
