@@ -282,17 +282,9 @@ bool lowerNot(ImportContext &ctx) {
                        ctx.hint()));
 }
 
-bool lowerCast(ImportContext &ctx) {
-  if (!ctx.onlyAttrs({"to", "saturate"}))
-    return false;
-  Value x;
-  if (!ctx.input(0, x))
-    return false;
-  std::string onnxName;
-  std::string to = elemForOnnxType(int32_t(ctx.attrInt("to", 0)), &onnxName);
-  if (to.empty())
-    return ctx.fail("cast to " + onnxName + " " +
-                    noElemTypeReason(int32_t(ctx.attrInt("to", 0))));
+// Output 0 is |x| converted to element type |to| (graft's `cast`, element
+// by element), or |x| itself when it has that type: Cast and CastLike.
+bool bindCast(ImportContext &ctx, const Value &x, const std::string &to) {
   if (to == x.type.elem) {
     ctx.setOutput(0, x);
     return true;
@@ -305,6 +297,20 @@ bool lowerCast(ImportContext &ctx) {
                        ctx.hint()));
 }
 
+bool lowerCast(ImportContext &ctx) {
+  if (!ctx.onlyAttrs({"to", "saturate"}))
+    return false;
+  Value x;
+  if (!ctx.input(0, x))
+    return false;
+  std::string onnxName;
+  std::string to = elemForOnnxType(int32_t(ctx.attrInt("to", 0)), &onnxName);
+  if (to.empty())
+    return ctx.fail("cast to " + onnxName + " " +
+                    noElemTypeReason(int32_t(ctx.attrInt("to", 0))));
+  return bindCast(ctx, x, to);
+}
+
 // Cast to the element type of input 1.
 bool lowerCastLike(ImportContext &ctx) {
   if (!ctx.onlyAttrs({"saturate"}))
@@ -312,17 +318,7 @@ bool lowerCastLike(ImportContext &ctx) {
   Value x, like;
   if (!ctx.input(0, x) || !ctx.input(1, like))
     return false;
-  if (like.type.elem == x.type.elem) {
-    ctx.setOutput(0, x);
-    return true;
-  }
-  std::string to = like.type.elem;
-  return bind(ctx, ctx.w.elementwise(
-                       {x}, to,
-                       [&](Body &b, const std::vector<std::string> &a) {
-                         return b.op("cast " + a[0], to);
-                       },
-                       ctx.hint()));
+  return bindCast(ctx, x, like.type.elem);
 }
 
 bool lowerIdentity(ImportContext &ctx) {
