@@ -16,6 +16,15 @@ bool ImportContext::needFloat(const Value &v) {
   return fail("element type " + t + " is not supported (float types only: f16, bf16, f32, f64)");
 }
 
+bool ImportContext::needRank(const Value &v, size_t min, const std::string &what,
+                             const std::string &layout) {
+  if (v.type.rank() >= min)
+    return true;
+  return fail(what + " must have rank " + std::to_string(min) + " or more" +
+              (layout.empty() ? "" : " (" + layout + ")") + ", has rank " +
+              std::to_string(v.type.rank()));
+}
+
 bool ImportContext::fail(const std::string &msg) {
   std::string where = "node " + std::to_string(nodeIndex);
   if (node && !node->name().empty())

@@ -38,6 +38,11 @@ public:
   // True when |v| has a float element type (f16, bf16, f32, f64); else
   // fails naming the type and the ones supported.
   bool needFloat(const Value &v);
+  // True when |v| has rank |min| or more; else fails: "<what> must have
+  // rank <min> or more (<layout>), has rank <r>" (no parentheses when
+  // |layout| is empty).
+  bool needRank(const Value &v, size_t min, const std::string &what = "the input",
+                const std::string &layout = "");
 
   // ONNX tensor names -> graft values / known constant contents.
   std::map<std::string, Value> values;

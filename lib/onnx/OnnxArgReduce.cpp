@@ -52,8 +52,8 @@ bool lowerHardmax(ImportContext &ctx) {
   if (!ctx.needFloat(x))
     return false;
   std::string t = x.type.elem;
-  if (x.type.rank() == 0)
-    return ctx.fail("the input must have rank 1 or more");
+  if (!ctx.needRank(x, 1))
+    return false;
   int64_t axis;
   if (!ctx.normAxis(ctx.attrInt("axis", -1), x.type.rank(), axis, "axis"))
     return false;

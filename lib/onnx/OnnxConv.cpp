@@ -115,14 +115,7 @@ std::string windowAttrs(const OnnxWindow &w) {
 }
 
 bool spatialInput(ImportContext &ctx, const Value &x) {
-  if (x.type.rank() < 3)
-    return ctx.fail("input X must have rank 3 or more (batch, channels, "
-                    "spatial dims), has rank " +
-                    std::to_string(x.type.rank()));
-  if (x.type.elem[0] != 'f' && x.type.elem != "bf16")
-    return ctx.fail("input X has element type " + x.type.elem +
-                    "; graft imports float types only here");
-  return true;
+  return ctx.needRank(x, 3, "input X", "batch, channels, spatial dims") && ctx.needFloat(x);
 }
 
 // kernel_shape, where given, must be |kernel|.
@@ -291,9 +284,8 @@ bool lowerLRN(ImportContext &ctx) {
   if (!ctx.needFloat(x))
     return false;
   std::string t = x.type.elem;
-  if (x.type.rank() < 2)
-    return ctx.fail("the input must have rank 2 or more (N x C x ...), has rank " +
-                    std::to_string(x.type.rank()));
+  if (!ctx.needRank(x, 2, "the input", "N x C x ..."))
+    return false;
   if (!ctx.attr("size"))
     return ctx.fail("attribute 'size' is required");
   int64_t size = ctx.attrInt("size", 1);

@@ -26,9 +26,7 @@ bool lowerCumSum(ImportContext &ctx) {
     return ctx.fail("axis must be one integer");
   size_t r = x.type.rank();
   int64_t axis;
-  if (r == 0)
-    return ctx.fail("the input must have rank 1 or more");
-  if (!ctx.normAxis(axisC.i[0], r, axis, "axis"))
+  if (!ctx.needRank(x, 1) || !ctx.normAxis(axisC.i[0], r, axis, "axis"))
     return false;
   int64_t n = x.type.dims[size_t(axis)];
   if (n == kDynamic)

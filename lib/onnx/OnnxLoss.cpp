@@ -34,8 +34,8 @@ bool nll(ImportContext &ctx, const Value &logp, size_t targetInput, size_t weigh
     return false;
   std::string t = logp.type.elem;
   size_t r = logp.type.rank();
-  if (r < 2)
-    return ctx.fail("the input must have rank 2 or more (N x C x ...), has rank " + std::to_string(r));
+  if (!ctx.needRank(logp, 2, "the input", "N x C x ..."))
+    return false;
   if (target.type.elem != "i32" && target.type.elem != "i64")
     return ctx.fail("target has element type " + target.type.elem + "; ONNX allows i32 and i64");
   if (target.type.rank() != r - 1)
@@ -122,9 +122,8 @@ bool lowerSoftmaxCrossEntropyLoss(ImportContext &ctx) {
   Value x;
   if (!ctx.input(0, x))
     return false;
-  if (x.type.rank() < 2)
-    return ctx.fail("scores must have rank 2 or more (N x C x ...), has rank " +
-                    std::to_string(x.type.rank()));
+  if (!ctx.needRank(x, 2, "scores", "N x C x ..."))
+    return false;
   if (!ctx.needFloat(x))
     return false;
   Value logp = softmaxAlong(ctx, x, 1, true,

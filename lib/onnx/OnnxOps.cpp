@@ -636,8 +636,8 @@ Value zeroAccumulator(ImportContext &ctx, const std::string &elem, const Shape &
 bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::string &hint,
             Value &out) {
   GraphWriter &w = ctx.w;
-  if (a0.type.rank() == 0 || b0.type.rank() == 0)
-    return ctx.fail("operands must have rank 1 or more");
+  if (!ctx.needRank(a0, 1, "operand A") || !ctx.needRank(b0, 1, "operand B"))
+    return false;
   if (a0.type.elem != b0.type.elem)
     return ctx.fail("operands have different element types: " + a0.type.elem + " and " +
                     b0.type.elem);
@@ -951,10 +951,8 @@ bool softmax(ImportContext &ctx, bool logarithm) {
   if (!ctx.input(0, x) || !needFloat(ctx, x))
     return false;
   int64_t axis;
-  if (!ctx.normAxis(ctx.attrInt("axis", -1), x.type.rank(), axis, "axis"))
+  if (!ctx.needRank(x, 1) || !ctx.normAxis(ctx.attrInt("axis", -1), x.type.rank(), axis, "axis"))
     return false;
-  if (x.type.rank() == 0)
-    return ctx.fail("the input must have rank 1 or more");
   return bind(ctx, softmaxAlong(ctx, x, axis, logarithm, ctx.hint()));
 }
 
@@ -1010,8 +1008,8 @@ bool lowerLayerNormalization(ImportContext &ctx) {
     return ctx.fail("stash_type = 1 (statistics in FLOAT) with " + t +
                     " input is not supported; graft computes in the input's type");
   int64_t axis;
-  if (x.type.rank() == 0 || !ctx.normAxis(ctx.attrInt("axis", -1), x.type.rank(), axis, "axis"))
-    return x.type.rank() == 0 ? ctx.fail("the input must have rank 1 or more") : false;
+  if (!ctx.needRank(x, 1) || !ctx.normAxis(ctx.attrInt("axis", -1), x.type.rank(), axis, "axis"))
+    return false;
   double eps = ctx.attrFloat("epsilon", 1e-5f);
   std::vector<int64_t> axes;
   for (int64_t i = axis; i < int64_t(x.type.rank()); ++i)
@@ -1107,9 +1105,8 @@ bool lowerBatchNormalization(ImportContext &ctx) {
   Value x;
   if (!ctx.input(0, x) || !needFloat(ctx, x))
     return false;
-  if (x.type.rank() < 2)
-    return ctx.fail("X must have rank 2 or more (N x C x ...), has rank " +
-                    std::to_string(x.type.rank()));
+  if (!ctx.needRank(x, 2, "X", "N x C x ..."))
+    return false;
   std::string t = x.type.elem, h = ctx.hint();
   std::vector<Value> params; // scale, bias, mean, var
   if (!channelParams(ctx, x, 1, 4, params))
@@ -1156,9 +1153,8 @@ bool lowerInstanceNormalization(ImportContext &ctx) {
   Value x;
   if (!ctx.input(0, x) || !needFloat(ctx, x))
     return false;
-  if (x.type.rank() < 3)
-    return ctx.fail("the input must have rank 3 or more (N x C x D1 ...), has rank " +
-                    std::to_string(x.type.rank()));
+  if (!ctx.needRank(x, 3, "the input", "N x C x D1 ..."))
+    return false;
   std::vector<Value> params; // scale, bias
   if (!channelParams(ctx, x, 1, 2, params))
     return false;

@@ -110,6 +110,18 @@ expect_fail "$GRAFT" build "$ONNX_MODELS/too_few_inputs.onnx"
 check_out NINS
 # NINS: too_few_inputs.onnx: error: node 0 'add1' (Add): the node has 1 input; Add takes 2{{$}}
 
+# An input of too low a rank, or not of a float type, for its op: the rank
+# or type found and what the op needs.
+expect_fail "$GRAFT" import "$ONNX_MODELS/softmax_scalar.onnx"
+check_out RANK1
+# RANK1: softmax_scalar.onnx: error: node 0 'sm0' (Softmax): the input must have rank 1 or more, has rank 0{{$}}
+expect_fail "$GRAFT" import "$ONNX_MODELS/lrn_rank1.onnx"
+check_out RANK2
+# RANK2: lrn_rank1.onnx: error: node 0 'lrn1' (LRN): the input must have rank 2 or more (N x C x ...), has rank 1{{$}}
+expect_fail "$GRAFT" import "$ONNX_MODELS/conv_int.onnx"
+check_out CONVINT
+# CONVINT: conv_int.onnx: error: node 0 'convi' (Conv): element type i32 is not supported (float types only: f16, bf16, f32, f64)
+
 # Files that are not models.
 printf 'not a model' > bad.onnx
 expect_fail "$GRAFT" import bad.onnx

@@ -76,6 +76,18 @@ save("too_many_outputs",
 save("too_few_inputs",
      [helper.make_node("Add", ["x"], ["y"], name="add1")],
      [vi("x", f32, [2])], [vi("y", f32, [2])])
+# Inputs of too low a rank or of a non-float type for the op: refused with
+# the rank or type found (ImportContext::needRank, needFloat).
+save("softmax_scalar",
+     [helper.make_node("Softmax", ["x"], ["y"], name="sm0")],
+     [vi("x", f32, [])], [vi("y", f32, [])])
+save("lrn_rank1",
+     [helper.make_node("LRN", ["x"], ["y"], name="lrn1", size=3)],
+     [vi("x", f32, [4])], [vi("y", f32, [4])])
+save("conv_int",
+     [helper.make_node("Conv", ["x", "w"], ["y"], name="convi")],
+     [vi("x", TensorProto.INT32, [1, 1, 3, 3]), vi("w", TensorProto.INT32, [1, 1, 2, 2])],
+     [vi("y", TensorProto.INT32, [1, 1, 2, 2])])
 # ReduceMax with an empty 'axes' attribute: every axis, as if absent.
 save("reduce_empty_axes",
      [helper.make_node("ReduceMax", ["x"], ["y"], name="rmax", axes=[], keepdims=0)],
