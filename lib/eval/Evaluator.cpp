@@ -3,6 +3,7 @@
 // what the op requires, so a bad input is an error message, never a crash.
 #include "eval/Evaluator.h"
 
+#include "eval/RowMajor.h"
 #include "eval/ScalarOps.h"
 #include "eval/WindowOps.h"
 #include "ir/MapBroadcast.h"
@@ -43,24 +44,6 @@ struct Buffer {
   Scalar at(size_t i) const { return loadScalar(elem, data.data() + i * dtypeSize(elem)); }
   void set(size_t i, Scalar s) { storeScalar(elem, data.data() + i * dtypeSize(elem), s); }
 };
-
-// Row-major flat offset of |idx| in |dims|.
-size_t flatten(const std::vector<int64_t> &idx, const std::vector<int64_t> &dims) {
-  size_t flat = 0;
-  for (size_t d = 0; d < dims.size(); ++d)
-    flat = flat * static_cast<size_t>(dims[d]) + static_cast<size_t>(idx[d]);
-  return flat;
-}
-
-// Advances |idx| in row-major order; false after the last index.
-bool nextIndex(std::vector<int64_t> &idx, const std::vector<int64_t> &dims) {
-  for (size_t d = dims.size(); d-- > 0;) {
-    if (++idx[d] < dims[d])
-      return true;
-    idx[d] = 0;
-  }
-  return false;
-}
 
 // The one loop of the data-movement ops (broadcast, transpose, gather,
 // slice, pad, tile, split): fills |out|, already allocated, element by

@@ -6,22 +6,13 @@
 // 0) and divides once.
 #include "eval/WindowOps.h"
 
+#include "eval/RowMajor.h"
 #include "eval/ScalarOps.h"
 #include "ir/Window.h"
 
 namespace graft {
 
 namespace {
-
-// Row-major walk over |dims|; false after the last index.
-bool next(std::vector<int64_t> &idx, const std::vector<int64_t> &dims) {
-  for (size_t d = dims.size(); d-- > 0;) {
-    if (++idx[d] < dims[d])
-      return true;
-    idx[d] = 0;
-  }
-  return false;
-}
 
 // Where window position |k| of output point |o| reads the input, per
 // spatial dim; false when that is padding.
@@ -103,10 +94,10 @@ void evalConv(const Op &op, const ArrayRef &input, const ArrayRef &weights,
                 : zero();
         acc = multiplyAdd(t, acc, load(weights, offset(weights.dims, f, c, k)),
                           x);
-      } while (next(k, w.size));
+      } while (nextIndex(k, w.size));
     }
     storeScalar(t, out + i++ * dtypeSize(t), acc);
-  } while (next(idx, outDims));
+  } while (nextIndex(idx, outDims));
 }
 
 void evalPool(const Op &op, const ArrayRef &input,
@@ -137,14 +128,14 @@ void evalPool(const Op &op, const ArrayRef &input,
           inside ? load(input, offset(input.dims, idx[0], idx[1], at)) : zero();
       acc = first && avg ? x : reduceStep(avg ? "sum" : "max", t, acc, x);
       first = false;
-    } while (next(k, w.size));
+    } while (nextIndex(k, w.size));
     if (avg) {
       Scalar divisor;
       divisor.i = includePad ? windowCount : count;
       acc = divide(t, acc, castScalar(divisor, DType::I64, t));
     }
     storeScalar(t, out + i++ * dtypeSize(t), acc);
-  } while (next(idx, outDims));
+  } while (nextIndex(idx, outDims));
 }
 
 } // namespace graft
