@@ -14,7 +14,7 @@ check "$TEST_DIR/pad_tile.sh" --check-prefix=PRINT < "$T/printed.graph"
 # PRINT: %t = tile %y {repeats = [2, 1, 3]} : tensor<?x?x?xf32>
 
 "$PYTHON" "$TEST_DIR/pad_tile_numpy.py" "$GRAFT" "$T" > "$T/out"
-check "$TEST_DIR/pad_tile.sh" --check-prefix=NUMPY < "$T/out"
+check_out NUMPY
 # NUMPY: numpy agrees on {{[0-9]+}} cases
 
 cat > "$T/fused.graph" <<'GRAPH'
@@ -36,16 +36,16 @@ GRAPH
 check "$TEST_DIR/pad_tile.sh" --check-prefix=FUSED < "$T/build"
 # FUSED: graft: {{.*}}: 1 dispatch(es)
 "$GRAFT_RUN" "$T/fused.graft" --input "2x2xf32=[[1 2][3 4]]" > "$T/out"
-check "$TEST_DIR/pad_tile.sh" --check-prefix=FUSEDRUN < "$T/out"
+check_out FUSEDRUN
 # p + e - t, 4x4 each: p = [.5 .5 .5 .5][1 2 .5 .5][3 4 .5 .5][.5 .5 .5 .5],
 # e = [1 1 2 2][1 1 2 2][3 3 4 4][3 3 4 4], t = [1 2 1 2][3 4 3 4][1 2 1 2][3 4 3 4]
 # FUSEDRUN: 4x4xf32=[0.5 -0.5 1.5 0.5][-1 -1 -0.5 -1.5][5 5 3.5 2.5][0.5 -0.5 1.5 0.5]
 
 expect_fail "$GRAFT" eval "$G" --function edge --input "0x2x3xi32=[]"
-check "$TEST_DIR/pad_tile.sh" --check-prefix=EVALEMPTY < "$T/out"
+check_out EVALEMPTY
 # EVALEMPTY: graft eval: error: {{.*}}pad_tile.graph: 'pad' at line 14:8: dimension 0 of the input [0, 2, 3] is empty; edge padding needs an element to copy
 
 "$GRAFT" build "$G" --target "$HOST_TARGET" -o "$T/pt.graft"
 expect_fail "$GRAFT_RUN" "$T/pt.graft" --function edge --input "0x2x3xi32=[]"
-check "$TEST_DIR/pad_tile.sh" --check-prefix=RUNEMPTY < "$T/out"
+check_out RUNEMPTY
 # RUNEMPTY: graft-run: error: {{.*}}pad_tile.graph:14:8: pad: dim 0 is empty; edge padding needs an element to copy{{.*}}

@@ -43,13 +43,13 @@ func @triple(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
 GRAPH
 X="3x3xf32=[[1 2 3][4 5 6][7 8 9]]"
 "$GRAFT" eval "$T/s.graph" --function f --input "$X" > "$T/out"
-check "$TEST_DIR/split_call.sh" --check-prefix=EVAL < "$T/out"
+check_out EVAL
 # EVAL: 1x3xf32=[1 2 3]
 # EVAL-NEXT: 2x3xf32=[24 30 36][42 48 54]
 
 "$GRAFT" build "$T/s.graph" --target "$HOST_TARGET" -o "$T/s.graft"
 "$GRAFT_RUN" "$T/s.graft" --function f --input "$X" > "$T/out"
-check "$TEST_DIR/split_call.sh" --check-prefix=EVAL < "$T/out"
+check_out EVAL
 
 # The split's part (a slice, read as a view) and the callee's map: one
 # dispatch for @g, one for @double itself.
@@ -75,10 +75,10 @@ check "$TEST_DIR/split_call.sh" --check-prefix=FUSED < "$T/build"
 
 # Parts that do not add up to the input's size when the graph runs.
 expect_fail "$GRAFT" eval "$T/s.graph" --function f --input "2x3xf32=[[1 2 3][4 5 6]]"
-check "$TEST_DIR/split_call.sh" --check-prefix=EVALSIZE < "$T/out"
+check_out EVALSIZE
 # EVALSIZE: graft eval: error: {{.*}}s.graph: 'split' at line 2:12: the sizes [1, 2] add up to 3, but the input [2, 3] has 2 elements along axis 0
 expect_fail "$GRAFT_RUN" "$T/s.graft" --function f --input "2x3xf32=[[1 2 3][4 5 6]]"
-check "$TEST_DIR/split_call.sh" --check-prefix=RUNSIZE < "$T/out"
+check_out RUNSIZE
 # RUNSIZE: graft-run: error: {{.*}}s.graph:2:12: slice: result dim 0 does not match the declared size 2{{.*}}
 
 # Calls are inlined before spec matching: the MLP rule matches both calls
@@ -86,7 +86,7 @@ check "$TEST_DIR/split_call.sh" --check-prefix=RUNSIZE < "$T/out"
 C=$TEST_DIR/inputs/mlp_calls.graph
 "$GRAFT" build "$C" --spec "$SRC/specs/mlp/mlp.yaml" --target "$HOST_TARGET" -o "$T/calls.graft" \
   --explain > "$T/out" 2>&1
-check "$TEST_DIR/split_call.sh" --check-prefix=SPEC < "$T/out"
+check_out SPEC
 # SPEC: @mlp: rule 'mlp_relu' matched at %relu = map ({{.*}}mlp_calls.graph:11:11)
 # SPEC: @twice: rule 'mlp_relu' matched at %relu = map ({{.*}}mlp_calls.graph:11:11)
 # SPEC: inputs: %lhs = %relu, %rhs = %b, %init = %empty

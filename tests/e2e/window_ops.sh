@@ -18,7 +18,7 @@ check "$TEST_DIR/window_ops.sh" --check-prefix=PRINT < "$T/printed.graph"
 # PRINT: %p = pool %y {kind = avg, window = [2, 2], pads = [1, 1, 0, 0]} : tensor<?x6x?x?xf32>
 
 "$PYTHON" "$TEST_DIR/window_ops_numpy.py" "$GRAFT" "$T" > "$T/out"
-check "$TEST_DIR/window_ops.sh" --check-prefix=NUMPY < "$T/out"
+check_out NUMPY
 # NUMPY: numpy agrees on 50 cases
 
 "$PYTHON" - "$T" <<'PY'
@@ -36,5 +36,5 @@ got, want = np.load('$T/got.npy'), np.load('$T/want.npy')
 assert got.shape == want.shape == (2, 6, 4, 5), (got.shape, want.shape)
 assert np.allclose(got, want, rtol=1e-5, atol=1e-5), abs(got - want).max()
 print('bundle agrees')" > "$T/out"
-check "$TEST_DIR/window_ops.sh" --check-prefix=BUNDLE < "$T/out"
+check_out BUNDLE
 # BUNDLE: bundle agrees
