@@ -23,10 +23,8 @@ void Former::packOperandsOncePerCall(KernelDraft &draft) {
   ExprTable &ex = shapes.exprs;
   auto c = [&](int64_t v) { return ex.constant(v); };
   auto op = [&](graft_expr_op_t o, uint32_t a, uint32_t b) { return ex.binary(o, a, b); };
-  // 1 where |count| workgroups (never negative) are more than one, else 0.
-  auto several = [&](uint32_t count) {
-    return op(GRAFT_EXPR_MAX, c(0), op(GRAFT_EXPR_MIN, c(1), op(GRAFT_EXPR_SUB, count, c(1))));
-  };
+  // 1 where |count| workgroups are more than one, else 0.
+  auto several = [&](uint32_t count) { return op(GRAFT_EXPR_LT, c(1), count); };
   const std::vector<uint32_t> &domain = draft.domain;
   const unsigned P = mm.loop.numParallel;
   const uint32_t M = domain[P - 2], N = domain[P - 1], K = domain[P];

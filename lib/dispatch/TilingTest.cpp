@@ -123,11 +123,11 @@ TEST(Tiling, WiderLevelsGetWiderTiles) {
 // call where several workgroups read it. 64 x 1024 x 1024: 32 columns of
 // one panel (4 workgroups of 256 columns before); 1024-square: 160
 // columns (44 workgroups before); 2048-square: two lhs blocks (4 and 48
-// before); 2 x 2: one workgroup, nothing packed before; 64 x 4096 x 128:
-// the rows of its one lhs block split in 3.
+// before); 2 x 2: one workgroup, nothing packed before; 1024 x 64 x 1024:
+// columns of 192, the fewest that give each workgroup 1M multiply-adds.
 TEST(Tiling, PackedMatmulGrids) {
   const char *graph = R"(
-func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x2048xf32>, %d: tensor<2x2xf32>, %e: tensor<64x4096xf32>, %f: tensor<4096x128xf32>) -> (tensor<64x1024xf32>, tensor<1024x1024xf32>, tensor<2048x2048xf32>, tensor<2x2xf32>, tensor<64x128xf32>) {
+func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x2048xf32>, %d: tensor<2x2xf32>, %e: tensor<1024x64xf32>, %f: tensor<64x1024xf32>) -> (tensor<64x1024xf32>, tensor<1024x1024xf32>, tensor<2048x2048xf32>, tensor<2x2xf32>, tensor<1024x1024xf32>) {
   %z = constant 0.0 : f32
   %e1 = empty : tensor<64x1024xf32>
   %f1 = fill %z, %e1 : tensor<64x1024xf32>
@@ -141,19 +141,19 @@ func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x204
   %e4 = empty : tensor<2x2xf32>
   %f4 = fill %z, %e4 : tensor<2x2xf32>
   %r4 = matmul %d, %d, %f4 : tensor<2x2xf32>
-  %e5 = empty : tensor<64x128xf32>
-  %f5 = fill %z, %e5 : tensor<64x128xf32>
-  %r5 = matmul %e, %f, %f5 : tensor<64x128xf32>
+  %e5 = empty : tensor<1024x1024xf32>
+  %f5 = fill %z, %e5 : tensor<1024x1024xf32>
+  %r5 = matmul %e, %f, %f5 : tensor<1024x1024xf32>
   return %r1, %r2, %r3, %r4, %r5
 }
 )";
   struct Want {
     int64_t M, N, K, rows, cols, gridX, gridY, packRhs, packLhs;
-  } want[] = {{64, 1024, 1024, 72, 32, 32, 1, 0, 1},
+  } want[] = {{64, 1024, 1024, 96, 32, 32, 1, 0, 1},
               {1024, 1024, 1024, 96, 160, 7, 11, 1, 1},
               {2048, 2048, 2048, 192, 256, 8, 11, 1, 1},
-              {2, 2, 2, 96, 32, 1, 1, 0, 0},
-              {64, 128, 4096, 24, 32, 4, 3, 1, 1}};
+              {2, 2, 2, 96, 256, 1, 1, 0, 0},
+              {1024, 1024, 64, 96, 192, 6, 11, 1, 1}};
   const TargetInfo *x86 = lookupTarget("x86_64");
   ASSERT_TRUE(x86);
   ProgramSet ps = form(*lookupLevel(*x86, "x86-64-v4"), graph);
