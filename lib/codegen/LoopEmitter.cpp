@@ -50,8 +50,8 @@ public:
     reduction_ = D > P;
     if (L_.packed.mr) {
       outerIndices();
-      if (L_.packed.packRhsOnly)
-        packRhsBlock();
+      if (L_.packed.packOnly)
+        packBlock();
       else
         packedMatmul();
       b_.CreateRet(b_.getInt32(0));
@@ -148,12 +148,16 @@ private:
     return v;
   }
 
-  // The packed rhs of K block [pc, pc + kc) at column j (a multiple of nr)
-  // in the [.., K, npad] buffer at |base| (this batch's): the block's rows
-  // of npad floats, column panel j / nr of it at + j * kc.
-  Value *packedRhsAt(Value *base, Value *pc, Value *kc, Value *j) {
-    Value *at = b_.CreateAdd(b_.CreateMul(pc, params_[L_.packed.npadParam]), b_.CreateMul(j, kc));
-    return b_.CreateInBoundsGEP(b_.getFloatTy(), base, at);
+  // The packed panel of K block [pc, pc + kc) at column |at| of the
+  // [.., K, width] buffer at |base| (this batch's): the block's rows of
+  // width floats, the panel at + at * kc. The rhs panel of columns [j, ..)
+  // is at column j, the lhs panel of rows [i, ..) at lhsAt + i.
+  Value *packedAt(Value *base, Value *pc, Value *kc, Value *at) {
+    Value *off = b_.CreateAdd(b_.CreateMul(pc, params_[L_.packed.widthParam]), b_.CreateMul(at, kc));
+    return b_.CreateInBoundsGEP(b_.getFloatTy(), base, off);
+  }
+  Value *packedLhsAt(Value *base, Value *pc, Value *kc, Value *i) {
+    return packedAt(base, pc, kc, b_.CreateAdd(params_[L_.packed.lhsAtParam], i));
   }
 
   // K block |pc| (at most kc rows) of the rhs: kc, and where it starts.
@@ -162,26 +166,43 @@ private:
     return b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.getInt64(L_.packed.kc), b_.CreateSub(K, pc));
   }
 
-  // Workgroup (x, y, z) of the dispatch that packs a packed matmul's rhs
-  // once per call (PackRhs.cpp): columns [x*nc, +nc) of K block y of
-  // batch z, from [.., K, N] (or [.., N, K], packed like the lhs, nr rows
-  // a panel) into output 0.
-  void packRhsBlock() {
+  // Workgroup (x, y, z) of the dispatch that packs a packed matmul's
+  // operands once per call (PackOperands.cpp), in K block y of batch z into
+  // output 0: rhs columns [x*nc, +nc) from [.., K, N] (or [.., N, K],
+  // packed like the lhs, nr rows a panel) while x is below the rhs's
+  // column blocks (none where the rhs is not packed here), else lhs rows
+  // [x'*mc, +mc), x' = x - those blocks.
+  void packBlock() {
     const PackedMatmul &p = L_.packed;
     unsigned P = L_.numParallel;
     Type *f32 = b_.getFloatTy();
-    Value *N = dims_[P - 1];
-    Value *j0 = b_.CreateMul(a_.wgId[0], b_.getInt64(p.nc), "", true, true);
-    Value *j1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(j0, b_.getInt64(p.nc)), N);
+    Value *M = dims_[P - 2], *N = dims_[P - 1];
     Value *pc = b_.CreateMul(a_.wgId[1], b_.getInt64(p.kc), "", true, true);
     Value *kc = kBlock(pc);
-    Value *from = rhsBlock(batchBase(p.rhs), pc, j0), *ldb = strides_[p.rhs][P - 2];
     Value *out = bases_[L_.inputs.size()];
     if (P == 3) {
-      Value *batchSize = b_.CreateMul(dims_[P], params_[p.npadParam]);
+      Value *batchSize = b_.CreateMul(dims_[P], params_[p.widthParam]);
       out = b_.CreateInBoundsGEP(f32, out, b_.CreateMul(idx_[0], batchSize));
     }
-    b_.CreateCall(packRhsFunction(), {kc, b_.CreateSub(j1, j0), from, ldb, packedRhsAt(out, pc, kc, j0)});
+    Value *nc = b_.getInt64(p.nc);
+    Value *rhsBlocks = b_.CreateMul(b_.CreateUDiv(b_.CreateAdd(N, b_.getInt64(p.nc - 1)), nc),
+                                    params_[p.prepackedParam]);
+    Value *x = a_.wgId[0];
+    Value *rhsHere = b_.CreateICmpULT(x, rhsBlocks);
+    ifThen(rhsHere, [&]() {
+      Value *j0 = b_.CreateMul(x, nc, "", true, true);
+      Value *j1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(j0, nc), N);
+      Value *from = rhsBlock(batchBase(p.rhs), pc, j0), *ldb = strides_[p.rhs][P - 2];
+      b_.CreateCall(packRhsFunction(), {kc, b_.CreateSub(j1, j0), from, ldb, packedAt(out, pc, kc, j0)});
+    });
+    ifThen(b_.CreateNot(rhsHere), [&]() {
+      Value *i0 = b_.CreateMul(b_.CreateSub(x, rhsBlocks), b_.getInt64(p.mc), "", true, true);
+      Value *i1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(i0, b_.getInt64(p.mc)), M);
+      Value *lda = strides_[p.lhs][P - 2];
+      Value *from = b_.CreateInBoundsGEP(f32, batchBase(p.lhs), b_.CreateAdd(b_.CreateMul(i0, lda), pc));
+      b_.CreateCall(codegen::packedMatmulPackRows(m_, p, p.mr),
+                    {kc, b_.CreateSub(i1, i0), from, lda, packedLhsAt(out, pc, kc, i0)});
+    });
   }
 
   // The rhs block at K offset |pc|, columns [j0, ..): where it starts in
@@ -202,9 +223,10 @@ private:
 
   // The workgroup's (at most) mw x nc output block of a packed matmul (PackedMatmul
   // in Dispatch.h): the accumulators start at their init values in scratch,
-  // each K block packs, per mc rows, the lhs block and runs the microkernel
-  // over every mr x nr tile with the rhs panels packed before the call, and
-  // the outputs (the fused epilogue) are computed from the finished sums.
+  // each K block takes the rhs block and, per mc rows, the lhs block, both
+  // packed before the call or now into the scratch, and runs the microkernel
+  // over every mr x nr tile, and the outputs (the fused epilogue) are
+  // computed from the finished sums.
   void packedMatmul() {
     const PackedMatmul &p = L_.packed;
     unsigned P = L_.numParallel;
@@ -216,10 +238,10 @@ private:
     };
     Value *i0, *i1, *j0, *j1;
     block(a_.wgId[1], params_[p.mwParam], M, i0, i1);
-    block(a_.wgId[0], b_.getInt64(p.nc), N, j0, j1);
+    block(a_.wgId[0], params_[p.nwParam], N, j0, j1);
     Value *sums = a_.scratch;
     Value *ownRhs = b_.CreateConstInBoundsGEP1_64(f32, sums, uint64_t(p.mw) * p.nc);
-    Value *packedLhs = b_.CreateConstInBoundsGEP1_64(f32, ownRhs, uint64_t(p.kc) * p.nc);
+    Value *ownLhs = b_.CreateConstInBoundsGEP1_64(f32, ownRhs, uint64_t(p.kc) * p.nc);
     auto sum = [&](Value *i, Value *j) {
       Value *at = b_.CreateAdd(b_.CreateMul(b_.CreateSub(i, i0), b_.getInt64(p.nc)),
                                b_.CreateSub(j, j0));
@@ -241,8 +263,9 @@ private:
     });
     Value *lhs = batchBase(p.lhs), *lda = strides_[p.lhs][P - 2];
     Value *rhs = batchBase(p.rhs), *ldb = strides_[p.rhs][P - 2];
-    Value *packedRhs = batchBase(p.packedRhs);
+    Value *packed = batchBase(p.packedInput);
     Value *prepacked = b_.CreateICmpNE(params_[p.prepackedParam], b_.getInt64(0));
+    Value *prepackedLhs = b_.CreateICmpNE(params_[p.prepackedLhsParam], b_.getInt64(0));
     Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
     Function *tile = codegen::packedMatmulTile(m_, p, p.mr);
     std::vector<unsigned> tails = codegen::packedMatmulTailRows(p);
@@ -262,17 +285,21 @@ private:
         b_.CreateCall(packRhsFunction(), {kc, b_.CreateSub(j1, j0), rhsBlock(rhs, pc, j0), ldb, ownRhs});
       });
       auto rhsPanel = [&](Value *jt) {
-        return b_.CreateSelect(prepacked, packedRhsAt(packedRhs, pc, kc, jt),
+        return b_.CreateSelect(prepacked, packedAt(packed, pc, kc, jt),
                                b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(jt, j0), kc)));
       };
       loop(i0, i1, "ib", [&](Value *ib) {
         Value *ie = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(ib, b_.getInt64(p.mc)), i1);
-        Value *lhsBlock = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(ib, lda), pc));
-        b_.CreateCall(packLhs, {kc, b_.CreateSub(ie, ib), lhsBlock, lda, packedLhs});
+        // The lhs block: packed before the call, or now into the scratch.
+        ifThen(b_.CreateNot(prepackedLhs), [&]() {
+          Value *from = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(ib, lda), pc));
+          b_.CreateCall(packLhs, {kc, b_.CreateSub(ie, ib), from, lda, ownLhs});
+        });
+        Value *lhsBlock = b_.CreateSelect(prepackedLhs, packedLhsAt(packed, pc, kc, ib), ownLhs);
         loop(j0, j1, "jt", [&](Value *jt) {
           Value *panel = rhsPanel(jt);
           loop(ib, ie, "it", [&](Value *it) {
-            Value *lhsPanel = b_.CreateInBoundsGEP(f32, packedLhs, b_.CreateMul(b_.CreateSub(it, ib), kc));
+            Value *lhsPanel = b_.CreateInBoundsGEP(f32, lhsBlock, b_.CreateMul(b_.CreateSub(it, ib), kc));
             b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)),
                           {kc, lhsPanel, panel, sum(it, jt), b_.getInt64(p.nc)});
           }, p.mr);

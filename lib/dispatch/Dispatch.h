@@ -70,21 +70,24 @@ struct KernelOutput {
 };
 
 // A matmul lowered the way fast CPU GEMMs are (lib/codegen/PackedMatmul.cpp):
-// each workgroup owns a block of the output of up to mw x nc; per K block of
-// kc, it takes the rhs block as nr-column panels, then per mc rows packs the
-// lhs block into mr-row panels in its scratch, and runs a microkernel that
-// keeps an mr x nr register tile of accumulators (nr = nv vectors of
-// |lanes|) over the block. Partial sums wait in scratch between K blocks,
-// so every output element still adds its products in k order: results do
-// not depend on the thread count. Sizes come from the feature level
-// (Tiling.cpp).
+// each workgroup owns a block of the output of mw x nw (both expressions of
+// the sizes, PackedGrid.cpp); per K block of kc, it takes the rhs block as
+// nr-column panels and, per mc rows, the lhs block as mr-row panels, and
+// runs a microkernel that keeps an mr x nr register tile of accumulators
+// (nr = nv vectors of |lanes|) over the block. Partial sums wait in scratch
+// between K blocks, so every output element still adds its products in k
+// order: results do not depend on the thread count or on the grid. Sizes
+// come from the feature level (Tiling.cpp).
 //
-// Where more than one row of workgroups shares a column block (PackRhs.cpp),
-// a dispatch of its own packs the whole rhs once per call before the
-// matmul, into a buffer of [.., K, npad] floats (npad: N rounded up to nr)
-// that the matmul reads as one more input; otherwise each workgroup packs
-// its rhs block into its scratch, where it stays in cache for the
-// microkernel.
+// An operand that several workgroups read is packed once per call by a
+// dispatch of its own that runs just before the matmul (PackOperands.cpp):
+// the rhs where there is more than one row of workgroups, the lhs where
+// there is more than one column. Both go into one buffer of
+// [.., K, width] floats: K block pc takes rows [pc, pc + kc), the rhs
+// panel of columns [j, j + nr) at pc * width + j * kc, the lhs panel of rows
+// [i, i + mr) at pc * width + (lhsAt + i) * kc, each a kc x nr (kc x mr)
+// panel. An operand read by one workgroup only is packed by that
+// workgroup into its scratch, where it stays in cache for the microkernel.
 struct PackedMatmul {
   unsigned lhs = 0, rhs = 0; // kernel inputs read as [.., M, K] and [.., K, N]
   bool rhsTransposed = false; // rhs stored as [.., N, K] (a transpose view)
@@ -92,16 +95,22 @@ struct PackedMatmul {
   unsigned mr = 0, nv = 0;   // register tile: mr rows x nv vectors (mr = 0: off)
   unsigned kc = 0;           // K block: a kc x nr rhs panel stays in L1
   unsigned mc = 0;           // lhs block: a multiple of mr, mc x kc stays in L2
-  unsigned mw = 0, nc = 0;   // workgroup block (mw at most): multiples of mc and nr
+  unsigned mw = 0, nc = 0;   // workgroup block at most: mw rows (a multiple of
+                             // mc), nc columns (a multiple of nr)
   unsigned mwParam = 0;      // param index of the workgroup's rows, a multiple
-                             // of mc up to mw (chosen from the sizes, Tiling.cpp)
-  // The packed rhs: the kernel input that reads it (in the matmul), the
-  // param index of npad, and that of the flag (0 or 1) saying whether the
-  // rhs was packed before the call (else each workgroup packs its block).
-  // In the dispatch that packs it (packRhsOnly), it is output 0 instead, and
-  // workgroup (x, y, z) packs columns [x*nc, +nc) of K block y of batch z.
-  unsigned packedRhs = 0, npadParam = 0, prepackedParam = 0;
-  bool packRhsOnly = false;
+                             // of mr up to mw (chosen from the sizes)
+  unsigned nwParam = 0;      // param index of its columns, a multiple of nr
+                             // up to nc
+  // The packed operands: the kernel input that reads their buffer (in the
+  // matmul), the param index of its row width and of lhsAt, and those of
+  // the flags (0 or 1) saying whether the rhs and the lhs were packed
+  // before the call. In the dispatch that packs them (packOnly), the buffer
+  // is output 0 instead: workgroup (x, y, z) packs, in K block y of batch
+  // z, rhs columns [x*nc, +nc) while x < the rhs's column blocks, then lhs
+  // rows [x'*mc, +mc) (x' the rest of x).
+  unsigned packedInput = 0, widthParam = 0, lhsAtParam = 0;
+  unsigned prepackedParam = 0, prepackedLhsParam = 0;
+  bool packOnly = false;
   unsigned nr() const { return nv * lanes; }
   // Per-worker scratch: partial sums (mw x nc), the rhs block (kc x nc) when
   // the workgroup packs it, then the packed lhs (mc x kc).

@@ -197,11 +197,11 @@ void Former::formGroups() {
 }
 
 // Dispatches are numbered in order over all functions; the dispatch that
-// packs a matmul's rhs (PackRhs.cpp) is named after its matmul instead.
+// packs a matmul's operands (PackOperands.cpp) is named after its matmul instead.
 unsigned Former::dispatchNumber() const {
   return static_cast<unsigned>(
       std::count_if(out.dispatches.begin(), out.dispatches.end(),
-                    [](const Dispatch &d) { return d.isCall || !d.loop.packed.packRhsOnly; }));
+                    [](const Dispatch &d) { return d.isCall || !d.loop.packed.packOnly; }));
 }
 
 std::string Former::dispatchName(const Op *root) {

@@ -4,7 +4,8 @@
 //   Buffers.cpp     host-program buffers of values
 //   LoopKernels.cpp building LoopKernels (scalar DAGs) from op groups
 //   Tiling.cpp      flattening, loop order, tile sizes and the grid
-//   PackRhs.cpp     the dispatch that packs a packed matmul's rhs per call
+//   PackedGrid.cpp  a packed matmul's workgroup grid
+//   PackOperands.cpp the dispatch that packs a packed matmul's operands per call
 //   CallKernels.cpp kernel-call dispatches (from the ops' call plans)
 //   Arena.cpp       intermediate buffers planned into one arena
 #pragma once
@@ -142,9 +143,13 @@ struct Former {
   // After fusion: flattens pure elementwise kernels, picks tile sizes from
   // the target's vector width and computes the grid.
   void finishLoop(KernelDraft &draft);
-  // A packed matmul (finishLoop): adds the step that packs its rhs once
-  // per call into a buffer, and that buffer as an input of the matmul.
-  void packRhsOncePerCall(KernelDraft &draft);
+  // A packed matmul (finishLoop): its workgroup grid, rows and columns per
+  // workgroup as expressions of the sizes (PackedGrid.cpp).
+  void packedMatmulGrid(KernelDraft &draft);
+  // Then the step that packs its operands read by several workgroups once
+  // per call into a buffer, and that buffer as an input of the matmul
+  // (PackOperands.cpp).
+  void packOperandsOncePerCall(KernelDraft &draft);
 
   // ---- Buffer planning (Arena.cpp) ----
   // After every step exists: TEMP buffers written whole by their first step

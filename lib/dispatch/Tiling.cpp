@@ -51,11 +51,6 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
   return true;
 }
 
-// The most lhs blocks one packed-matmul workgroup covers, and the fewest
-// workgroups a matmul keeps before its workgroups grow past one lhs block.
-constexpr unsigned kMaxLhsBlocks = 4;
-constexpr int64_t kMinPackedWorkgroups = 32;
-
 // Register tile and blocks of a packed matmul from the feature level: a
 // quarter of the vector registers stay free for the rhs vectors and the
 // broadcast lhs value, the rest hold an mr x 2-vector accumulator tile
@@ -68,8 +63,8 @@ constexpr int64_t kMinPackedWorkgroups = 32;
 //    the microkernel sweeps once per rhs panel (x86-64-v4: 96 rows);
 //  - nc: 8 panels, at most half of the L2 for the kc x nc rhs block a
 //    workgroup packs into its scratch (x86-64-v4: 256 columns).
-// A workgroup's block: up to kMaxLhsBlocks lhs blocks by nc
-// (packedMatmulRows).
+// A workgroup's block (PackedGrid.cpp): up to 4 lhs blocks by nc, fewer
+// rows or columns where the matmul needs more workgroups.
 static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, unsigned rhs,
                                       bool rhsTransposed) {
   PackedMatmul p;
@@ -84,31 +79,7 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, u
   const unsigned kcBytes = p.kc * f32;
   p.mc = std::max(p.mr, std::min(8 * p.mr, level.l2Bytes / 2 / kcBytes / p.mr * p.mr));
   p.nc = std::max(nr, std::min(8 * nr, level.l2Bytes / 2 / kcBytes / nr * nr));
-  p.mw = kMaxLhsBlocks * p.mc;
   return p;
-}
-
-// The rows of a packed matmul's workgroup, an expression over the
-// matmul's sizes: mc times the lhs blocks it covers. Packing the rhs block
-// (vector copies, but read from rows ldb apart that miss the caches and the
-// TLB at large N) costs 1/rows of the block's multiply-adds and is done once
-// for all of them; packing the lhs (a transpose) costs 1/nc of them. Taller
-// workgroups amortise the rhs further but leave fewer workgroups for the
-// threads, so a workgroup covers more than one lhs block only while the
-// matmul keeps kMinPackedWorkgroups (a 1024-square matmul on x86-64-v4: one
-// block, 44 workgroups; 2048-square: 4 blocks, 48). Results do not depend
-// on it: each element's k order is the same.
-static uint32_t packedMatmulRows(ExprTable &ex, const PackedMatmul &p,
-                                 const std::vector<uint32_t> &domain, unsigned P) {
-  uint32_t workgroups =
-      ex.binary(GRAFT_EXPR_MUL, ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 2], ex.constant(p.mc)),
-                ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 1], ex.constant(p.nc)));
-  for (unsigned i = 0; i + 2 < P; ++i)
-    workgroups = ex.binary(GRAFT_EXPR_MUL, workgroups, domain[i]);
-  uint32_t blocks = ex.binary(GRAFT_EXPR_DIV, workgroups, ex.constant(kMinPackedWorkgroups));
-  blocks = ex.binary(GRAFT_EXPR_MAX, ex.constant(1),
-                     ex.binary(GRAFT_EXPR_MIN, blocks, ex.constant(p.mw / p.mc)));
-  return ex.binary(GRAFT_EXPR_MUL, blocks, ex.constant(p.mc));
 }
 
 // After fusion: flattens pure elementwise kernels, picks tile sizes from
@@ -185,9 +156,6 @@ void Former::finishLoop(KernelDraft &draft) {
     L.innerReduction = false;
     L.packed = packedMatmulTiles(level, lhs, rhs, rhsTransposed);
     L.regRows = L.regCols = 1;
-    L.tileX = L.packed.nc;
-    L.tileY = L.packed.mw;
-    draft.d.scratchBytes = L.packed.scratchBytes();
   }
   // An input read across its rows (transpose, some broadcasts) gets tall,
   // narrow tiles: each of the tile's 8 input rows is read along 128
@@ -216,15 +184,23 @@ void Former::finishLoop(KernelDraft &draft) {
     L.rowVectorBits = level.vectorBits;
   }
   // Grid: x over the innermost parallel dim, y over the next, z over the
-  // product of the rest.
+  // product of the rest (a packed matmul's x and y: PackedGrid.cpp).
   unsigned P = L.numParallel;
+  uint32_t z = ex.constant(1);
+  for (unsigned i = 0; i + 2 < P; ++i)
+    z = ex.binary(GRAFT_EXPR_MUL, z, domain[i]);
+  draft.d.grid[2] = z;
+  if (L.packed.mr) {
+    packedMatmulGrid(draft);
+    L.tileX = L.packed.nc;
+    L.tileY = L.packed.mw;
+    draft.d.scratchBytes = L.packed.scratchBytes();
+    packOperandsOncePerCall(draft);
+    return;
+  }
   draft.d.grid[0] = P >= 1 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 1], ex.constant(L.tileX))
                         : ex.constant(1);
   uint32_t rows = ex.constant(L.tileY);
-  if (L.packed.mr) {
-    rows = packedMatmulRows(ex, L.packed, domain, P);
-    L.packed.mwParam = param(draft, rows);
-  }
   if (rowStats && P >= 2) {
     // max(1, kRowStatTile / max(1, row length)) rows.
     uint32_t length = ex.binary(GRAFT_EXPR_MAX, ex.constant(1), domain[P - 1]);
@@ -233,12 +209,6 @@ void Former::finishLoop(KernelDraft &draft) {
     L.tileYParam = static_cast<int>(param(draft, rows));
   }
   draft.d.grid[1] = P >= 2 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 2], rows) : ex.constant(1);
-  uint32_t z = ex.constant(1);
-  for (unsigned i = 0; i + 2 < P; ++i)
-    z = ex.binary(GRAFT_EXPR_MUL, z, domain[i]);
-  draft.d.grid[2] = z;
-  if (L.packed.mr)
-    packRhsOncePerCall(draft);
 }
 
 } // namespace graft

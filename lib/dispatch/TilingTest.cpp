@@ -46,26 +46,30 @@ ProgramSet form(const FeatureLevel &level, const char *graph = kGraph) {
   return out;
 }
 
-// |pack| packs the rhs of the packed matmul |mm| (PackRhs.cpp): it writes
-// one buffer, which |mm| reads as its packedRhs input, over a grid of nc
-// column blocks by kc row blocks, with the matmul's params.
-void expectPacksRhsOf(const Dispatch &pack, const Dispatch &mm) {
+// |pack| packs the operands of the packed matmul |mm| (PackOperands.cpp):
+// it writes one buffer, which |mm| reads as its packedInput input, over the
+// same z as the matmul, with the matmul's params.
+void expectPacksOperandsOf(const Dispatch &pack, const Dispatch &mm) {
   const PackedMatmul &p = mm.loop.packed;
-  EXPECT_TRUE(pack.loop.packed.packRhsOnly) << pack.name;
-  EXPECT_EQ(pack.name, mm.name + "_pack_rhs");
+  EXPECT_TRUE(pack.loop.packed.packOnly) << pack.name;
+  EXPECT_EQ(pack.name, mm.name + "_pack");
   ASSERT_EQ(pack.loop.outputs.size(), 1u);
-  ASSERT_LT(p.packedRhs, mm.loop.inputs.size());
-  EXPECT_EQ(pack.loop.outputs[0].buffer, mm.loop.inputs[p.packedRhs].buffer);
+  ASSERT_LT(p.packedInput, mm.loop.inputs.size());
+  EXPECT_EQ(pack.loop.outputs[0].buffer, mm.loop.inputs[p.packedInput].buffer);
   EXPECT_EQ(pack.bindings.back(), pack.loop.outputs[0].buffer);
   EXPECT_EQ(pack.scratchBytes, 0u);
   EXPECT_EQ(pack.params, mm.params);
   EXPECT_EQ(pack.grid[2], mm.grid[2]);
 }
 
-// The flag saying whether |mm|'s rhs is packed before the call, where it is
-// a constant.
+// The value of |mm|'s param |index|, where it is a constant.
+std::optional<int64_t> paramValue(const ProgramSet &ps, const Dispatch &mm, unsigned index) {
+  return ps.functions[0].shapes.exprs.constValue(mm.params[index]);
+}
+
+// The flag saying whether |mm|'s rhs is packed before the call.
 std::optional<int64_t> prepacked(const ProgramSet &ps, const Dispatch &mm) {
-  return ps.functions[0].shapes.exprs.constValue(mm.params[mm.loop.packed.prepackedParam]);
+  return paramValue(ps, mm, mm.loop.packed.prepackedParam);
 }
 
 TEST(Tiling, PackedMatmulFromEveryLevel) {
@@ -73,14 +77,14 @@ TEST(Tiling, PackedMatmulFromEveryLevel) {
     for (const FeatureLevel &level : t->levels) {
       SCOPED_TRACE(std::string(t->name) + " " + level.name);
       ProgramSet ps = form(level);
-      // Each f32 matmul: the dispatch that packs its rhs, then the matmul.
+      // Each f32 matmul: the dispatch that packs its operands, then the matmul.
       ASSERT_EQ(ps.dispatches.size(), 5u);
       for (unsigned i = 1; i < 4; i += 2) {
         const Dispatch &d = ps.dispatches[i];
         const PackedMatmul &p = d.loop.packed;
         ASSERT_GT(p.mr, 0u) << d.name;
-        EXPECT_FALSE(p.packRhsOnly);
-        expectPacksRhsOf(ps.dispatches[i - 1], d);
+        EXPECT_FALSE(p.packOnly);
+        expectPacksOperandsOf(ps.dispatches[i - 1], d);
         EXPECT_EQ(p.lanes, level.vectorBits ? level.vectorBits / 32 : 1u);
         // Accumulators, the rhs vectors and a broadcast fit the registers.
         EXPECT_LE(p.mr * p.nv + p.nv + 1, level.vectorRegisters);
@@ -113,71 +117,74 @@ TEST(Tiling, WiderLevelsGetWiderTiles) {
   EXPECT_LT(v4.kc, v2.kc);
 }
 
-// A workgroup covers several lhs blocks only while the matmul keeps enough
-// workgroups for many threads: one block at 1024 x 1024 (44 workgroups on
-// x86-64-v4), the most (4) at 2048 x 2048, 2 at 1024 x 2048.
-TEST(Tiling, WorkgroupRowsGrowWithTheMatmul) {
+// The workgroup grids of issue 8's matmuls on x86-64-v4 (mr 12, nr 32,
+// mc 96, nc 256; PackedGrid.cpp): enough workgroups for 16 threads where
+// the work allows, each still a few MFLOP, and an operand packed once per
+// call where several workgroups read it. 64 x 1024 x 1024: 32 columns of
+// one panel (4 workgroups of 256 columns before); 1024-square: 160
+// columns (44 workgroups before); 2048-square: two lhs blocks (4 and 48
+// before); 2 x 2: one workgroup, nothing packed before; 1024 x 64 x 1024:
+// columns of 192, the fewest that give each workgroup 1M multiply-adds.
+TEST(Tiling, PackedMatmulGrids) {
   const char *graph = R"(
-func @mm(%a: tensor<1024x64xf32>, %b: tensor<64x1024xf32>, %c: tensor<2048x64xf32>, %d: tensor<64x2048xf32>) -> (tensor<1024x1024xf32>, tensor<2048x2048xf32>, tensor<1024x2048xf32>) {
+func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x2048xf32>, %d: tensor<2x2xf32>, %e: tensor<1024x64xf32>, %f: tensor<64x1024xf32>) -> (tensor<64x1024xf32>, tensor<1024x1024xf32>, tensor<2048x2048xf32>, tensor<2x2xf32>, tensor<1024x1024xf32>) {
   %z = constant 0.0 : f32
-  %e1 = empty : tensor<1024x1024xf32>
-  %f1 = fill %z, %e1 : tensor<1024x1024xf32>
-  %r1 = matmul %a, %b, %f1 : tensor<1024x1024xf32>
-  %e2 = empty : tensor<2048x2048xf32>
-  %f2 = fill %z, %e2 : tensor<2048x2048xf32>
-  %r2 = matmul %c, %d, %f2 : tensor<2048x2048xf32>
-  %e3 = empty : tensor<1024x2048xf32>
-  %f3 = fill %z, %e3 : tensor<1024x2048xf32>
-  %r3 = matmul %a, %d, %f3 : tensor<1024x2048xf32>
-  return %r1, %r2, %r3
+  %e1 = empty : tensor<64x1024xf32>
+  %f1 = fill %z, %e1 : tensor<64x1024xf32>
+  %r1 = matmul %a, %b, %f1 : tensor<64x1024xf32>
+  %e2 = empty : tensor<1024x1024xf32>
+  %f2 = fill %z, %e2 : tensor<1024x1024xf32>
+  %r2 = matmul %b, %b, %f2 : tensor<1024x1024xf32>
+  %e3 = empty : tensor<2048x2048xf32>
+  %f3 = fill %z, %e3 : tensor<2048x2048xf32>
+  %r3 = matmul %c, %c, %f3 : tensor<2048x2048xf32>
+  %e4 = empty : tensor<2x2xf32>
+  %f4 = fill %z, %e4 : tensor<2x2xf32>
+  %r4 = matmul %d, %d, %f4 : tensor<2x2xf32>
+  %e5 = empty : tensor<1024x1024xf32>
+  %f5 = fill %z, %e5 : tensor<1024x1024xf32>
+  %r5 = matmul %e, %f, %f5 : tensor<1024x1024xf32>
+  return %r1, %r2, %r3, %r4, %r5
 }
 )";
+  struct Want {
+    int64_t M, N, K, rows, cols, gridX, gridY, packRhs, packLhs;
+  } want[] = {{64, 1024, 1024, 96, 32, 32, 1, 0, 1},
+              {1024, 1024, 1024, 96, 160, 7, 11, 1, 1},
+              {2048, 2048, 2048, 192, 256, 8, 11, 1, 1},
+              {2, 2, 2, 96, 256, 1, 1, 0, 0},
+              {1024, 1024, 64, 96, 192, 6, 11, 1, 1}};
   const TargetInfo *x86 = lookupTarget("x86_64");
   ASSERT_TRUE(x86);
   ProgramSet ps = form(*lookupLevel(*x86, "x86-64-v4"), graph);
-  ASSERT_EQ(ps.dispatches.size(), 6u);
+  ASSERT_EQ(ps.dispatches.size(), 10u);
   ASSERT_EQ(ps.functions.size(), 1u);
   const ExprTable &ex = ps.functions[0].shapes.exprs;
-  const unsigned want[3] = {1, 4, 2};
-  for (unsigned i = 0; i < 3; ++i) {
-    const Dispatch &d = ps.dispatches[2 * i + 1];
-    expectPacksRhsOf(ps.dispatches[2 * i], d);
-    // Several rows of workgroups share each rhs block: packed before.
-    EXPECT_EQ(prepacked(ps, d), 1);
+  for (unsigned i = 0; i < 5; ++i) {
+    const Want &w = want[i];
+    const Dispatch &pack = ps.dispatches[2 * i], &d = ps.dispatches[2 * i + 1];
+    SCOPED_TRACE(std::to_string(w.M) + "x" + std::to_string(w.K) + "x" + std::to_string(w.N));
+    expectPacksOperandsOf(pack, d);
     const PackedMatmul &p = d.loop.packed;
-    ASSERT_GT(p.mr, 0u);
-    EXPECT_EQ(p.mw, 4 * p.mc);
-    std::optional<int64_t> rows = ex.constValue(d.params[p.mwParam]);
-    ASSERT_TRUE(rows) << d.name;
-    EXPECT_EQ(*rows, int64_t(want[i] * p.mc)) << d.name;
-    std::optional<int64_t> grid = ex.constValue(d.grid[1]);
-    ASSERT_TRUE(grid) << d.name;
-    EXPECT_EQ(*grid, (int64_t(i == 1 ? 2048 : 1024) + *rows - 1) / *rows) << d.name;
+    ASSERT_EQ(p.mr, 12u);
+    EXPECT_EQ(paramValue(ps, d, p.mwParam), w.rows);
+    EXPECT_EQ(paramValue(ps, d, p.nwParam), w.cols);
+    EXPECT_EQ(ex.constValue(d.grid[0]), w.gridX);
+    EXPECT_EQ(ex.constValue(d.grid[1]), w.gridY);
+    EXPECT_EQ(prepacked(ps, d), w.packRhs);
+    EXPECT_EQ(paramValue(ps, d, p.prepackedLhsParam), w.packLhs);
+    // Blocks of whole register tiles, within the scratch.
+    EXPECT_EQ(w.rows % p.mr, 0);
+    EXPECT_EQ(w.cols % p.nr(), 0);
+    EXPECT_LE(w.rows, int64_t(p.mw));
+    EXPECT_LE(w.cols, int64_t(p.nc));
+    // The pack dispatch: the rhs's column blocks, then the lhs's row
+    // blocks, over the K blocks; no workgroups where nothing is packed.
+    int64_t kBlocks = (w.K + p.kc - 1) / p.kc;
+    int64_t x = w.packRhs * ((w.N + p.nc - 1) / p.nc) + w.packLhs * ((w.M + p.mc - 1) / p.mc);
+    EXPECT_EQ(ex.constValue(pack.grid[0]), x);
+    EXPECT_EQ(ex.constValue(pack.grid[1]), (w.packRhs || w.packLhs) ? kBlocks : 0);
   }
-}
-
-// One row of workgroups (64 rows): each workgroup packs its own rhs block,
-// and the pack dispatch has no workgroups.
-TEST(Tiling, OneRowOfWorkgroupsPacksItsOwnRhs) {
-  const char *graph = R"(
-func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<64x1024xf32> {
-  %z = constant 0.0 : f32
-  %e = empty : tensor<64x1024xf32>
-  %f = fill %z, %e : tensor<64x1024xf32>
-  %r = matmul %a, %b, %f : tensor<64x1024xf32>
-  return %r
-}
-)";
-  const TargetInfo *x86 = lookupTarget("x86_64");
-  ASSERT_TRUE(x86);
-  ProgramSet ps = form(*lookupLevel(*x86, "x86-64-v4"), graph);
-  ASSERT_EQ(ps.dispatches.size(), 2u);
-  const Dispatch &pack = ps.dispatches[0], &mm = ps.dispatches[1];
-  expectPacksRhsOf(pack, mm);
-  EXPECT_EQ(prepacked(ps, mm), 0);
-  const ExprTable &ex = ps.functions[0].shapes.exprs;
-  EXPECT_EQ(ex.constValue(pack.grid[1]), 0);
-  EXPECT_EQ(ex.constValue(mm.grid[1]), 1);
 }
 
 } // namespace

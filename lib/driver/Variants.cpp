@@ -44,9 +44,11 @@ static std::string describeDispatch(const Dispatch &d) {
     return "calls " + d.call.plan->symbol;
   const LoopKernel &L = d.loop;
   const PackedMatmul &p = L.packed;
-  if (p.packRhsOnly)
-    return "packs the matmul's rhs once per call (kc x nc blocks " + std::to_string(p.kc) +
-           "x" + std::to_string(p.nc) + ") where several rows of workgroups read it";
+  if (p.packOnly)
+    return "packs the matmul's rhs (kc x nc blocks " + std::to_string(p.kc) + "x" +
+           std::to_string(p.nc) + ") where several rows of workgroups read it, its lhs (mc x kc "
+           "blocks " + std::to_string(p.mc) + "x" + std::to_string(p.kc) +
+           ") where several columns do, once per call";
   if (p.mr)
     return "packed matmul, register tile " + std::to_string(p.mr) + "x" +
            std::to_string(p.nr()) + ", block up to " + std::to_string(p.mw) + "x" +

@@ -1,12 +1,13 @@
-# The packed matmul's two ways of taking its rhs (lib/dispatch/PackRhs.cpp):
-# packed once per call by a dispatch of its own where several rows of
-# workgroups read it (a plain, a batched and a transposed rhs), or packed by
-# each workgroup into its scratch where there is one row; and the shorter
-# microkernels for a block's last rows (43 rows: 7 left on x86-64-v4, 1 on
-# v2/v3; 230: 2 and 2; 200: 8). On every feature level the host runs,
-# each result is bit-identical at 1 and 3 threads and matches the
-# reference evaluator; --trace shows the pack dispatch with workgroups
-# only where there are several rows of workgroups.
+# The packed matmul's ways of taking its operands (lib/dispatch/PackOperands.cpp):
+# the rhs packed once per call by a dispatch of its own where several rows
+# of workgroups read it, the lhs where several columns do (a plain, a
+# batched and a transposed rhs), or each packed by its workgroup into its
+# scratch where one workgroup reads it; and the shorter microkernels for a
+# block's last rows (43 rows: 7 left on x86-64-v4, 1 on v2/v3; 230: 2 and
+# 2; 200: 8). On every feature level the host runs, each result is
+# bit-identical at 1 and 3 threads and matches the reference evaluator;
+# --trace shows the pack dispatch with workgroups only where an operand has
+# several readers.
 cat > mm.graph <<'G'
 func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %z = constant 0.0 : f32
@@ -35,7 +36,11 @@ G
 "$GRAFT" build mm.graph -o mm.graft
 # Ragged everywhere: M, N and K are not multiples of any tile or block, K
 # spans several K blocks. 43 rows are one row of workgroups on every level
-# (the smallest lhs block is 48 rows), 230 rows several.
+# (the smallest lhs block is 48 rows), in several columns (the lhs packed
+# before, the rhs by each workgroup) up to 1500 columns, one at 20
+# columns (nothing packed before); 230 rows are several rows and columns
+# (both packed before), and so are the batched matmul with 200 columns and
+# the transposed rhs.
 "$PYTHON" - <<'PY'
 import numpy as np
 rng = np.random.default_rng(12)
@@ -43,10 +48,13 @@ def save(name, *shape):
     np.save(name, rng.uniform(-1, 1, shape).astype(np.float32))
 save("a1.npy", 43, 600); save("b1.npy", 600, 150)
 save("a2.npy", 230, 600); save("b2.npy", 600, 150)
+save("a3.npy", 43, 600); save("b3.npy", 600, 1500); save("b4.npy", 600, 20)
 save("ba.npy", 3, 130, 300); save("bb.npy", 3, 300, 50); save("bc.npy", 3, 130, 50)
+save("bb2.npy", 3, 300, 200); save("bc2.npy", 3, 130, 200)
 save("q.npy", 200, 520); save("k.npy", 150, 520)
 PY
-cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "bmm ba.npy bb.npy bc.npy" "qkt q.npy k.npy")
+cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.npy"
+       "bmm ba.npy bb.npy bc.npy" "bmm ba.npy bb2.npy bc2.npy" "qkt q.npy k.npy")
 ran=0
 for level in ${TARGET_LEVELS[$HOST_TARGET]}; do
   host_runs_level "$HOST_TARGET" "$level" || continue
@@ -72,12 +80,17 @@ PY
 done
 [[ $ran -gt 0 ]] || { echo "error: no feature level of $HOST_TARGET runs here"; exit 1; }
 
-# Workgroups of the pack dispatch: none for one row of workgroups.
+# Workgroups of the pack dispatch: none for one workgroup, the lhs's for
+# one row of workgroups in several columns, both for several rows.
+"$GRAFT_RUN" mm.graft --function mm --input @a1.npy --input @b4.npy --trace > /dev/null 2> none.txt
 "$GRAFT_RUN" mm.graft --function mm --input @a1.npy --input @b1.npy --trace > /dev/null 2> one.txt
 "$GRAFT_RUN" mm.graft --function mm --input @a2.npy --input @b2.npy --trace > /dev/null 2> rows.txt
+check "$TEST_DIR/packed_matmul.sh" --check-prefix=ZERO < none.txt
+# ZERO: mm_dispatch_0_matmul_pack (mm.graph:{{[0-9:]+}}) grid 0x0x1
+# ZERO-NEXT: mm_dispatch_0_matmul (mm.graph:{{[0-9:]+}}) grid 1x1x1
 check "$TEST_DIR/packed_matmul.sh" --check-prefix=ONE < one.txt
-# ONE: mm_dispatch_0_matmul_pack_rhs (mm.graph:{{[0-9:]+}}) grid {{[0-9]+}}x0x1
-# ONE-NEXT: mm_dispatch_0_matmul (mm.graph:{{[0-9:]+}}) grid {{[0-9]+}}x1x1
+# ONE: mm_dispatch_0_matmul_pack (mm.graph:{{[0-9:]+}}) grid 1x{{[1-9]}}x1
+# ONE-NEXT: mm_dispatch_0_matmul (mm.graph:{{[0-9:]+}}) grid {{([2-9]|[1-9][0-9])}}x1x1
 check "$TEST_DIR/packed_matmul.sh" --check-prefix=ROWS < rows.txt
-# ROWS: mm_dispatch_0_matmul_pack_rhs (mm.graph:{{[0-9:]+}}) grid {{[0-9]+}}x{{[1-9]}}x1
-# ROWS-NEXT: mm_dispatch_0_matmul (mm.graph:{{[0-9:]+}}) grid {{[0-9]+}}x{{[2-9]}}x1
+# ROWS: mm_dispatch_0_matmul_pack (mm.graph:{{[0-9:]+}}) grid {{([2-9]|[1-9][0-9])}}x{{[1-9]}}x1
+# ROWS-NEXT: mm_dispatch_0_matmul (mm.graph:{{[0-9:]+}}) grid {{([2-9]|[1-9][0-9])}}x{{[2-9]}}x1

@@ -29,10 +29,12 @@
 #include "exec/signature.h"
 #include "exec/watchdog.h"
 
-/* Per-step binding and constant counts, and per-function expression,
- * buffer and result counts, up to which the executor keeps its tables on
- * the stack instead of the heap. */
+/* Per-step binding and constant counts, and per-function buffer and
+ * result counts, up to which the executor keeps its tables on the stack
+ * instead of the heap; the same for the expression count (a packed matmul
+ * alone takes about 45: its grid, its pack step and their buffers). */
 #define SMALL_COUNT 32
+#define SMALL_EXPRS 128
 
 typedef struct slot_t {
   void* data;
@@ -720,9 +722,9 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
     if (st) return st;
   }
   int allocated_small[SMALL_COUNT] = {0};
-  int64_t values_small[SMALL_COUNT];
+  int64_t values_small[SMALL_EXPRS];
   slot_t slots_small[SMALL_COUNT / 2];
-  int small = result_count <= SMALL_COUNT && f->expr_count <= SMALL_COUNT &&
+  int small = result_count <= SMALL_COUNT && f->expr_count <= SMALL_EXPRS &&
               f->buffer_count <= SMALL_COUNT / 2;
   int* allocated = allocated_small;
   if (small) {

@@ -23,7 +23,7 @@ inputs=(--input @lhs.npy --input @rhs.npy)
 # or not: a known bug of lib/driver/LibraryInfo.cpp, not of variants.)
 if "$GRAFT_FATELF" info mlp.graft > info.txt 2>&1; then
   for level in ${TARGET_LEVELS[$TARGET]}; do
-    # 2: the MLP and the dispatch that packs its matmul's rhs (PackRhs.cpp).
+    # 2: the MLP and the dispatch that packs its matmul's operands (PackOperands.cpp).
     grep -qxF "    isa variant $level: 2 dispatch(es), needs ${LEVEL_FEATURES[$TARGET/$level]}" info.txt ||
       { cat info.txt >&2; exit 1; }
   done

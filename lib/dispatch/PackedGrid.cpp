@@ -1,0 +1,70 @@
+// The workgroup grid of a packed matmul (PackedMatmul in Dispatch.h): how
+// many rows and columns one workgroup covers, as expressions of the sizes
+// (shapes are dynamic), so that a matmul with enough work has enough
+// workgroups to keep many threads busy and a small one stays in a few.
+//
+// The grid never depends on the thread count: a bundle serves any. Neither
+// does the result: every split is along M or N, and each output element
+// still adds its products in k order.
+//
+// From rows of one lhs block (mc), the columns narrow from nc down to one
+// nr-column panel until the grid has about kTargetWorkgroups workgroups,
+// but never below kMinWorkgroupMacs multiply-adds per workgroup (with mc
+// rows). Narrow columns are cheap because an operand that several
+// workgroups read is packed once per call (PackOperands.cpp). Where the
+// columns stay whole and there are many more workgroups than the target,
+// a workgroup covers up to kMaxLhsBlocks lhs blocks, which amortises the
+// trips of the rhs panels from L3 over more rows. The rows never split
+// below one lhs block: that would send the rhs of a one-row matmul, packed
+// in cache by each workgroup, through a buffer.
+//
+// Every expression here is evaluated on every call (the 2x2 MLP pays for
+// each): divisions by constants and clamps, no search.
+//
+// On x86-64-v4 (mr 12, nr 32, mc 96, nc 256): 64 x 1024 x 1024 is 32
+// workgroups of 64 x 32 (4 of 64 x 256 before); 1024-square 77 of
+// 96 x 160 (44 of 96 x 256); 2048-square 88 of 192 x 256 (48 of 384 x 256).
+#include "dispatch/Former.h"
+
+namespace graft {
+
+constexpr int64_t kTargetWorkgroups = 64;
+constexpr int64_t kMinWorkgroupMacs = int64_t(1) << 20;
+constexpr int64_t kMaxLhsBlocks = 4;
+
+void Former::packedMatmulGrid(KernelDraft &draft) {
+  Dispatch &d = draft.d;
+  PackedMatmul &p = d.loop.packed;
+  p.mw = unsigned(kMaxLhsBlocks) * p.mc;
+  ExprTable &ex = shapes.exprs;
+  auto c = [&](int64_t v) { return ex.constant(v); };
+  auto op = [&](graft_expr_op_t o, uint32_t a, uint32_t b) { return ex.binary(o, a, b); };
+  // (The upper bound wins over the lower.)
+  auto clamp = [&](uint32_t v, uint32_t lo, int64_t hi) {
+    return op(GRAFT_EXPR_MIN, op(GRAFT_EXPR_MAX, v, lo), c(hi));
+  };
+  const std::vector<uint32_t> &domain = draft.domain;
+  const unsigned P = d.loop.numParallel;
+  const uint32_t M = domain[P - 2], N = domain[P - 1], K = domain[P];
+  uint32_t blockRows = op(GRAFT_EXPR_CEILDIV, M, c(p.mc));
+  for (unsigned i = 0; i + 2 < P; ++i)
+    blockRows = op(GRAFT_EXPR_MUL, blockRows, domain[i]);
+  // Columns: nr-column panels per workgroup, as many as give the target
+  // over the rows of lhs blocks, at least as many as give a workgroup of
+  // mc rows kMinWorkgroupMacs, at most nc / nr.
+  const int64_t nr = p.nr();
+  uint32_t share = op(GRAFT_EXPR_DIV, op(GRAFT_EXPR_MUL, blockRows, N), c(kTargetWorkgroups * nr));
+  uint32_t least = op(GRAFT_EXPR_CEILDIV, c((kMinWorkgroupMacs + p.mc * nr - 1) / (p.mc * nr)),
+                      op(GRAFT_EXPR_MAX, K, c(1)));
+  uint32_t cols = op(GRAFT_EXPR_MUL, clamp(share, least, p.nc / nr), c(nr));
+  d.grid[0] = op(GRAFT_EXPR_CEILDIV, N, cols);
+  // Rows: up to kMaxLhsBlocks lhs blocks while the target is kept.
+  uint32_t workgroups = op(GRAFT_EXPR_MUL, blockRows, d.grid[0]);
+  uint32_t blocks = clamp(op(GRAFT_EXPR_DIV, workgroups, c(kTargetWorkgroups)), c(1), kMaxLhsBlocks);
+  uint32_t rows = op(GRAFT_EXPR_MUL, blocks, c(p.mc));
+  d.grid[1] = op(GRAFT_EXPR_CEILDIV, M, rows);
+  p.mwParam = param(draft, rows);
+  p.nwParam = param(draft, cols);
+}
+
+} // namespace graft
