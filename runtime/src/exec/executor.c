@@ -31,8 +31,12 @@
 
 /* Per-step binding and constant counts, and per-function expression,
  * buffer and result counts, up to which the executor keeps its tables on
- * the stack instead of the heap. */
+ * the stack instead of the heap (a small call must not pay for malloc:
+ * three allocations cost the 2x2 MLP a fifth of its call). About 9 KiB of
+ * stack at most. */
 #define SMALL_COUNT 32
+#define SMALL_EXPRS 128
+#define SMALL_BUFFERS 32
 
 typedef struct slot_t {
   void* data;
@@ -422,16 +426,26 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Evaluated grid count |e| of step |si| as uint32. */
-static graft_status_t grid_count(const invocation_t* inv, uint32_t si,
-                                 uint32_t e, uint32_t* out) {
-  int64_t v = inv->values[e];
-  if (v < 0 || v > (int64_t)UINT32_MAX)
-    return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                             "function '%s': step %u has workgroup count %lld "
-                             "outside [0, 4294967295]",
-                             inv->f->name, si, (long long)v);
-  *out = (uint32_t)v;
+/* The evaluated grid of dispatch or host-call step |si|: each count as
+ * uint32 in |count|, their product in |total|. */
+static graft_status_t step_grid(const invocation_t* inv, uint32_t si,
+                                uint32_t count[3], uint64_t* total) {
+  const graft_step_v1_t* step = &inv->f->steps[si];
+  for (int d = 0; d < 3; ++d) {
+    int64_t v = inv->values[step->workgroup_count[d]];
+    if (v < 0 || v > (int64_t)UINT32_MAX)
+      return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                               "function '%s': step %u has workgroup count "
+                               "%lld outside [0, 4294967295]",
+                               inv->f->name, si, (long long)v);
+    count[d] = (uint32_t)v;
+  }
+  *total = (uint64_t)count[0] * count[1];
+  if (__builtin_mul_overflow(*total, (uint64_t)count[2], total))
+    return graft_status_make(
+        GRAFT_INVALID_ARGUMENT, "dispatch '%s': grid %ux%ux%u is too large",
+        inv->library->dispatch_attrs[step->dispatch].name, count[0], count[1],
+        count[2]);
   return NULL;
 }
 
@@ -476,8 +490,10 @@ static graft_status_t run_on_caller(uint64_t count, graft_parallel_fn_t fn,
 }
 
 /* A GRAFT_STEP_DISPATCH over the pool, or a GRAFT_STEP_HOST_CALL on the
- * calling thread. */
+ * calling thread, with its grid (step_grid): |total| workgroups, at least
+ * one. */
 static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
+                                   const uint32_t grid[3], uint64_t total,
                                    void** bindings, uint64_t* lengths,
                                    uint64_t* constants) {
   const graft_function_v1_t* f = inv->f;
@@ -486,11 +502,7 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   const graft_dispatch_attrs_v1_t* attrs = &lib->dispatch_attrs[step->dispatch];
   graft_dispatch_state_v1_t state;
   memset(&state, 0, sizeof(state));
-  for (int d = 0; d < 3; ++d) {
-    graft_status_t st =
-        grid_count(inv, si, step->workgroup_count[d], &state.workgroup_count[d]);
-    if (st) return st;
-  }
+  memcpy(state.workgroup_count, grid, sizeof(state.workgroup_count));
   for (uint32_t c = 0; c < step->constant_count; ++c) {
     constants[c] = (uint64_t)inv->values[step->constants[c]];
   }
@@ -504,13 +516,6 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   state.bindings = bindings;
   state.binding_lengths = lengths;
 
-  uint64_t total = (uint64_t)state.workgroup_count[0] *
-                   state.workgroup_count[1];
-  if (__builtin_mul_overflow(total, (uint64_t)state.workgroup_count[2], &total))
-    return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                             "dispatch '%s': grid %ux%ux%u is too large",
-                             attrs->name, state.workgroup_count[0],
-                             state.workgroup_count[1], state.workgroup_count[2]);
   graft_guard_watch_t watch = {f, attrs, state.workgroup_count, inv->regions};
   workgroup_run_t run = {lib->dispatches[step->dispatch], &state,
                          inv->regions ? &watch : NULL, inv->watchdog,
@@ -636,6 +641,16 @@ static graft_status_t run_steps(const invocation_t* inv) {
     if (inv->watchdog && (st = graft_watchdog_status(inv->watchdog))) break;
     const graft_step_v1_t* step = &f->steps[si];
     if (!step_guard_holds(inv, step)) continue;
+    /* A dispatch without workgroups (a packed matmul's rhs pack where one
+     * row of workgroups packs its own) is skipped: nothing would run, so
+     * neither its bindings nor its state are set up, and the trace does not
+     * list it. Its buffers keep their places (the compiler's arena plan). */
+    uint32_t grid[3] = {0, 0, 0};
+    uint64_t total = 0;
+    if (step->kind != GRAFT_STEP_COPY) {
+      st = step_grid(inv, si, grid, &total);
+      if (st || total == 0) continue;
+    }
     uint32_t nb = step->binding_count, nc = step->constant_count;
     /* On the stack when small: a tiny call must not pay for malloc. */
     void* bindings_small[SMALL_COUNT];
@@ -655,7 +670,7 @@ static graft_status_t run_steps(const invocation_t* inv) {
       if (step->kind == GRAFT_STEP_COPY)
         st = run_copy(inv, si, bindings, lengths);
       else /* DISPATCH or HOST_CALL, the other kinds (validated) */
-        st = run_dispatch(inv, si, bindings, lengths, constants);
+        st = run_dispatch(inv, si, grid, total, bindings, lengths, constants);
     }
     if (!small) {
       free(bindings);
@@ -720,10 +735,10 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
     if (st) return st;
   }
   int allocated_small[SMALL_COUNT] = {0};
-  int64_t values_small[SMALL_COUNT];
-  slot_t slots_small[SMALL_COUNT / 2];
-  int small = result_count <= SMALL_COUNT && f->expr_count <= SMALL_COUNT &&
-              f->buffer_count <= SMALL_COUNT / 2;
+  int64_t values_small[SMALL_EXPRS];
+  slot_t slots_small[SMALL_BUFFERS];
+  int small = result_count <= SMALL_COUNT && f->expr_count <= SMALL_EXPRS &&
+              f->buffer_count <= SMALL_BUFFERS;
   int* allocated = allocated_small;
   if (small) {
     inv.values = values_small;

@@ -71,6 +71,35 @@ static void add_dynamic_dims(void) {
   }
 }
 
+static void count_event(const graft_trace_event_t* event, void* user_data) {
+  (void)event;
+  ++*(int*)user_data;
+}
+
+/* A step whose grid is empty is skipped: the dispatch is not called and
+ * the trace, which reports each dispatch that ran, does not list it. */
+static void empty_grid_is_skipped(void) {
+  int events = 0;
+  graft_executor_t executor = {g_pool, count_event, &events,
+                               GRAFT_RUNTIME_GUARD_NONE, 0, NULL, NULL, NULL,
+                               NULL, kNoProcessorData, NULL};
+  uint32_t ordinal = 0;
+  while (strcmp(tl_library.functions[ordinal].name, "add") != 0) ++ordinal;
+  const char* inputs[2] = {"2x3xf32=[1 2 3][4 5 6]", "0x3xf32="};
+  for (int i = 0; i < 2; ++i) {
+    graft_tensor_t args[2] = {parse(inputs[i]), parse(inputs[i])};
+    graft_tensor_t out = {0};
+    events = 0;
+    EXPECT_OK(graft_function_invoke(&tl_library, ordinal, &executor, args, 2,
+                                    &out, 1));
+    EXPECT(events == (i == 0 ? 1 : 0));
+    EXPECT(out.rank == 2 && out.dims[0] == (i == 0 ? 2 : 0));
+    graft_tensor_release(&out);
+    graft_tensor_release(&args[0]);
+    graft_tensor_release(&args[1]);
+  }
+}
+
 static void two_dispatches_with_temp(void) {
   graft_tensor_t x = parse("5xf32=1 2 3 4 -5");
   graft_tensor_t out = {0};
@@ -445,6 +474,7 @@ int main(void) {
   }
   TEST_CASE(hand_written_libraries_are_validated);
   TEST_CASE(add_dynamic_dims);
+  TEST_CASE(empty_grid_is_skipped);
   TEST_CASE(two_dispatches_with_temp);
   TEST_CASE(arena_buffers);
   TEST_CASE(alias_const_copy);
