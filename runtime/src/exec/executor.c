@@ -93,12 +93,22 @@ static graft_status_t check_args(const graft_function_v1_t* f,
     const graft_value_type_v1_t* want = &f->args[i];
     const graft_tensor_t* t = &args[i];
     int ok = dtype_accepts(want->dtype, t->dtype) && t->rank == want->rank;
-    for (uint32_t d = 0; ok && d < t->rank; ++d)
-      ok = t->dims[d] >= 0 &&
-           (want->dims[d] == GRAFT_DIM_DYNAMIC || want->dims[d] == t->dims[d]);
+    /* Checked in the same pass: dims whose byte count wraps past 2^64 must
+     * not pass as a small tensor. A zero dim makes it empty whatever the
+     * others are. */
+    uint64_t needed = graft_dtype_size(t->dtype);
+    int empty = 0, overflow = 0;
+    for (uint32_t d = 0; ok && d < t->rank; ++d) {
+      int64_t dim = t->dims[d];
+      ok = dim >= 0 &&
+           (want->dims[d] == GRAFT_DIM_DYNAMIC || want->dims[d] == dim);
+      empty |= dim == 0;
+      overflow |= __builtin_mul_overflow(needed, (uint64_t)dim, &needed);
+    }
     /* The argument's name for messages, formatted only on a failure (the
      * per-call cost of a small call counts). */
-    char name[80] = "";
+    char name[80];
+    name[0] = 0;
     if (!ok) {
       arg_name(want, name, sizeof(name));
       char expected[128], got[128];
@@ -110,14 +120,6 @@ static graft_status_t check_args(const graft_function_v1_t* f,
       return graft_status_make(GRAFT_INVALID_ARGUMENT,
                                "argument %u%s: expected %s, got %s", i + 1,
                                name, expected, got);
-    }
-    /* Checked: dims whose byte count wraps past 2^64 must not pass as a
-     * small tensor. A zero dim makes it empty whatever the others are. */
-    uint64_t needed = graft_dtype_size(t->dtype);
-    int empty = 0, overflow = 0;
-    for (uint32_t d = 0; d < t->rank; ++d) {
-      empty |= t->dims[d] == 0;
-      overflow |= __builtin_mul_overflow(needed, (uint64_t)t->dims[d], &needed);
     }
     if (empty) needed = 0;
     if ((overflow && !empty) || t->size < needed || (needed && !t->data))
@@ -743,7 +745,12 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
   if (small) {
     inv.values = values_small;
     inv.slots = slots_small;
-    memset(slots_small, 0, sizeof(slot_t) * f->buffer_count);
+    /* Only what cleanup reads before stage 3 writes it: the rest of a
+     * slot (200 bytes) is set when its buffer is shaped and placed. */
+    for (uint32_t i = 0; i < f->buffer_count; ++i) {
+      slots_small[i].storage.owned = 0;
+      slots_small[i].moved = 0;
+    }
   } else {
     allocated = calloc(result_count ? result_count : 1, sizeof(int));
     inv.values = calloc(f->expr_count ? f->expr_count : 1, sizeof(int64_t));
@@ -768,7 +775,8 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
   }
   if (inv.slots) {
     for (uint32_t i = 0; i < f->buffer_count; ++i)
-      if (!inv.slots[i].moved) graft_tensor_release(&inv.slots[i].storage);
+      if (inv.slots[i].storage.owned && !inv.slots[i].moved)
+        graft_tensor_release(&inv.slots[i].storage);
   }
   graft_arena_release(executor->arenas, inv.arena);
   graft_watchdog_stop(inv.watchdog);
