@@ -763,7 +763,9 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
       (executor->guard && !inv.regions))
     st = graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                            "out of memory invoking '%s'", f->name);
-  if (!st) st = graft_host_exprs_evaluate(f, args, inv.values);
+  if (!st)
+    st = graft_expr_memos_evaluate(executor->memos, function_ordinal, f, args,
+                                   inv.values);
   if (!st) st = run_checks(&inv);
   if (!st) st = setup_buffers(&inv);
   if (!st) st = run_steps(&inv);

@@ -10,6 +10,7 @@
 
 #include "exec/arena.h"
 #include "exec/executor.h"
+#include "exec/expr_memo.h"
 #include "exec/guard.h"
 #include "exec/import_table.h"
 #include "exec/signature.h"
@@ -22,6 +23,7 @@ struct graft_module_s {
   graft_import_table_t* imports; /* resolved; holds the plugin manager */
   graft_thread_pool_t* pool;
   graft_arena_pool_t* arenas; /* kept across calls (exec/arena.h) */
+  graft_expr_memos_t* memos;  /* likewise (exec/expr_memo.h) */
   graft_trace_fn_t trace;
   void* trace_user_data;
   uint32_t guard;
@@ -78,7 +80,9 @@ graft_status_t graft_module_create_from_library(
       graft_import_table_create(library, options->plugins, &m->imports);
   if (!st) st = graft_thread_pool_create(options->threads, &m->pool);
   if (!st) st = graft_arena_pool_create(&m->arenas);
+  if (!st) st = graft_expr_memos_create(library, &m->memos);
   if (st) {
+    graft_arena_pool_destroy(m->arenas);
     graft_thread_pool_destroy(m->pool);
     graft_import_table_free(m->imports);
     free(m);
@@ -104,6 +108,7 @@ void graft_module_close(graft_module_t* module) {
   if (!module) return;
   graft_thread_pool_destroy(module->pool);
   graft_arena_pool_destroy(module->arenas);
+  graft_expr_memos_free(module->memos);
   if (module->release) module->release(module->release_arg);
   /* After the library: no code of the slice can call a plugin any more
    * when the last reference may unload them. */
@@ -221,7 +226,8 @@ graft_status_t graft_module_function_invoke(graft_module_t* module,
                                module->timeout_ms, module->on_timeout,
                                module->timeout_user_data, module->imports,
                                module->arenas,     module->processor_data,
-                               module->ubsan.name ? &module->ubsan : NULL};
+                               module->ubsan.name ? &module->ubsan : NULL,
+                               module->memos};
   /* Executor errors already name the function, dispatch or source line. */
   return graft_function_invoke(module->library, ordinal, &executor, inputs,
                                input_count, outputs, output_count);
