@@ -353,12 +353,12 @@ typedef struct workgroup_run_t {
   const graft_guard_watch_t* watch; /* NULL unless guarding */
   const graft_watchdog_t* watchdog; /* NULL without a deadline */
   /* The first workgroup whose failure came from an import. */
-  atomic_flag import_failed;
+  atomic_int import_failed;
   uint64_t failed_index;
   graft_import_failure_t import_failure;
   const graft_ubsan_slice_t* ubsan; /* NULL unless instrumented */
   /* The first workgroup in which a UBSan check fired. */
-  atomic_flag ubsan_failed;
+  atomic_int ubsan_failed;
   uint64_t ubsan_index;
   graft_ubsan_finding_t ubsan_finding;
 } workgroup_run_t;
@@ -407,7 +407,7 @@ static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
   if (run->watch) graft_guard_enter(NULL, 0);
   if (finding.check) {
     /* Stops the loop like a failing dispatch; run_dispatch names it. */
-    if (!atomic_flag_test_and_set(&run->ubsan_failed)) {
+    if (!atomic_exchange(&run->ubsan_failed, 1)) {
       run->ubsan_index = index;
       run->ubsan_finding = finding;
     }
@@ -415,7 +415,7 @@ static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
   }
   graft_import_failure_t failure;
   if (code != 0 && graft_import_failure_take(&failure) &&
-      !atomic_flag_test_and_set(&run->import_failed)) {
+      !atomic_exchange(&run->import_failed, 1)) {
     run->failed_index = index;
     run->import_failure = failure;
   }
@@ -502,27 +502,35 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   const graft_step_v1_t* step = &f->steps[si];
   const graft_library_v1_t* lib = inv->library;
   const graft_dispatch_attrs_v1_t* attrs = &lib->dispatch_attrs[step->dispatch];
-  graft_dispatch_state_v1_t state;
-  memset(&state, 0, sizeof(state));
-  memcpy(state.workgroup_count, grid, sizeof(state.workgroup_count));
   for (uint32_t c = 0; c < step->constant_count; ++c) {
     constants[c] = (uint64_t)inv->values[step->constants[c]];
   }
-  state.constant_count = step->constant_count;
-  state.binding_count = step->binding_count;
-  state.import_count = graft_import_table_count(inv->executor->imports);
-  state.imports = graft_import_table_functions(inv->executor->imports);
-  state.import_contexts = graft_import_table_contexts(inv->executor->imports);
-  state.processor_data = inv->executor->processor_data;
-  state.constants = constants;
-  state.bindings = bindings;
-  state.binding_lengths = lengths;
+  const graft_import_table_t* imports = inv->executor->imports;
+  /* Every field named (no padding in the struct): no clearing first. */
+  graft_dispatch_state_v1_t state = {
+      {grid[0], grid[1], grid[2]},
+      step->constant_count,
+      step->binding_count,
+      graft_import_table_count(imports),
+      constants,
+      bindings,
+      lengths,
+      graft_import_table_functions(imports),
+      graft_import_table_contexts(imports),
+      inv->executor->processor_data};
 
   graft_guard_watch_t watch = {f, attrs, state.workgroup_count, inv->regions};
-  workgroup_run_t run = {lib->dispatches[step->dispatch], &state,
-                         inv->regions ? &watch : NULL, inv->watchdog,
-                         ATOMIC_FLAG_INIT, 0, {0},
-                         inv->executor->ubsan, ATOMIC_FLAG_INIT, 0, {NULL, 0}};
+  /* The failure records are written only after their flag is taken, so
+   * they are left unset here (a zeroed 100-byte struct per dispatch is a
+   * rep stos, slow to start). */
+  workgroup_run_t run;
+  run.fn = lib->dispatches[step->dispatch];
+  run.state = &state;
+  run.watch = inv->regions ? &watch : NULL;
+  run.watchdog = inv->watchdog;
+  run.ubsan = inv->executor->ubsan;
+  atomic_init(&run.import_failed, 0);
+  atomic_init(&run.ubsan_failed, 0);
   if (inv->watchdog) graft_watchdog_enter(inv->watchdog, attrs);
   graft_parallel_failure_t failure;
   uint64_t start = inv->executor->trace ? now_ns() : 0;
@@ -550,9 +558,9 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
         now_ns() - start};
     inv->executor->trace(&event, inv->executor->trace_user_data);
   }
-  if (failure.code != 0 && atomic_flag_test_and_set(&run.ubsan_failed))
+  if (failure.code != 0 && atomic_load(&run.ubsan_failed))
     return ubsan_status(inv, attrs, &state, &run);
-  if (failure.code != 0 && atomic_flag_test_and_set(&run.import_failed)) {
+  if (failure.code != 0 && atomic_load(&run.import_failed)) {
     /* An import said no: name it, its plugin and what it returned. */
     const graft_import_failure_t* f = &run.import_failure;
     uint32_t id[3];
@@ -736,7 +744,7 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
                               executor->timeout_user_data, &inv.watchdog);
     if (st) return st;
   }
-  int allocated_small[SMALL_COUNT] = {0};
+  int allocated_small[SMALL_COUNT];
   int64_t values_small[SMALL_EXPRS];
   slot_t slots_small[SMALL_BUFFERS];
   int small = result_count <= SMALL_COUNT && f->expr_count <= SMALL_EXPRS &&
@@ -746,7 +754,10 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
     inv.values = values_small;
     inv.slots = slots_small;
     /* Only what cleanup reads before stage 3 writes it: the rest of a
-     * slot (200 bytes) is set when its buffer is shaped and placed. */
+     * slot (200 bytes) is set when its buffer is shaped and placed, and
+     * no more flags than results (an initializer of the whole array is a
+     * rep stos, slow to start). */
+    for (size_t r = 0; r < result_count; ++r) allocated_small[r] = 0;
     for (uint32_t i = 0; i < f->buffer_count; ++i) {
       slots_small[i].storage.owned = 0;
       slots_small[i].moved = 0;
