@@ -692,12 +692,15 @@ static graft_status_t run_steps(const invocation_t* inv) {
 }
 
 /* Stage 5: move or copy each result out. |allocated[r]| records outputs the
- * runtime allocated so a later failure can release them. */
+ * runtime allocated so a later failure can release them, for the first
+ * |*delivered| results (set as it goes: nothing needs clearing first). */
 static graft_status_t deliver_results(invocation_t* inv,
                                       graft_tensor_t* results,
-                                      int* allocated) {
+                                      int* allocated, uint32_t* delivered) {
   const graft_function_v1_t* f = inv->f;
   for (uint32_t r = 0; r < f->result_count; ++r) {
+    allocated[r] = 0;
+    *delivered = r + 1;
     slot_t* s = &inv->slots[f->result_buffers[r]];
     graft_tensor_t* out = &results[r];
     const graft_buffer_v1_t* b = &f->buffers[f->result_buffers[r]];
@@ -705,7 +708,11 @@ static graft_status_t deliver_results(invocation_t* inv,
       if (s->size && out->data != s->data)
         memcpy(out->data, s->data, (size_t)s->size);
     } else if (b->kind == GRAFT_BUFFER_RESULT && !s->moved && !inv->regions) {
-      *out = s->storage;
+      /* Field by field (dtype, rank and dims follow): a struct copy is a
+       * rep movs. */
+      out->data = s->storage.data;
+      out->size = s->storage.size;
+      out->owned = s->storage.owned;
       s->moved = 1;
       allocated[r] = 1;
     } else {
@@ -718,7 +725,10 @@ static graft_status_t deliver_results(invocation_t* inv,
     }
     out->dtype = s->dtype;
     out->rank = s->rank;
-    memcpy(out->dims, s->dims, sizeof(out->dims));
+    /* Zero past the rank, where a slot's dims are not set (and not a
+     * memcpy of all of them: GCC makes that a rep movs, slow to start). */
+    for (uint32_t d = 0; d < GRAFT_MAX_RANK; ++d)
+      out->dims[d] = d < s->rank ? s->dims[d] : 0;
   }
   return NULL;
 }
@@ -754,10 +764,7 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
     inv.values = values_small;
     inv.slots = slots_small;
     /* Only what cleanup reads before stage 3 writes it: the rest of a
-     * slot (200 bytes) is set when its buffer is shaped and placed, and
-     * no more flags than results (an initializer of the whole array is a
-     * rep stos, slow to start). */
-    for (size_t r = 0; r < result_count; ++r) allocated_small[r] = 0;
+     * slot (200 bytes) is set when its buffer is shaped and placed. */
     for (uint32_t i = 0; i < f->buffer_count; ++i) {
       slots_small[i].storage.owned = 0;
       slots_small[i].moved = 0;
@@ -780,10 +787,11 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
   if (!st) st = run_checks(&inv);
   if (!st) st = setup_buffers(&inv);
   if (!st) st = run_steps(&inv);
-  if (!st) st = deliver_results(&inv, results, allocated);
+  uint32_t delivered = 0;
+  if (!st) st = deliver_results(&inv, results, allocated, &delivered);
 
   if (st && allocated) {
-    for (size_t r = 0; r < result_count; ++r)
+    for (uint32_t r = 0; r < delivered; ++r)
       if (allocated[r]) graft_tensor_release(&results[r]);
   }
   if (inv.slots) {

@@ -108,6 +108,18 @@ static void* allocate_storage(uint64_t rounded, int* owned) {
   return data;
 }
 
+/* Clears every field of |t| one by one: GCC turns a memset of the struct
+ * into a rep stos, whose start-up is a tenth of a small call's time (a
+ * result is allocated and released on every call). */
+static void clear_tensor(graft_tensor_t* t) {
+  t->dtype = 0;
+  t->rank = 0;
+  for (uint32_t i = 0; i < GRAFT_MAX_RANK; ++i) t->dims[i] = 0;
+  t->data = NULL;
+  t->size = 0;
+  t->owned = 0;
+}
+
 static const struct {
   const char* name;
   size_t size;
@@ -152,7 +164,7 @@ uint64_t graft_tensor_element_count(const graft_tensor_t* t) {
 
 graft_status_t graft_tensor_allocate(uint32_t dtype, uint32_t rank,
                                      const int64_t* dims, graft_tensor_t* out) {
-  memset(out, 0, sizeof(*out));
+  clear_tensor(out);
   size_t element_size = graft_dtype_size(dtype);
   if (element_size == 0)
     return graft_status_make(GRAFT_INVALID_ARGUMENT, "invalid element type %u",
@@ -211,7 +223,7 @@ void graft_tensor_release(graft_tensor_t* t) {
   } else if (t->owned) {
     free(t->data);
   }
-  memset(t, 0, sizeof(*t));
+  clear_tensor(t);
 }
 
 /*===--- f16 / bf16 ---------------------------------------------------===*/
