@@ -25,7 +25,8 @@ typedef struct graft_tensor_t {
   uint64_t size;  /* bytes of |data| */
   int owned;      /* nonzero: |data| was allocated by graft; give it back with
                      graft_tensor_release, never free() (large tensors are
-                     mapped pages) */
+                     mapped pages, small ones start inside a larger heap
+                     block) */
 } graft_tensor_t;
 
 /* Bytes of one element (i1 = 1); 0 for an invalid dtype. */

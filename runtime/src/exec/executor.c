@@ -29,12 +29,14 @@
 #include "exec/signature.h"
 #include "exec/watchdog.h"
 
-/* Per-step binding and constant counts, and per-function buffer and
- * result counts, up to which the executor keeps its tables on the stack
- * instead of the heap; the same for the expression count (a packed matmul
- * alone takes about 45: its grid, its pack step and their buffers). */
+/* Per-step binding and constant counts, and per-function expression,
+ * buffer and result counts, up to which the executor keeps its tables on
+ * the stack instead of the heap (a small call must not pay for malloc:
+ * three allocations cost the 2x2 MLP a fifth of its call). About 9 KiB of
+ * stack at most. */
 #define SMALL_COUNT 32
 #define SMALL_EXPRS 128
+#define SMALL_BUFFERS 32
 
 typedef struct slot_t {
   void* data;
@@ -91,12 +93,22 @@ static graft_status_t check_args(const graft_function_v1_t* f,
     const graft_value_type_v1_t* want = &f->args[i];
     const graft_tensor_t* t = &args[i];
     int ok = dtype_accepts(want->dtype, t->dtype) && t->rank == want->rank;
-    for (uint32_t d = 0; ok && d < t->rank; ++d)
-      ok = t->dims[d] >= 0 &&
-           (want->dims[d] == GRAFT_DIM_DYNAMIC || want->dims[d] == t->dims[d]);
+    /* Checked in the same pass: dims whose byte count wraps past 2^64 must
+     * not pass as a small tensor. A zero dim makes it empty whatever the
+     * others are. */
+    uint64_t needed = graft_dtype_size(t->dtype);
+    int empty = 0, overflow = 0;
+    for (uint32_t d = 0; ok && d < t->rank; ++d) {
+      int64_t dim = t->dims[d];
+      ok = dim >= 0 &&
+           (want->dims[d] == GRAFT_DIM_DYNAMIC || want->dims[d] == dim);
+      empty |= dim == 0;
+      overflow |= __builtin_mul_overflow(needed, (uint64_t)dim, &needed);
+    }
     /* The argument's name for messages, formatted only on a failure (the
      * per-call cost of a small call counts). */
-    char name[80] = "";
+    char name[80];
+    name[0] = 0;
     if (!ok) {
       arg_name(want, name, sizeof(name));
       char expected[128], got[128];
@@ -108,14 +120,6 @@ static graft_status_t check_args(const graft_function_v1_t* f,
       return graft_status_make(GRAFT_INVALID_ARGUMENT,
                                "argument %u%s: expected %s, got %s", i + 1,
                                name, expected, got);
-    }
-    /* Checked: dims whose byte count wraps past 2^64 must not pass as a
-     * small tensor. A zero dim makes it empty whatever the others are. */
-    uint64_t needed = graft_dtype_size(t->dtype);
-    int empty = 0, overflow = 0;
-    for (uint32_t d = 0; d < t->rank; ++d) {
-      empty |= t->dims[d] == 0;
-      overflow |= __builtin_mul_overflow(needed, (uint64_t)t->dims[d], &needed);
     }
     if (empty) needed = 0;
     if ((overflow && !empty) || t->size < needed || (needed && !t->data))
@@ -349,12 +353,12 @@ typedef struct workgroup_run_t {
   const graft_guard_watch_t* watch; /* NULL unless guarding */
   const graft_watchdog_t* watchdog; /* NULL without a deadline */
   /* The first workgroup whose failure came from an import. */
-  atomic_flag import_failed;
+  atomic_int import_failed;
   uint64_t failed_index;
   graft_import_failure_t import_failure;
   const graft_ubsan_slice_t* ubsan; /* NULL unless instrumented */
   /* The first workgroup in which a UBSan check fired. */
-  atomic_flag ubsan_failed;
+  atomic_int ubsan_failed;
   uint64_t ubsan_index;
   graft_ubsan_finding_t ubsan_finding;
 } workgroup_run_t;
@@ -403,7 +407,7 @@ static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
   if (run->watch) graft_guard_enter(NULL, 0);
   if (finding.check) {
     /* Stops the loop like a failing dispatch; run_dispatch names it. */
-    if (!atomic_flag_test_and_set(&run->ubsan_failed)) {
+    if (!atomic_exchange(&run->ubsan_failed, 1)) {
       run->ubsan_index = index;
       run->ubsan_finding = finding;
     }
@@ -411,7 +415,7 @@ static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
   }
   graft_import_failure_t failure;
   if (code != 0 && graft_import_failure_take(&failure) &&
-      !atomic_flag_test_and_set(&run->import_failed)) {
+      !atomic_exchange(&run->import_failed, 1)) {
     run->failed_index = index;
     run->import_failure = failure;
   }
@@ -424,16 +428,26 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Evaluated grid count |e| of step |si| as uint32. */
-static graft_status_t grid_count(const invocation_t* inv, uint32_t si,
-                                 uint32_t e, uint32_t* out) {
-  int64_t v = inv->values[e];
-  if (v < 0 || v > (int64_t)UINT32_MAX)
-    return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                             "function '%s': step %u has workgroup count %lld "
-                             "outside [0, 4294967295]",
-                             inv->f->name, si, (long long)v);
-  *out = (uint32_t)v;
+/* The evaluated grid of dispatch or host-call step |si|: each count as
+ * uint32 in |count|, their product in |total|. */
+static graft_status_t step_grid(const invocation_t* inv, uint32_t si,
+                                uint32_t count[3], uint64_t* total) {
+  const graft_step_v1_t* step = &inv->f->steps[si];
+  for (int d = 0; d < 3; ++d) {
+    int64_t v = inv->values[step->workgroup_count[d]];
+    if (v < 0 || v > (int64_t)UINT32_MAX)
+      return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                               "function '%s': step %u has workgroup count "
+                               "%lld outside [0, 4294967295]",
+                               inv->f->name, si, (long long)v);
+    count[d] = (uint32_t)v;
+  }
+  *total = (uint64_t)count[0] * count[1];
+  if (__builtin_mul_overflow(*total, (uint64_t)count[2], total))
+    return graft_status_make(
+        GRAFT_INVALID_ARGUMENT, "dispatch '%s': grid %ux%ux%u is too large",
+        inv->library->dispatch_attrs[step->dispatch].name, count[0], count[1],
+        count[2]);
   return NULL;
 }
 
@@ -478,46 +492,45 @@ static graft_status_t run_on_caller(uint64_t count, graft_parallel_fn_t fn,
 }
 
 /* A GRAFT_STEP_DISPATCH over the pool, or a GRAFT_STEP_HOST_CALL on the
- * calling thread. */
+ * calling thread, with its grid (step_grid): |total| workgroups, at least
+ * one. */
 static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
+                                   const uint32_t grid[3], uint64_t total,
                                    void** bindings, uint64_t* lengths,
                                    uint64_t* constants) {
   const graft_function_v1_t* f = inv->f;
   const graft_step_v1_t* step = &f->steps[si];
   const graft_library_v1_t* lib = inv->library;
   const graft_dispatch_attrs_v1_t* attrs = &lib->dispatch_attrs[step->dispatch];
-  graft_dispatch_state_v1_t state;
-  memset(&state, 0, sizeof(state));
-  for (int d = 0; d < 3; ++d) {
-    graft_status_t st =
-        grid_count(inv, si, step->workgroup_count[d], &state.workgroup_count[d]);
-    if (st) return st;
-  }
   for (uint32_t c = 0; c < step->constant_count; ++c) {
     constants[c] = (uint64_t)inv->values[step->constants[c]];
   }
-  state.constant_count = step->constant_count;
-  state.binding_count = step->binding_count;
-  state.import_count = graft_import_table_count(inv->executor->imports);
-  state.imports = graft_import_table_functions(inv->executor->imports);
-  state.import_contexts = graft_import_table_contexts(inv->executor->imports);
-  state.processor_data = inv->executor->processor_data;
-  state.constants = constants;
-  state.bindings = bindings;
-  state.binding_lengths = lengths;
+  const graft_import_table_t* imports = inv->executor->imports;
+  /* Every field named (no padding in the struct): no clearing first. */
+  graft_dispatch_state_v1_t state = {
+      {grid[0], grid[1], grid[2]},
+      step->constant_count,
+      step->binding_count,
+      graft_import_table_count(imports),
+      constants,
+      bindings,
+      lengths,
+      graft_import_table_functions(imports),
+      graft_import_table_contexts(imports),
+      inv->executor->processor_data};
 
-  uint64_t total = (uint64_t)state.workgroup_count[0] *
-                   state.workgroup_count[1];
-  if (__builtin_mul_overflow(total, (uint64_t)state.workgroup_count[2], &total))
-    return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                             "dispatch '%s': grid %ux%ux%u is too large",
-                             attrs->name, state.workgroup_count[0],
-                             state.workgroup_count[1], state.workgroup_count[2]);
   graft_guard_watch_t watch = {f, attrs, state.workgroup_count, inv->regions};
-  workgroup_run_t run = {lib->dispatches[step->dispatch], &state,
-                         inv->regions ? &watch : NULL, inv->watchdog,
-                         ATOMIC_FLAG_INIT, 0, {0},
-                         inv->executor->ubsan, ATOMIC_FLAG_INIT, 0, {NULL, 0}};
+  /* The failure records are written only after their flag is taken, so
+   * they are left unset here (a zeroed 100-byte struct per dispatch is a
+   * rep stos, slow to start). */
+  workgroup_run_t run;
+  run.fn = lib->dispatches[step->dispatch];
+  run.state = &state;
+  run.watch = inv->regions ? &watch : NULL;
+  run.watchdog = inv->watchdog;
+  run.ubsan = inv->executor->ubsan;
+  atomic_init(&run.import_failed, 0);
+  atomic_init(&run.ubsan_failed, 0);
   if (inv->watchdog) graft_watchdog_enter(inv->watchdog, attrs);
   graft_parallel_failure_t failure;
   uint64_t start = inv->executor->trace ? now_ns() : 0;
@@ -545,9 +558,9 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
         now_ns() - start};
     inv->executor->trace(&event, inv->executor->trace_user_data);
   }
-  if (failure.code != 0 && atomic_flag_test_and_set(&run.ubsan_failed))
+  if (failure.code != 0 && atomic_load(&run.ubsan_failed))
     return ubsan_status(inv, attrs, &state, &run);
-  if (failure.code != 0 && atomic_flag_test_and_set(&run.import_failed)) {
+  if (failure.code != 0 && atomic_load(&run.import_failed)) {
     /* An import said no: name it, its plugin and what it returned. */
     const graft_import_failure_t* f = &run.import_failure;
     uint32_t id[3];
@@ -638,6 +651,16 @@ static graft_status_t run_steps(const invocation_t* inv) {
     if (inv->watchdog && (st = graft_watchdog_status(inv->watchdog))) break;
     const graft_step_v1_t* step = &f->steps[si];
     if (!step_guard_holds(inv, step)) continue;
+    /* A dispatch without workgroups (a packed matmul's rhs pack where one
+     * row of workgroups packs its own) is skipped: nothing would run, so
+     * neither its bindings nor its state are set up, and the trace does not
+     * list it. Its buffers keep their places (the compiler's arena plan). */
+    uint32_t grid[3] = {0, 0, 0};
+    uint64_t total = 0;
+    if (step->kind != GRAFT_STEP_COPY) {
+      st = step_grid(inv, si, grid, &total);
+      if (st || total == 0) continue;
+    }
     uint32_t nb = step->binding_count, nc = step->constant_count;
     /* On the stack when small: a tiny call must not pay for malloc. */
     void* bindings_small[SMALL_COUNT];
@@ -657,7 +680,7 @@ static graft_status_t run_steps(const invocation_t* inv) {
       if (step->kind == GRAFT_STEP_COPY)
         st = run_copy(inv, si, bindings, lengths);
       else /* DISPATCH or HOST_CALL, the other kinds (validated) */
-        st = run_dispatch(inv, si, bindings, lengths, constants);
+        st = run_dispatch(inv, si, grid, total, bindings, lengths, constants);
     }
     if (!small) {
       free(bindings);
@@ -669,12 +692,15 @@ static graft_status_t run_steps(const invocation_t* inv) {
 }
 
 /* Stage 5: move or copy each result out. |allocated[r]| records outputs the
- * runtime allocated so a later failure can release them. */
+ * runtime allocated so a later failure can release them, for the first
+ * |*delivered| results (set as it goes: nothing needs clearing first). */
 static graft_status_t deliver_results(invocation_t* inv,
                                       graft_tensor_t* results,
-                                      int* allocated) {
+                                      int* allocated, uint32_t* delivered) {
   const graft_function_v1_t* f = inv->f;
   for (uint32_t r = 0; r < f->result_count; ++r) {
+    allocated[r] = 0;
+    *delivered = r + 1;
     slot_t* s = &inv->slots[f->result_buffers[r]];
     graft_tensor_t* out = &results[r];
     const graft_buffer_v1_t* b = &f->buffers[f->result_buffers[r]];
@@ -682,7 +708,11 @@ static graft_status_t deliver_results(invocation_t* inv,
       if (s->size && out->data != s->data)
         memcpy(out->data, s->data, (size_t)s->size);
     } else if (b->kind == GRAFT_BUFFER_RESULT && !s->moved && !inv->regions) {
-      *out = s->storage;
+      /* Field by field (dtype, rank and dims follow): a struct copy is a
+       * rep movs. */
+      out->data = s->storage.data;
+      out->size = s->storage.size;
+      out->owned = s->storage.owned;
       s->moved = 1;
       allocated[r] = 1;
     } else {
@@ -695,7 +725,10 @@ static graft_status_t deliver_results(invocation_t* inv,
     }
     out->dtype = s->dtype;
     out->rank = s->rank;
-    memcpy(out->dims, s->dims, sizeof(out->dims));
+    /* Zero past the rank, where a slot's dims are not set (and not a
+     * memcpy of all of them: GCC makes that a rep movs, slow to start). */
+    for (uint32_t d = 0; d < GRAFT_MAX_RANK; ++d)
+      out->dims[d] = d < s->rank ? s->dims[d] : 0;
   }
   return NULL;
 }
@@ -721,16 +754,21 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
                               executor->timeout_user_data, &inv.watchdog);
     if (st) return st;
   }
-  int allocated_small[SMALL_COUNT] = {0};
+  int allocated_small[SMALL_COUNT];
   int64_t values_small[SMALL_EXPRS];
-  slot_t slots_small[SMALL_COUNT / 2];
+  slot_t slots_small[SMALL_BUFFERS];
   int small = result_count <= SMALL_COUNT && f->expr_count <= SMALL_EXPRS &&
-              f->buffer_count <= SMALL_COUNT / 2;
+              f->buffer_count <= SMALL_BUFFERS;
   int* allocated = allocated_small;
   if (small) {
     inv.values = values_small;
     inv.slots = slots_small;
-    memset(slots_small, 0, sizeof(slot_t) * f->buffer_count);
+    /* Only what cleanup reads before stage 3 writes it: the rest of a
+     * slot (200 bytes) is set when its buffer is shaped and placed. */
+    for (uint32_t i = 0; i < f->buffer_count; ++i) {
+      slots_small[i].storage.owned = 0;
+      slots_small[i].moved = 0;
+    }
   } else {
     allocated = calloc(result_count ? result_count : 1, sizeof(int));
     inv.values = calloc(f->expr_count ? f->expr_count : 1, sizeof(int64_t));
@@ -743,19 +781,23 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
       (executor->guard && !inv.regions))
     st = graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                            "out of memory invoking '%s'", f->name);
-  if (!st) st = graft_host_exprs_evaluate(f, args, inv.values);
+  if (!st)
+    st = graft_expr_memos_evaluate(executor->memos, function_ordinal, f, args,
+                                   inv.values);
   if (!st) st = run_checks(&inv);
   if (!st) st = setup_buffers(&inv);
   if (!st) st = run_steps(&inv);
-  if (!st) st = deliver_results(&inv, results, allocated);
+  uint32_t delivered = 0;
+  if (!st) st = deliver_results(&inv, results, allocated, &delivered);
 
   if (st && allocated) {
-    for (size_t r = 0; r < result_count; ++r)
+    for (uint32_t r = 0; r < delivered; ++r)
       if (allocated[r]) graft_tensor_release(&results[r]);
   }
   if (inv.slots) {
     for (uint32_t i = 0; i < f->buffer_count; ++i)
-      if (!inv.slots[i].moved) graft_tensor_release(&inv.slots[i].storage);
+      if (inv.slots[i].storage.owned && !inv.slots[i].moved)
+        graft_tensor_release(&inv.slots[i].storage);
   }
   graft_arena_release(executor->arenas, inv.arena);
   graft_watchdog_stop(inv.watchdog);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "exec/arena.h"
+#include "exec/expr_memo.h"
 #include "exec/import_table.h"
 #include "exec/thread_pool.h"
 #include "exec/ubsan.h"
@@ -41,6 +42,9 @@ typedef struct graft_executor_t {
    * through graft_ubsan_call and a check that fires fails the invocation
    * (exec/ubsan.h). NULL otherwise. */
   const graft_ubsan_slice_t* ubsan;
+  /* Host expression values kept across calls (exec/expr_memo.h), indexed
+   * by function ordinal; NULL = every call evaluates them. */
+  graft_expr_memos_t* memos;
 } graft_executor_t;
 
 /* Invokes library->functions[function_ordinal] with the contract of
@@ -60,6 +64,11 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
 graft_status_t graft_host_exprs_evaluate(const graft_function_v1_t* f,
                                          const graft_tensor_t* args,
                                          int64_t* values);
+
+/* The value of leaf expression |e| (GRAFT_EXPR_ARG_DIM or
+ * GRAFT_EXPR_ARG_SCALAR) for |args|, checked as above. */
+int64_t graft_host_expr_leaf(const graft_expr_v1_t* e,
+                             const graft_tensor_t* args);
 
 #ifdef __cplusplus
 }

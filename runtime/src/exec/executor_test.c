@@ -23,7 +23,7 @@ static graft_status_t invoke(const char* name, const graft_tensor_t* args,
     ++ordinal;
   graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
                                0,      NULL, NULL, NULL, NULL, kNoProcessorData,
-                               NULL};
+                               NULL, NULL};
   return graft_function_invoke(&tl_library, ordinal, &executor, args,
                                arg_count, results, result_count);
 }
@@ -71,6 +71,104 @@ static void add_dynamic_dims(void) {
   }
 }
 
+static void count_event(const graft_trace_event_t* event, void* user_data) {
+  (void)event;
+  ++*(int*)user_data;
+}
+
+/* A step whose grid is empty is skipped: the dispatch is not called and
+ * the trace, which reports each dispatch that ran, does not list it. */
+static void empty_grid_is_skipped(void) {
+  int events = 0;
+  graft_executor_t executor = {g_pool, count_event, &events,
+                               GRAFT_RUNTIME_GUARD_NONE, 0, NULL, NULL, NULL,
+                               NULL, kNoProcessorData, NULL, NULL};
+  uint32_t ordinal = 0;
+  while (strcmp(tl_library.functions[ordinal].name, "add") != 0) ++ordinal;
+  const char* inputs[2] = {"2x3xf32=[1 2 3][4 5 6]", "0x3xf32="};
+  for (int i = 0; i < 2; ++i) {
+    graft_tensor_t args[2] = {parse(inputs[i]), parse(inputs[i])};
+    graft_tensor_t out = {0};
+    events = 0;
+    EXPECT_OK(graft_function_invoke(&tl_library, ordinal, &executor, args, 2,
+                                    &out, 1));
+    EXPECT(events == (i == 0 ? 1 : 0));
+    EXPECT(out.rank == 2 && out.dims[0] == (i == 0 ? 2 : 0));
+    graft_tensor_release(&out);
+    graft_tensor_release(&args[0]);
+    graft_tensor_release(&args[1]);
+  }
+}
+
+/* Function |name|'s ordinal in tl_library. */
+static uint32_t tl_ordinal(const char* name) {
+  uint32_t ordinal = 0;
+  while (strcmp(tl_library.functions[ordinal].name, name) != 0) ++ordinal;
+  return ordinal;
+}
+
+/* Host expression values kept across calls (exec/expr_memo.h): a call
+ * whose dims and scalar arguments equal the last call's copies them (a
+ * hit); any other evaluates them and replaces the memo; the checks run on
+ * every call, hit or not. */
+static void memo_across_calls(void) {
+  graft_expr_memos_t* memos = NULL;
+  EXPECT_OK(graft_expr_memos_create(&tl_library, &memos));
+  graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
+                               0, NULL, NULL, NULL, NULL, kNoProcessorData,
+                               NULL, memos};
+  uint32_t scalar = tl_ordinal("scalar"), add = tl_ordinal("add");
+  /* scalar: s and the length of x are leaves. */
+  static const struct {
+    const char *s, *x, *want;
+    uint64_t hits;
+  } kScalarCalls[] = {
+      {"f32=0.5", "3xf32=1 2 3", "3xf32=1.5 2.5 3.5", 0},
+      {"f32=0.5", "3xf32=4 5 6", "3xf32=4.5 5.5 6.5", 1},
+      {"f32=2", "3xf32=1 2 3", "3xf32=3 4 5", 1},
+      {"f32=2", "3xf32=1 2 3", "3xf32=3 4 5", 2},
+      {"f32=2", "5xf32=1 2 3 4 5", "5xf32=3 4 5 6 7", 2},
+      {"f32=0.5", "3xf32=1 2 3", "3xf32=1.5 2.5 3.5", 2},
+  };
+  for (size_t i = 0; i < sizeof(kScalarCalls) / sizeof(kScalarCalls[0]); ++i) {
+    graft_tensor_t args[2] = {parse(kScalarCalls[i].s),
+                              parse(kScalarCalls[i].x)};
+    graft_tensor_t out = {0};
+    EXPECT_OK(graft_function_invoke(&tl_library, scalar, &executor, args, 2,
+                                    &out, 1));
+    EXPECT_TENSOR(out, kScalarCalls[i].want);
+    EXPECT(graft_expr_memos_hits(memos, scalar) == kScalarCalls[i].hits);
+    graft_tensor_release(&out);
+    graft_tensor_release(&args[0]);
+    graft_tensor_release(&args[1]);
+  }
+  /* add: a failing check is reported on a hit too (the memo holds the
+   * values of the mismatched shapes after the first failure). */
+  graft_tensor_t ok[2] = {parse("2x3xf32=[1 2 3][4 5 6]"),
+                          parse("2x3xf32=[1 1 1][1 1 1]")};
+  graft_tensor_t bad[2] = {parse("2x3xf32=[1 2 3][4 5 6]"),
+                           parse("3x3xf32=[1 1 1][1 1 1][1 1 1]")};
+  graft_tensor_t out = {0};
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_OK(graft_function_invoke(&tl_library, add, &executor, ok, 2, &out,
+                                    1));
+    EXPECT_TENSOR(out, "2x3xf32=[2 3 4][5 6 7]");
+    graft_tensor_release(&out);
+  }
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_ERROR(graft_function_invoke(&tl_library, add, &executor, bad, 2,
+                                       &out, 1),
+                 "add.graph:3:8: lhs/rhs dim 0 mismatch: 2 != 3");
+    EXPECT(out.data == NULL);
+  }
+  EXPECT(graft_expr_memos_hits(memos, add) == 2);
+  for (int i = 0; i < 2; ++i) {
+    graft_tensor_release(&ok[i]);
+    graft_tensor_release(&bad[i]);
+  }
+  graft_expr_memos_free(memos);
+}
+
 static void two_dispatches_with_temp(void) {
   graft_tensor_t x = parse("5xf32=1 2 3 4 -5");
   graft_tensor_t out = {0};
@@ -110,7 +208,7 @@ static graft_status_t invoke_arena_scale_add(uint32_t offset_expr,
   if (st) return st;
   graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
                                0,      NULL, NULL, NULL, arenas, kNoProcessorData,
-                               NULL};
+                               NULL, NULL};
   return graft_function_invoke(&library, ordinal, &executor, x, 1, out, 1);
 }
 
@@ -397,7 +495,7 @@ static graft_status_t invoke_ubsan(graft_dispatch_fn_t fail_dispatch,
   graft_tensor_t x = parse(input);
   graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
                                0,      NULL, NULL, NULL, NULL, kNoProcessorData,
-                               &g_ubsan_slice};
+                               &g_ubsan_slice, NULL};
   st = graft_function_invoke(&g_ubsan_library, 3, &executor, &x, 1, out, 1);
   graft_tensor_release(&x);
   return st;
@@ -445,6 +543,8 @@ int main(void) {
   }
   TEST_CASE(hand_written_libraries_are_validated);
   TEST_CASE(add_dynamic_dims);
+  TEST_CASE(empty_grid_is_skipped);
+  TEST_CASE(memo_across_calls);
   TEST_CASE(two_dispatches_with_temp);
   TEST_CASE(arena_buffers);
   TEST_CASE(alias_const_copy);

@@ -12,9 +12,13 @@
 #include "graft/expr.h"
 #include "io/test_harness.h"
 
+/* Powers of two among them (1, 2, 64, 256, 2^32, 2^62) take
+ * graft_expr_apply's shift path for DIV, CEILDIV and REM, next to
+ * dividends one off a multiple of them and negative ones. */
 static const int64_t kValues[] = {
-    INT64_MIN, INT64_MIN + 1, -(INT64_C(1) << 32), -7, -2, -1, 0, 1, 2, 3, 7,
-    INT64_C(1) << 32, INT64_MAX - 1, INT64_MAX,
+    INT64_MIN, INT64_MIN + 1, -(INT64_C(1) << 32), -257, -65, -64, -7, -2, -1,
+    0, 1, 2, 3, 7, 63, 64, 65, 96, 256, 257, INT64_C(1) << 32,
+    INT64_C(1) << 62, INT64_MAX - 1, INT64_MAX,
 };
 enum { kValueCount = sizeof(kValues) / sizeof(kValues[0]) };
 

@@ -15,7 +15,11 @@
  * copy afterwards: a write into one aborts. The slice's own code never runs
  * (as in fuzz_loader, the library is found without its query function).
  *
- * Each function runs twice: dynamic dims and scalar arguments 1, then 3.
+ * Each function runs with dynamic dims and scalar arguments 1, then 3,
+ * each twice through the executor's expression memos (exec/expr_memo.h):
+ * the second call takes its values from the memo wherever the first one
+ * evaluated them, and must end the same way (status text and workgroup
+ * count).
  * Build and run: cmake/fuzz.sh (seed corpus:
  * tests/fuzz/corpus/fuzz_host_program/, graft-built x86_64 bundles). */
 #include <stdio.h>
@@ -141,8 +145,11 @@ static int make_args(const graft_function_v1_t* f, int64_t value,
   return 1;
 }
 
-static void run_function(const graft_library_v1_t* lib, uint32_t ordinal,
-                         const graft_executor_t* executor, int64_t value) {
+/* Runs function |ordinal| on arguments of |value|; returns how it ended
+ * ("N workgroups: ok" or the error), malloc'd (NULL when not run). */
+static char* run_function(const graft_library_v1_t* lib, uint32_t ordinal,
+                          const graft_executor_t* executor, int64_t value) {
+  char* outcome = NULL;
   const graft_function_v1_t* f = &lib->functions[ordinal];
   graft_tensor_t* args = calloc(f->arg_count + 1, sizeof(graft_tensor_t));
   graft_tensor_t* copies = calloc(f->arg_count + 1, sizeof(graft_tensor_t));
@@ -157,6 +164,9 @@ static void run_function(const graft_library_v1_t* lib, uint32_t ordinal,
       fprintf(stderr, "fuzz_host_program: %s(%lld): %d workgroups, %s\n",
               f->name, (long long)value, g_workgroups,
               st ? graft_status_message(st) : "ok");
+    const char* text = st ? graft_status_message(st) : "ok";
+    outcome = malloc(strlen(text) + 32);
+    if (outcome) sprintf(outcome, "%d workgroups: %s", g_workgroups, text);
     graft_status_free(st);
     for (uint32_t i = 0; i < f->arg_count; ++i)
       if (args[i].size && memcmp(args[i].data, copies[i].data, args[i].size))
@@ -171,6 +181,24 @@ static void run_function(const graft_library_v1_t* lib, uint32_t ordinal,
   free(args);
   free(copies);
   free(results);
+  return outcome;
+}
+
+/* Runs function |ordinal| twice on arguments of |value| and fails unless
+ * both calls end the same way (the second one's values from the memo). */
+static void run_twice(const graft_library_v1_t* lib, uint32_t ordinal,
+                      const graft_executor_t* executor, int64_t value) {
+  char* first = run_function(lib, ordinal, executor, value);
+  char* second = run_function(lib, ordinal, executor, value);
+  if ((first == NULL) != (second == NULL) ||
+      (first && strcmp(first, second) != 0)) {
+    fprintf(stderr, "fuzz_host_program: '%s' ended '%s', then '%s'\n",
+            lib->functions[ordinal].name, first ? first : "(not run)",
+            second ? second : "(not run)");
+    abort();
+  }
+  free(first);
+  free(second);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -191,16 +219,20 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const uint64_t kNoProcessorData[GRAFT_PROCESSOR_DATA_WORD_COUNT];
   graft_executor_t executor = {pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
                                0,    NULL, NULL, NULL, NULL, kNoProcessorData,
-                               NULL};
+                               NULL, NULL};
   for (size_t c = 0; c < count; ++c) {
     if (valid[c]->dispatch_count > STUB_COUNT) continue;
     graft_library_v1_t stubbed = *valid[c];
     stubbed.dispatches = kStubs;
     g_library = &stubbed;
+    graft_status_t st = graft_expr_memos_create(&stubbed, &executor.memos);
+    if (st) abort(); /* out of memory */
     for (uint32_t fn = 0; fn < stubbed.function_count && fn < 8; ++fn) {
-      run_function(&stubbed, fn, &executor, 1);
-      run_function(&stubbed, fn, &executor, 3);
+      run_twice(&stubbed, fn, &executor, 1);
+      run_twice(&stubbed, fn, &executor, 3);
     }
+    graft_expr_memos_free(executor.memos);
+    executor.memos = NULL;
   }
   graft_elf_image_unload(&image);
   return 0;

@@ -26,6 +26,13 @@ static int64_t scalar_word(const graft_tensor_t* t) {
   }
 }
 
+int64_t graft_host_expr_leaf(const graft_expr_v1_t* e,
+                             const graft_tensor_t* args) {
+  /* Validated against the declared types, which |args| match. */
+  return e->op == GRAFT_EXPR_ARG_DIM ? args[e->a].dims[e->imm]
+                                     : scalar_word(&args[e->a]);
+}
+
 static graft_status_t failed(const graft_function_v1_t* f, uint32_t i,
                              const graft_expr_v1_t* e, int64_t a, int64_t b,
                              graft_expr_status_t why) {
@@ -57,9 +64,7 @@ graft_status_t graft_host_exprs_evaluate(const graft_function_v1_t* f,
       continue;
     }
     if (e->op == GRAFT_EXPR_ARG_DIM || e->op == GRAFT_EXPR_ARG_SCALAR) {
-      /* Validated against the declared types, which |args| match. */
-      values[i] = e->op == GRAFT_EXPR_ARG_DIM ? args[e->a].dims[e->imm]
-                                              : scalar_word(&args[e->a]);
+      values[i] = graft_host_expr_leaf(e, args);
       continue;
     }
     /* Binary: operands are earlier expressions (validated). */

@@ -10,6 +10,7 @@
 
 #include "exec/arena.h"
 #include "exec/executor.h"
+#include "exec/expr_memo.h"
 #include "exec/guard.h"
 #include "exec/import_table.h"
 #include "exec/signature.h"
@@ -22,12 +23,11 @@ struct graft_module_s {
   graft_import_table_t* imports; /* resolved; holds the plugin manager */
   graft_thread_pool_t* pool;
   graft_arena_pool_t* arenas; /* kept across calls (exec/arena.h) */
-  graft_trace_fn_t trace;
-  void* trace_user_data;
-  uint32_t guard;
-  uint32_t timeout_ms;
-  graft_timeout_fn_t on_timeout;
-  void* timeout_user_data;
+  graft_expr_memos_t* memos;  /* likewise (exec/expr_memo.h) */
+  /* What every call runs on: the resources above (borrowed), the trace,
+   * guard and deadline settings, processor_data and ubsan below. Built
+   * once, so a call does not assemble it. */
+  graft_executor_t executor;
   void (*release)(void* arg);
   void* release_arg;
   /* What every dispatch sees as its processor_data: the CPU's feature
@@ -78,7 +78,9 @@ graft_status_t graft_module_create_from_library(
       graft_import_table_create(library, options->plugins, &m->imports);
   if (!st) st = graft_thread_pool_create(options->threads, &m->pool);
   if (!st) st = graft_arena_pool_create(&m->arenas);
+  if (!st) st = graft_expr_memos_create(library, &m->memos);
   if (st) {
+    graft_arena_pool_destroy(m->arenas);
     graft_thread_pool_destroy(m->pool);
     graft_import_table_free(m->imports);
     free(m);
@@ -86,14 +88,21 @@ graft_status_t graft_module_create_from_library(
   }
   m->library = library;
   m->isa = "";
-  m->trace = options->trace;
-  m->trace_user_data = options->trace_user_data;
-  m->guard = options->guard;
-  m->timeout_ms = options->timeout_ms;
-  m->on_timeout = options->on_timeout;
-  m->timeout_user_data = options->timeout_user_data;
-  if (!m->trace && (options->flags & GRAFT_RUNTIME_FLAG_TRACE_STDERR))
-    m->trace = trace_to_stderr;
+  graft_trace_fn_t trace = options->trace;
+  if (!trace && (options->flags & GRAFT_RUNTIME_FLAG_TRACE_STDERR))
+    trace = trace_to_stderr;
+  m->executor = (graft_executor_t){m->pool,
+                                   trace,
+                                   options->trace_user_data,
+                                   options->guard,
+                                   options->timeout_ms,
+                                   options->on_timeout,
+                                   options->timeout_user_data,
+                                   m->imports,
+                                   m->arenas,
+                                   m->processor_data,
+                                   NULL /* graft_module_set_ubsan */,
+                                   m->memos};
   m->release = release;
   m->release_arg = release_arg;
   *out_module = m;
@@ -104,6 +113,7 @@ void graft_module_close(graft_module_t* module) {
   if (!module) return;
   graft_thread_pool_destroy(module->pool);
   graft_arena_pool_destroy(module->arenas);
+  graft_expr_memos_free(module->memos);
   if (module->release) module->release(module->release_arg);
   /* After the library: no code of the slice can call a plugin any more
    * when the last reference may unload them. */
@@ -133,6 +143,7 @@ void graft_module_set_ubsan(graft_module_t* module, uintptr_t base,
                             const char* slice_name) {
   module->ubsan.base = base;
   module->ubsan.name = slice_name;
+  module->executor.ubsan = slice_name ? &module->ubsan : NULL;
 }
 
 uint32_t graft_module_thread_count(const graft_module_t* module) {
@@ -216,13 +227,7 @@ graft_status_t graft_module_function_invoke(graft_module_t* module,
                                             size_t output_count) {
   graft_status_t st = check_ordinal(module, ordinal);
   if (st) return st;
-  graft_executor_t executor = {module->pool,       module->trace,
-                               module->trace_user_data, module->guard,
-                               module->timeout_ms, module->on_timeout,
-                               module->timeout_user_data, module->imports,
-                               module->arenas,     module->processor_data,
-                               module->ubsan.name ? &module->ubsan : NULL};
   /* Executor errors already name the function, dispatch or source line. */
-  return graft_function_invoke(module->library, ordinal, &executor, inputs,
-                               input_count, outputs, output_count);
+  return graft_function_invoke(module->library, ordinal, &module->executor,
+                               inputs, input_count, outputs, output_count);
 }

@@ -224,6 +224,22 @@ graft_status_t graft_thread_pool_parallel_for(
     pthread_mutex_unlock(&pool->run_lock);
     return status;
   }
+  if (pool->size == 1 || count == 1) {
+    /* A single index or a single worker: run inline as worker 0, wake
+     * nobody, and share no counter (run_lock keeps worker 0's scratch and
+     * id to this loop). */
+    worker_t* w = &pool->workers[0];
+    for (uint64_t i = 0; i < count; ++i) {
+      int rc = fn(context, i, 0, w->scratch, w->scratch_size);
+      if (rc != 0) {
+        out_failure->code = rc;
+        out_failure->index = i;
+        break;
+      }
+    }
+    pthread_mutex_unlock(&pool->run_lock);
+    return NULL;
+  }
   /* Enough chunks per worker to balance uneven workgroups, few enough to
    * keep the counter cold. */
   uint64_t chunk = count / ((uint64_t)pool->size * 8);
@@ -233,31 +249,22 @@ graft_status_t graft_thread_pool_parallel_for(
   atomic_store(&pool->stop, 0);
   pool->failure.code = 0;
   pool->failure.index = 0;
-  /* A single index or a single worker: run inline, wake nobody. */
-  int inline_only = pool->size == 1 || count == 1;
-  if (!inline_only) {
-    pthread_mutex_lock(&pool->mutex);
-    pool->job = job;
-    pool->active = pool->size - 1;
-    ++pool->generation;
-    if (pool->sleepers) pthread_cond_broadcast(&pool->work_cv);
-    pthread_mutex_unlock(&pool->mutex);
-  }
+  pthread_mutex_lock(&pool->mutex);
+  pool->job = job;
+  pool->active = pool->size - 1;
+  ++pool->generation;
+  if (pool->sleepers) pthread_cond_broadcast(&pool->work_cv);
+  pthread_mutex_unlock(&pool->mutex);
   run_job(pool, &job, &pool->workers[0]);
-  if (inline_only) {
-    /* Only this thread ran the loop: nothing to wait for or lock. */
-    *out_failure = pool->failure;
-  } else {
-    for (int i = 0; i < SPIN_ROUNDS &&
-                    atomic_load_explicit(&pool->active, memory_order_relaxed) > 0;
-         ++i)
-      cpu_relax();
-    pthread_mutex_lock(&pool->mutex);
-    while (pool->active > 0)
-      pthread_cond_wait(&pool->done_cv, &pool->mutex);
-    *out_failure = pool->failure;
-    pthread_mutex_unlock(&pool->mutex);
-  }
+  for (int i = 0; i < SPIN_ROUNDS &&
+                  atomic_load_explicit(&pool->active, memory_order_relaxed) > 0;
+       ++i)
+    cpu_relax();
+  pthread_mutex_lock(&pool->mutex);
+  while (pool->active > 0)
+    pthread_cond_wait(&pool->done_cv, &pool->mutex);
+  *out_failure = pool->failure;
+  pthread_mutex_unlock(&pool->mutex);
   pthread_mutex_unlock(&pool->run_lock);
   return NULL;
 }
