@@ -1,16 +1,25 @@
 /* The worker pool behind every dispatch (see thread_pool.h).
  *
- * One loop runs at a time (run_lock). Publishing a loop: the job is written
- * under |mutex|, |generation| is bumped and the workers that went to sleep
- * are woken; each worker copies the job under the same mutex, so no job
- * field needs to be atomic. A worker that finished a loop first spins on
- * |generation| for a short while (SPIN_ROUNDS pauses, tens of
- * microseconds) before it sleeps on the condition variable (a futex), so
- * back-to-back dispatches find it awake without a system call, and an idle
- * pool costs no CPU. Only the index counter and the stop flag are shared atomically
- * while the loop runs. The caller works as worker 0 and then waits until
- * every other worker has left the loop, so the next loop cannot start while
- * a slow worker still looks at the old one. */
+ * One loop runs at a time (run_lock). The loop's state is one atomic word,
+ * |state|: the loop's generation (high 32 bits), a "closed" bit and the
+ * number of workers that joined it. Publishing a loop writes the job and
+ * then stores a new generation, open, with no worker joined; sleeping
+ * workers are woken. A worker that sees the new generation joins it with a
+ * compare-and-swap (only while it is open and still that generation),
+ * reads the job, takes indices from the shared counter and leaves with one
+ * atomic decrement. No lock is taken on this path, so 16 workers do not
+ * queue on a mutex at every dispatch.
+ *
+ * The caller works as worker 0. When its counter runs out, every index has
+ * been handed out: it closes the loop, so workers that wake up late do not
+ * join (and the caller does not wait for them), and waits only for the
+ * workers that joined, which still run indices they took. Only then may
+ * the next loop reuse the job, the counter or the workers' scratch.
+ *
+ * A worker that has left a loop spins on |state| for a short while
+ * (SPIN_ROUNDS pauses, tens of microseconds) before it sleeps on a
+ * condition variable, so back-to-back dispatches find it awake without a
+ * system call, and an idle pool costs no CPU. */
 #define _POSIX_C_SOURCE 200809L
 #include "exec/thread_pool.h"
 
@@ -58,20 +67,23 @@ struct graft_thread_pool_s {
   worker_t* workers;
 
   pthread_mutex_t run_lock; /* held for a whole loop: one loop at a time */
-  pthread_mutex_t mutex;    /* guards everything below except the atomics */
+  pthread_mutex_t mutex;    /* for sleeping, waking and failures only */
   pthread_cond_t work_cv;
   pthread_cond_t done_cv;
-  _Atomic uint64_t generation; /* written under |mutex|, polled by spinners */
-  _Atomic int shutdown;        /* likewise */
-  uint32_t sleepers;           /* workers waiting on work_cv */
-  job_t job;
-  _Atomic uint32_t active; /* workers (not the caller) still inside the
-                            * loop; written under |mutex| */
-  graft_parallel_failure_t failure;
+  _Atomic uint64_t state;     /* generation << 32 | CLOSED | workers joined */
+  _Atomic int shutdown;
+  _Atomic uint32_t sleepers;  /* workers waiting (or about to) on work_cv */
+  job_t job; /* written only while no worker has joined the current loop */
+  graft_parallel_failure_t failure; /* written under |mutex| */
 
   _Atomic uint64_t next;
   _Atomic int stop;
 };
+
+#define LOOP_CLOSED (UINT64_C(1) << 31)
+#define LOOP_JOINED_MASK (LOOP_CLOSED - 1)
+static inline uint32_t loop_generation(uint64_t s) { return (uint32_t)(s >> 32); }
+static inline uint64_t loop_joined(uint64_t s) { return s & LOOP_JOINED_MASK; }
 
 static void run_job(graft_thread_pool_t* pool, const job_t* job,
                     worker_t* worker) {
@@ -98,35 +110,56 @@ static void run_job(graft_thread_pool_t* pool, const job_t* job,
   }
 }
 
+/* Waits until |state| holds a generation other than |seen| (or shutdown):
+ * spins first, then sleeps. Returns the state it saw. */
+static uint64_t wait_for_loop(graft_thread_pool_t* pool, uint32_t seen) {
+  uint64_t s = atomic_load_explicit(&pool->state, memory_order_acquire);
+  for (int i = 0; i < SPIN_ROUNDS && loop_generation(s) == seen &&
+                  !atomic_load_explicit(&pool->shutdown, memory_order_relaxed);
+       ++i) {
+    cpu_relax();
+    s = atomic_load_explicit(&pool->state, memory_order_acquire);
+  }
+  if (loop_generation(s) != seen || atomic_load(&pool->shutdown)) return s;
+  pthread_mutex_lock(&pool->mutex);
+  /* sleepers is raised before the generation is read again; the caller
+   * stores the generation before it reads sleepers (both sequentially
+   * consistent), so one of the two sees the other: no lost wake-up. */
+  atomic_fetch_add(&pool->sleepers, 1);
+  while (!atomic_load(&pool->shutdown) &&
+         loop_generation(s = atomic_load(&pool->state)) == seen)
+    pthread_cond_wait(&pool->work_cv, &pool->mutex);
+  atomic_fetch_sub(&pool->sleepers, 1);
+  pthread_mutex_unlock(&pool->mutex);
+  return s;
+}
+
 static void* worker_main(void* arg) {
   worker_t* worker = arg;
   graft_thread_pool_t* pool = worker->pool;
-  uint64_t seen = 0;
+  uint32_t seen = 0;
   for (;;) {
-    for (int i = 0; i < SPIN_ROUNDS &&
-                    atomic_load_explicit(&pool->generation, memory_order_relaxed) == seen &&
-                    !atomic_load_explicit(&pool->shutdown, memory_order_relaxed);
-         ++i)
-      cpu_relax();
-    pthread_mutex_lock(&pool->mutex);
-    while (!pool->shutdown && pool->generation == seen) {
-      ++pool->sleepers;
-      pthread_cond_wait(&pool->work_cv, &pool->mutex);
-      --pool->sleepers;
+    uint64_t s = wait_for_loop(pool, seen);
+    if (atomic_load(&pool->shutdown)) return NULL;
+    seen = loop_generation(s);
+    /* Join the loop while it is open; a loop closed before this worker
+     * woke up has no index left for it. */
+    int joined = 0;
+    while (!(s & LOOP_CLOSED) && loop_generation(s) == seen) {
+      if (atomic_compare_exchange_weak(&pool->state, &s, s + 1)) {
+        joined = 1;
+        break;
+      }
     }
-    if (pool->shutdown) {
-      pthread_mutex_unlock(&pool->mutex);
-      return NULL;
-    }
-    seen = pool->generation;
+    if (!joined) continue;
     job_t job = pool->job;
-    pthread_mutex_unlock(&pool->mutex);
-
     run_job(pool, &job, worker);
-
-    pthread_mutex_lock(&pool->mutex);
-    if (--pool->active == 0) pthread_cond_signal(&pool->done_cv);
-    pthread_mutex_unlock(&pool->mutex);
+    uint64_t left = atomic_fetch_sub(&pool->state, 1) - 1;
+    if (loop_joined(left) == 0 && (left & LOOP_CLOSED)) {
+      pthread_mutex_lock(&pool->mutex);
+      pthread_cond_signal(&pool->done_cv);
+      pthread_mutex_unlock(&pool->mutex);
+    }
   }
 }
 
@@ -179,7 +212,7 @@ oom:
 void graft_thread_pool_destroy(graft_thread_pool_t* pool) {
   if (!pool) return;
   pthread_mutex_lock(&pool->mutex);
-  pool->shutdown = 1;
+  atomic_store(&pool->shutdown, 1);
   pthread_cond_broadcast(&pool->work_cv);
   pthread_mutex_unlock(&pool->mutex);
   for (uint32_t i = 1; i <= pool->started; ++i)
@@ -249,20 +282,32 @@ graft_status_t graft_thread_pool_parallel_for(
   atomic_store(&pool->stop, 0);
   pool->failure.code = 0;
   pool->failure.index = 0;
-  pthread_mutex_lock(&pool->mutex);
+  /* No worker is inside a loop (the last one closed with none joined), so
+   * the job and the counter are this thread's to write. */
   pool->job = job;
-  pool->active = pool->size - 1;
-  ++pool->generation;
-  if (pool->sleepers) pthread_cond_broadcast(&pool->work_cv);
-  pthread_mutex_unlock(&pool->mutex);
+  uint32_t generation =
+      loop_generation(atomic_load_explicit(&pool->state, memory_order_relaxed)) + 1;
+  atomic_store(&pool->state, (uint64_t)generation << 32);
+  if (atomic_load(&pool->sleepers)) {
+    pthread_mutex_lock(&pool->mutex);
+    pthread_cond_broadcast(&pool->work_cv);
+    pthread_mutex_unlock(&pool->mutex);
+  }
   run_job(pool, &job, &pool->workers[0]);
-  for (int i = 0; i < SPIN_ROUNDS &&
-                  atomic_load_explicit(&pool->active, memory_order_relaxed) > 0;
-       ++i)
+  /* Every index is handed out: close the loop and wait for the workers
+   * that joined it. */
+  uint64_t s = atomic_fetch_or(&pool->state, LOOP_CLOSED) | LOOP_CLOSED;
+  for (int i = 0; i < SPIN_ROUNDS && loop_joined(s) > 0; ++i) {
     cpu_relax();
+    s = atomic_load_explicit(&pool->state, memory_order_acquire);
+  }
+  if (loop_joined(s) > 0) {
+    pthread_mutex_lock(&pool->mutex);
+    while (loop_joined(atomic_load(&pool->state)) > 0)
+      pthread_cond_wait(&pool->done_cv, &pool->mutex);
+    pthread_mutex_unlock(&pool->mutex);
+  }
   pthread_mutex_lock(&pool->mutex);
-  while (pool->active > 0)
-    pthread_cond_wait(&pool->done_cv, &pool->mutex);
   *out_failure = pool->failure;
   pthread_mutex_unlock(&pool->mutex);
   pthread_mutex_unlock(&pool->run_lock);
