@@ -44,6 +44,12 @@ struct FeatureLevel {
   // that run the level's code: a packed matmul's blocks are sized from
   // them (lib/dispatch/Tiling.cpp), so they must not overstate.
   unsigned l1dBytes, l2Bytes;
+  // Where the level's code can differ from that of the levels it implies,
+  // as kinds of IR (lib/codegen/VariantSharing.h names them: "atomics",
+  // "narrow-integers", "target-intrinsics"); empty: anywhere. A variant
+  // whose IR has none of them and is the same as an implied level's shares
+  // that level's code instead of compiling a copy.
+  std::vector<const char *> changesOnly = {};
 };
 
 struct QemuCpu {

@@ -20,17 +20,6 @@ namespace graft {
 struct TargetInfo;
 struct FeatureLevel;
 
-// Emits the dispatches of one ISA variant into a module of their own, every
-// function compiled for |level| (Compile.cpp links the variants into one
-// slice module). Kernel-call dispatches declare the user's symbols;
-// they are resolved by linking bitcode into the module (see Compile.h) or
-// object files at link time.
-std::unique_ptr<llvm::Module> emitVariantModule(llvm::LLVMContext &ctx,
-                                                const ProgramSet &programs,
-                                                const TargetInfo &target,
-                                                const FeatureLevel &level,
-                                                llvm::TargetMachine &tm);
-
 namespace codegen {
 // One variant as the library header lists it: its level and its dispatch
 // functions' symbols in the slice module, in dispatch order.

@@ -2,6 +2,7 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/OptPipeline.h"
+#include "codegen/VariantSharing.h"
 #include "link/TargetMachine.h"
 #include "support/InternalError.h"
 
@@ -19,14 +20,21 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <algorithm>
+
 namespace graft {
 
 using llvm::LLVMContext;
 
-std::unique_ptr<llvm::Module> emitVariantModule(LLVMContext &ctx, const ProgramSet &programs,
-                                                const TargetInfo &target,
-                                                const FeatureLevel &level,
-                                                llvm::TargetMachine &tm) {
+// Emits the dispatches of one ISA variant into a module of their own, not
+// yet marked for its level (setLevelAttributes). Kernel-call dispatches
+// declare the user's symbols; they are resolved by linking bitcode into the
+// module or object files at link time.
+static std::unique_ptr<llvm::Module> emitVariantFunctions(LLVMContext &ctx,
+                                                          const ProgramSet &programs,
+                                                          const TargetInfo &target,
+                                                          const FeatureLevel &level,
+                                                          llvm::TargetMachine &tm) {
   auto m = std::make_unique<llvm::Module>(level.name, ctx);
   m->setTargetTriple(target.triple);
   m->setDataLayout(tm.createDataLayout());
@@ -36,8 +44,14 @@ std::unique_ptr<llvm::Module> emitVariantModule(LLVMContext &ctx, const ProgramS
     else
       codegen::emitLoopDispatch(*m, d);
   }
+  return m;
+}
+
+// Compiles every function of |m| for |level|.
+static void setLevelAttributes(llvm::Module &m, const TargetInfo &target,
+                               const FeatureLevel &level) {
   const std::string features = llvmFeatureString(target, level);
-  for (llvm::Function &f : *m) {
+  for (llvm::Function &f : m) {
     if (f.isDeclaration())
       continue;
     f.addFnAttr("target-cpu", level.llvmCpu);
@@ -48,7 +62,6 @@ std::unique_ptr<llvm::Module> emitVariantModule(LLVMContext &ctx, const ProgramS
     if (level.vectorBits > 128 && !f.hasFnAttribute("prefer-vector-width"))
       f.addFnAttr("prefer-vector-width", std::to_string(level.vectorBits));
   }
-  return m;
 }
 
 static bool writeText(const std::string &path, const std::string &text, DiagEngine &diag) {
@@ -115,6 +128,23 @@ static void prepareVariant(llvm::Module &m, const std::string &suffix) {
   }
 }
 
+// The index of an earlier variant whose code variants[i] (emitted into
+// |vm|, not yet marked for its level) shares, or -1: neither links kernel
+// bitcode (compiled per level), the earlier level is one variants[i]'s
+// implies, the level's features change nothing in |vm|, and their IR is
+// the same (|texts|: variantText of each variant that may be shared).
+static int sharedVariant(const std::vector<SliceVariant> &variants, size_t i,
+                         const llvm::Module &vm, const std::vector<std::string> &texts,
+                         const TargetInfo &target) {
+  const SliceVariant &v = variants[i];
+  if (texts[i].empty() || codegen::levelMayChangeCode(*v.level, vm))
+    return -1;
+  for (size_t j = 0; j < i; ++j)
+    if (texts[j] == texts[i] && codegen::levelImplies(target, *v.level, *variants[j].level))
+      return static_cast<int>(j);
+  return -1;
+}
+
 bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetInfo &target,
                         const CompileOptions &opts, DiagEngine &diag) {
   const std::string passPrefix = std::string(target.name) + ": ";
@@ -153,12 +183,25 @@ bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetI
   m->setPICLevel(llvm::PICLevel::BigPIC);
 
   // The first variant keeps the plain names (what --emit=asm readers and a
-  // one-level build see); the others are suffixed with their level.
+  // one-level build see); the others are suffixed with their level. A
+  // variant that can share an earlier one's code (VariantSharing.h) lists
+  // that variant's functions and compiles nothing.
+  const bool mayShare = std::any_of(variants.begin(), variants.end(), [](const SliceVariant &v) {
+    return !v.level->changesOnly.empty();
+  });
+  std::vector<std::string> texts(variants.size()); // variantText, where it may be shared
   std::vector<codegen::VariantSymbols> symbols;
   for (size_t i = 0; i < variants.size(); ++i) {
     const SliceVariant &v = variants[i];
     std::unique_ptr<llvm::Module> vm =
-        emitVariantModule(ctx, *v.programs, target, *v.level, *tm);
+        emitVariantFunctions(ctx, *v.programs, target, *v.level, *tm);
+    if (mayShare && v.bitcode.empty())
+      texts[i] = codegen::variantText(*vm);
+    if (int j = sharedVariant(variants, i, *vm, texts, target); j >= 0) {
+      symbols.push_back({v.level, v.programs, symbols[j].dispatchSymbols});
+      continue;
+    }
+    setLevelAttributes(*vm, target, *v.level);
     if (!linkKernelBitcode(*vm, v.bitcode, target, linkMessage, diag))
       return false;
     std::string suffix = i == 0 ? "" : std::string(".") + v.level->name;

@@ -7,7 +7,9 @@
 // into one slice module with the library header, everything but the query
 // symbol is internal, and the module is optimized (OptPipeline.h: O3 less
 // passes that find nothing in graft's code) and emitted as one
-// object: LLVM picks instructions per function from its attributes.
+// object: LLVM picks instructions per function from its attributes. A
+// variant whose level changes nothing in its IR shares the functions of an
+// implied level's identical variant (VariantSharing.h).
 #pragma once
 
 #include "dispatch/Dispatch.h"

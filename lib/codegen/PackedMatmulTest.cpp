@@ -1,0 +1,124 @@
+// The packed matmul's packing routines are vectorized by hand
+// (PackedMatmul.cpp): every loop of the rhs pack and of the lhs and
+// transposed-rhs packs tells LLVM's vectorizer and unroller to leave it as
+// written, and after the slice pipeline (OptPipeline.cpp) none of them was
+// vectorized or runtime-unrolled, on every level of every target that
+// packs. (Loop unswitching may still version a loop on an invariant test.) Left to them, LLVM vectorized and runtime-unrolled the ragged
+// panels' scalar loops into kilobytes per level, which cost build time
+// (issue 8's bar) and bundle size.
+#include "codegen/Codegen.h"
+#include "codegen/OptPipeline.h"
+#include "dispatch/Dispatch.h"
+#include "graph/Parser.h"
+#include "graph/Verifier.h"
+#include "link/TargetMachine.h"
+#include "targets/Target.h"
+
+#include <gtest/gtest.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
+
+namespace graft {
+namespace {
+
+const char *kGraph = R"(
+func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %z = constant 0.0 : f32
+  %m = dim %a {axis = 0} : index
+  %n = dim %b {axis = 1} : index
+  %e = empty %m, %n : tensor<?x?xf32>
+  %f = fill %z, %e : tensor<?x?xf32>
+  %r = matmul %a, %b, %f : tensor<?x?xf32>
+  return %r
+}
+)";
+
+// The tiles of the matmul of kGraph at |level| (mr = 0 where it is not packed).
+PackedMatmul packedAt(const FeatureLevel &level) {
+  SourceManager sm;
+  uint32_t file = sm.add("t.graph", kGraph);
+  DiagEngine diag(sm);
+  diag.setEcho(false);
+  std::unique_ptr<Module> m = parseModule(sm, file, diag);
+  EXPECT_TRUE(m && verifyModule(*m, diag));
+  ProgramSet out;
+  for (auto &fn : m->functions) {
+    ShapeInfo shapes;
+    analyzeShapes(*fn, diag, shapes);
+    formDispatches(*fn, std::move(shapes), diag, level, out);
+  }
+  for (const Dispatch &d : out.dispatches)
+    if (!d.isCall && d.loop.packed.mr && !d.loop.packed.packRhsOnly)
+      return d.loop.packed;
+  return PackedMatmul{};
+}
+
+struct Loops {
+  unsigned count = 0, keptAsWritten = 0, vectorized = 0;
+  // Blocks the vectorizer ("vector.body") or a runtime unroll (".epil",
+  // ".prol" remainders) made.
+  unsigned madeByLLVM = 0;
+};
+
+Loops loopsOf(llvm::Function &f) {
+  llvm::DominatorTree dt(f);
+  llvm::LoopInfo li(dt);
+  Loops out;
+  for (llvm::BasicBlock &bb : f) {
+    llvm::StringRef name = bb.getName();
+    if (name.contains("vector.") || name.contains(".epil") || name.contains(".prol"))
+      ++out.madeByLLVM;
+  }
+  for (llvm::Loop *l : li.getLoopsInPreorder()) {
+    ++out.count;
+    if (llvm::getOptionalBoolLoopAttribute(l, "llvm.loop.vectorize.enable") == false &&
+        llvm::getBooleanLoopAttribute(l, "llvm.loop.unroll.disable"))
+      ++out.keptAsWritten;
+    if (llvm::getBooleanLoopAttribute(l, "llvm.loop.isvectorized"))
+      ++out.vectorized;
+  }
+  return out;
+}
+
+TEST(PackedMatmul, PackingLoopsAreKeptAsWritten) {
+  unsigned levels = 0;
+  for (const TargetInfo *t : allTargets())
+    for (const FeatureLevel &level : t->levels) {
+      SCOPED_TRACE(std::string(t->name) + " " + level.name);
+      PackedMatmul p = packedAt(level);
+      if (!p.mr)
+        continue;
+      ++levels;
+      std::string error;
+      std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(*t, error, &level);
+      ASSERT_TRUE(tm) << error;
+      llvm::LLVMContext c;
+      llvm::Module m("packs", c);
+      m.setTargetTriple(t->triple);
+      m.setDataLayout(tm->createDataLayout());
+      std::vector<llvm::Function *> packs = {codegen::packedMatmulPackRhs(m, p),
+                                             codegen::packedMatmulPackRows(m, p, p.mr),
+                                             codegen::packedMatmulPackRows(m, p, p.nr())};
+      for (llvm::Function *f : packs) {
+        // Kept: nothing in the module calls them.
+        f->setLinkage(llvm::GlobalValue::ExternalLinkage);
+        Loops before = loopsOf(*f);
+        EXPECT_GE(before.count, 3u) << f->getName().str();
+        EXPECT_EQ(before.keptAsWritten, before.count) << f->getName().str();
+      }
+      optimizeSliceModule(m, *tm);
+      for (size_t i = 0; i < packs.size(); ++i) {
+        Loops after = loopsOf(*packs[i]);
+        EXPECT_GT(after.count, 0u) << packs[i]->getName().str();
+        EXPECT_EQ(after.vectorized, 0u) << packs[i]->getName().str();
+        EXPECT_EQ(after.madeByLLVM, 0u) << packs[i]->getName().str();
+      }
+    }
+  EXPECT_GE(levels, 5u) << "x86_64 and aarch64 levels pack their matmuls";
+}
+
+} // namespace
+} // namespace graft
