@@ -51,7 +51,7 @@ PackedMatmul packedAt(const FeatureLevel &level) {
     formDispatches(*fn, std::move(shapes), diag, level, out);
   }
   for (const Dispatch &d : out.dispatches)
-    if (!d.isCall && d.loop.packed.mr && !d.loop.packed.packRhsOnly)
+    if (!d.isCall && d.loop.packed.mr && !d.loop.packed.packOnly)
       return d.loop.packed;
   return PackedMatmul{};
 }
