@@ -15,7 +15,9 @@
  * Every function returning graft_status_t returns NULL on success; a non-NULL
  * status is owned by the caller (graft_status_free). A module may be invoked
  * from several threads at once; dispatches of concurrent invocations share
- * the module's thread pool and take turns on it. */
+ * the module's thread pool and take turns on it. A kernel or import must not
+ * invoke a function of the module whose dispatch is running it: that call
+ * would wait for the pool it is running on, for ever. */
 #ifndef GRAFT_RUNTIME_H_
 #define GRAFT_RUNTIME_H_
 

@@ -94,6 +94,10 @@ static void run_job(graft_thread_pool_t* pool, const job_t* job,
     uint64_t end = job->count - start < job->chunk ? job->count
                                                    : start + job->chunk;
     for (uint64_t i = start; i < end; ++i) {
+      /* After a failure elsewhere, stop within the chunk too (a chunk of a
+       * large grid is thousands of workgroups). */
+      if (i != start && atomic_load_explicit(&pool->stop, memory_order_relaxed))
+        return;
       int rc = job->fn(job->context, i, worker->id, worker->scratch,
                        worker->scratch_size);
       if (rc != 0) {
