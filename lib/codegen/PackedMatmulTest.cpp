@@ -8,9 +8,7 @@
 // (issue 8's bar) and bundle size.
 #include "codegen/Codegen.h"
 #include "codegen/OptPipeline.h"
-#include "dispatch/Dispatch.h"
-#include "graph/Parser.h"
-#include "graph/Verifier.h"
+#include "dispatch/FormForTest.h"
 #include "link/TargetMachine.h"
 #include "targets/Target.h"
 
@@ -38,18 +36,7 @@ func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // The tiles of the matmul of kGraph at |level| (mr = 0 where it is not packed).
 PackedMatmul packedAt(const FeatureLevel &level) {
-  SourceManager sm;
-  uint32_t file = sm.add("t.graph", kGraph);
-  DiagEngine diag(sm);
-  diag.setEcho(false);
-  std::unique_ptr<Module> m = parseModule(sm, file, diag);
-  EXPECT_TRUE(m && verifyModule(*m, diag));
-  ProgramSet out;
-  for (auto &fn : m->functions) {
-    ShapeInfo shapes;
-    analyzeShapes(*fn, diag, shapes);
-    formDispatches(*fn, std::move(shapes), diag, level, out);
-  }
+  ProgramSet out = formForTest(level, kGraph);
   for (const Dispatch &d : out.dispatches)
     if (!d.isCall && d.loop.packed.mr && !d.loop.packed.packOnly)
       return d.loop.packed;

@@ -1,9 +1,7 @@
 // Tiling tests: a packed matmul's tiles and blocks come from the feature
 // level (vector width and register count) on every level of every target,
 // fit the register file and the L1 budget, and only f32 matmuls get one.
-#include "dispatch/Dispatch.h"
-#include "graph/Parser.h"
-#include "graph/Verifier.h"
+#include "dispatch/FormForTest.h"
 
 #include <gtest/gtest.h>
 
@@ -31,19 +29,7 @@ func @imm(%a: tensor<?x?xi32>, %b: tensor<?x?xi32>, %c: tensor<?x?xi32>) -> tens
 )";
 
 ProgramSet form(const FeatureLevel &level, const char *graph = kGraph) {
-  SourceManager sm;
-  uint32_t file = sm.add("t.graph", graph);
-  DiagEngine diag(sm);
-  diag.setEcho(false);
-  std::unique_ptr<Module> m = parseModule(sm, file, diag);
-  EXPECT_TRUE(m && verifyModule(*m, diag));
-  ProgramSet out;
-  for (auto &fn : m->functions) {
-    ShapeInfo shapes;
-    analyzeShapes(*fn, diag, shapes);
-    formDispatches(*fn, std::move(shapes), diag, level, out);
-  }
-  return out;
+  return formForTest(level, graph);
 }
 
 // |pack| packs the operands of the packed matmul |mm| (PackOperands.cpp):
