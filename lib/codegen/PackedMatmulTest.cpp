@@ -22,17 +22,7 @@
 namespace graft {
 namespace {
 
-const char *kGraph = R"(
-func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %z = constant 0.0 : f32
-  %m = dim %a {axis = 0} : index
-  %n = dim %b {axis = 1} : index
-  %e = empty %m, %n : tensor<?x?xf32>
-  %f = fill %z, %e : tensor<?x?xf32>
-  %r = matmul %a, %b, %f : tensor<?x?xf32>
-  return %r
-}
-)";
+const char *kGraph = kFilledMatmulGraph;
 
 // The tiles of the matmul of kGraph at |level| (mr = 0 where it is not packed).
 PackedMatmul packedAt(const FeatureLevel &level) {

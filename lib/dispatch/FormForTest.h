@@ -12,6 +12,20 @@
 
 namespace graft {
 
+// A graph of one f32 matmul of dynamic sizes into a zero-filled result
+// (tests append functions of their own to it).
+inline constexpr const char kFilledMatmulGraph[] = R"(
+func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %z = constant 0.0 : f32
+  %m = dim %a {axis = 0} : index
+  %n = dim %b {axis = 1} : index
+  %e = empty %m, %n : tensor<?x?xf32>
+  %f = fill %z, %e : tensor<?x?xf32>
+  %r = matmul %a, %b, %f : tensor<?x?xf32>
+  return %r
+}
+)";
+
 inline ProgramSet formForTest(const FeatureLevel &level, const char *graph) {
   SourceManager sm;
   uint32_t file = sm.add("t.graph", graph);

@@ -5,19 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace graft {
 namespace {
 
-const char *kGraph = R"(
-func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %z = constant 0.0 : f32
-  %m = dim %a {axis = 0} : index
-  %n = dim %b {axis = 1} : index
-  %e = empty %m, %n : tensor<?x?xf32>
-  %f = fill %z, %e : tensor<?x?xf32>
-  %r = matmul %a, %b, %f : tensor<?x?xf32>
-  return %r
-}
+const std::string kGraph = std::string(kFilledMatmulGraph) + R"(
 func @bmm(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %r = batch_matmul %a, %b, %c : tensor<?x?x?xf32>
   return %r
@@ -28,7 +21,7 @@ func @imm(%a: tensor<?x?xi32>, %b: tensor<?x?xi32>, %c: tensor<?x?xi32>) -> tens
 }
 )";
 
-ProgramSet form(const FeatureLevel &level, const char *graph = kGraph) {
+ProgramSet form(const FeatureLevel &level, const char *graph = kGraph.c_str()) {
   return formForTest(level, graph);
 }
 
