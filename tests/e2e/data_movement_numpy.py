@@ -5,37 +5,25 @@
 tests/e2e/inputs/data_movement.graph and a generated slice graph per case.
 
 usage: data_movement_numpy.py GRAFT GRAPH WORKDIR"""
-import subprocess
+import os
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from graft_eval import GraftEval, same  # noqa: E402
 
 graft, graph, work = sys.argv[1:4]
 rng = np.random.default_rng(20261123)
 INT64_MAX, INT64_MIN = 2**63 - 1, -2**63
 
 
-def run(args):
-    p = subprocess.run([graft, "eval"] + args, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True)
-    if p.returncode != 0:
-        sys.exit("graft eval failed: %s\n%s" % (" ".join(args), p.stdout))
+graft_eval = GraftEval(graft, work)
+run = graft_eval.run
 
 
 def evaluate(graph_path, fn, inputs):
-    args = [graph_path, "--function", fn]
-    for k, a in enumerate(inputs):
-        path = "%s/in%d.npy" % (work, k)
-        np.save(path, a)
-        args += ["--input", "@" + path]
-    out = "%s/out.npy" % work
-    run(args + ["--output", "@" + out])
-    return np.load(out)
-
-
-def same(got, want, what):
-    if got.shape != want.shape or not np.array_equal(got, want):
-        sys.exit("%s: graft %s %s, numpy %s %s" % (what, got.shape, got, want.shape, want))
+    return graft_eval.evaluate(graph_path, inputs, function=fn)
 
 
 cases = 0

@@ -5,10 +5,13 @@ repeat counts and split sizes: one generated graph per case through
 graft eval.
 
 usage: pad_tile_numpy.py GRAFT WORKDIR"""
-import subprocess
+import os
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from graft_eval import GraftEval, lst, same  # noqa: E402
 
 graft, work = sys.argv[1:3]
 rng = np.random.default_rng(20261126)
@@ -19,32 +22,7 @@ def ty(shape, elem):
     return "tensor<" + "".join("%dx" % d for d in shape) + elem + ">"
 
 
-def evaluate(text, inputs, results=1):
-    path = "%s/case.graph" % work
-    with open(path, "w") as f:
-        f.write(text)
-    args = [graft, "eval", path]
-    for k, a in enumerate(inputs):
-        p = "%s/in%d.npy" % (work, k)
-        np.save(p, a)
-        args += ["--input", "@" + p]
-    outs = []
-    for k in range(results):
-        outs += ["--output", "@%s/out%d.npy" % (work, k)]
-    p = subprocess.run(args + outs, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if p.returncode != 0:
-        sys.exit("graft eval failed:\n%s\n%s" % (text, p.stdout))
-    got = [np.load("%s/out%d.npy" % (work, k)) for k in range(results)]
-    return got[0] if results == 1 else got
-
-
-def same(got, want, what):
-    if got.shape != want.shape or not np.array_equal(got, want):
-        sys.exit("%s: graft %s %s, numpy %s %s" % (what, got.shape, got, want.shape, want))
-
-
-def lst(v):
-    return "[" + ", ".join(str(int(x)) for x in v) + "]"
+evaluate = GraftEval(graft, work).evaluate_text
 
 
 cases = 0

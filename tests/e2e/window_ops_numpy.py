@@ -6,38 +6,23 @@ against a numpy loop over window positions written from the definition in
 docs/graph-format.md ("Windows").
 
 usage: window_ops_numpy.py GRAFT WORKDIR"""
-import subprocess
+import os
 import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from graft_eval import GraftEval, lst  # noqa: E402
+
 graft, work = sys.argv[1:3]
 rng = np.random.default_rng(20261123)
-
-
-def lst(v):
-    return "[" + ", ".join(str(int(x)) for x in v) + "]"
 
 
 def ty(shape):
     return "tensor<" + "x".join(str(d) for d in shape) + "xf64>"
 
 
-def evaluate(text, inputs):
-    path = "%s/case.graph" % work
-    with open(path, "w") as f:
-        f.write(text)
-    args = [graft, "eval", path]
-    for k, a in enumerate(inputs):
-        p = "%s/in%d.npy" % (work, k)
-        np.save(p, a)
-        args += ["--input", "@" + p]
-    out = "%s/out.npy" % work
-    p = subprocess.run(args + ["--output", "@" + out], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True)
-    if p.returncode != 0:
-        sys.exit("graft eval failed:\n%s\n%s" % (text, p.stdout))
-    return np.load(out)
+evaluate = GraftEval(graft, work).evaluate_text
 
 
 def window(rank):
