@@ -33,10 +33,44 @@
 extern "C" {
 #endif
 
-#define GRAFT_RUNTIME_VERSION "0.1.0"
+/* The C API's version: the minor number grows when a public struct or
+ * function is added or grows (0.2.0: graft_trace_event_t's start_ns and
+ * profile fields, GRAFT_RUNTIME_FLAG_PROFILE, graft/profile.h). */
+#define GRAFT_RUNTIME_VERSION "0.2.0"
 
-/* One finished dispatch, reported to the trace callback. All strings are
- * owned by the module and valid only during the callback. */
+/* Profiles (GRAFT_RUNTIME_FLAG_PROFILE): where a dispatch's wall time went,
+ * per thread of the module's pool. Every time is in nanoseconds after the
+ * dispatch's graft_trace_event_t.start_ns. */
+
+/* One chunk of consecutive workgroups that one thread took from the
+ * dispatch's grid and ran: the pool hands workgroups out in chunks, and a
+ * profile reads the clock per chunk, never per workgroup. */
+typedef struct graft_profile_chunk_t {
+  uint64_t begin_ns;
+  uint64_t end_ns;
+  uint64_t first_workgroup; /* flat index x + X * (y + Y * z) */
+  uint64_t workgroup_count; /* workgroups run, from first_workgroup on */
+  uint32_t thread;          /* 0 = the invoking thread, else a pool worker */
+  uint32_t reserved;        /* 0 */
+} graft_profile_chunk_t;
+
+/* One thread of the pool in one dispatch. A worker that woke up after the
+ * last chunk was handed out did not join (joined = 0, times 0). */
+typedef struct graft_profile_thread_t {
+  /* When it joined the dispatch. For the invoking thread (thread 0) this
+   * is when the dispatch was published to the pool (what came before is
+   * the pool's setup: its lock, scratch); a worker's joined_ns minus
+   * thread 0's is its wake-up latency. */
+  uint64_t joined_ns;
+  uint64_t left_ns;    /* when it found no workgroup left and left */
+  uint64_t busy_ns;    /* its chunks' time added up */
+  uint64_t workgroups; /* workgroups it ran */
+  uint32_t chunks;     /* chunks it took */
+  uint32_t joined;     /* 1 if it took part, 0 if not */
+} graft_profile_thread_t;
+
+/* One finished dispatch, reported to the trace callback. All strings and
+ * arrays are owned by the module and valid only during the callback. */
 typedef struct graft_trace_event_t {
   const char* function;        /* function being invoked */
   const char* dispatch;        /* dispatch name, e.g. "mlp_dispatch_0" */
@@ -44,6 +78,16 @@ typedef struct graft_trace_event_t {
   uint32_t dispatch_ordinal;   /* index in the library's dispatch table */
   uint32_t workgroup_count[3];
   uint64_t duration_ns;        /* wall time of all workgroups */
+  /* Since 0.2.0. When the dispatch began (CLOCK_MONOTONIC, ns); it ended
+   * at start_ns + duration_ns. */
+  uint64_t start_ns;
+  /* With GRAFT_RUNTIME_FLAG_PROFILE, else 0 and NULL: threads[i] for each
+   * thread i of the pool (a host command runs on the invoking thread
+   * alone: thread_count 1), and every chunk run, by first_workgroup. */
+  uint32_t thread_count;
+  uint32_t chunk_count;
+  const graft_profile_thread_t* threads;
+  const graft_profile_chunk_t* chunks;
 } graft_trace_event_t;
 
 /* Called on the invoking thread after each dispatch. */
@@ -108,6 +152,15 @@ size_t graft_plugin_manager_count(const graft_plugin_manager_t* manager);
 /* Print one line per dispatch to stderr (when no callback is given):
  * "[trace] mlp: mlp_dispatch_0 (mlp.graph:7:9) grid 2x1x1 0.012 ms". */
 #define GRAFT_RUNTIME_FLAG_TRACE_STDERR 1u
+
+/* Record a profile of every dispatch for the trace callback
+ * (graft_trace_event_t.threads and .chunks): two clock reads per chunk of
+ * workgroups a thread takes, into storage allocated once per invocation.
+ * Results are the same with or without it. Without the flag no clock is
+ * read in the workgroup loop. Needs a trace callback (or TRACE_STDERR);
+ * graft/profile.h collects events into a summary table and a Chrome
+ * trace-event file. */
+#define GRAFT_RUNTIME_FLAG_PROFILE 2u
 
 /* Guarded buffers, a debugging mode (graft-run --guard): every buffer of an
  * invocation gets its own mapping against an inaccessible guard page, so a

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "exec/guard.h"
+#include "exec/loop_profile.h"
 #include "exec/signature.h"
 #include "exec/watchdog.h"
 
@@ -60,6 +61,7 @@ typedef struct invocation_t {
   slot_t* slots;   /* f->buffer_count */
   graft_guard_region_t* regions; /* f->buffer_count when guarding, or NULL */
   graft_watchdog_t* watchdog;    /* NULL without a deadline */
+  graft_loop_profile_t* profile; /* NULL unless profiling (start_profile) */
 } invocation_t;
 
 static int dtype_accepts(uint32_t declared, uint32_t actual) {
@@ -422,10 +424,40 @@ static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
   return code;
 }
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+static uint64_t now_ns(void) { return graft_loop_profile_now_ns(); }
+
+/* GRAFT_RUNTIME_FLAG_PROFILE: one block per invocation holds the profile
+ * of every dispatch in turn (each is handed to the trace callback before
+ * the next runs), sized for the pool's threads and chunks. */
+static graft_status_t start_profile(invocation_t* inv) {
+  graft_thread_pool_t* pool = inv->executor->pool;
+  uint32_t threads = graft_thread_pool_size(pool);
+  uint32_t chunks = graft_thread_pool_chunk_capacity(pool);
+  graft_loop_profile_t* p =
+      calloc(1, sizeof(*p) + sizeof(graft_profile_thread_t) * threads +
+                    sizeof(graft_profile_chunk_t) * chunks);
+  if (!p)
+    return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                             "out of memory for the profile of '%s'",
+                             inv->f->name);
+  p->threads = (graft_profile_thread_t*)(p + 1);
+  p->chunks = (graft_profile_chunk_t*)(p->threads + threads);
+  p->thread_count = threads;
+  p->chunk_capacity = chunks;
+  inv->profile = p;
+  return NULL;
+}
+
+/* A host command's workgroups, profiled: one chunk on the invoking thread
+ * (thread 0), the others absent. */
+static void profile_host_call(graft_loop_profile_t* p, uint64_t begin_ns,
+                              uint64_t end_ns, uint64_t ran) {
+  graft_loop_profile_reset(p, 1);
+  p->threads[0] = (graft_profile_thread_t){begin_ns - p->origin_ns,
+                                           end_ns - p->origin_ns, 0, 0, 0, 1};
+  p->chunks[0] = (graft_profile_chunk_t){begin_ns - p->origin_ns,
+                                         end_ns - p->origin_ns, 0, ran, 0, 0};
+  graft_loop_profile_finish(p, 1);
 }
 
 /* The evaluated grid of dispatch or host-call step |si|: each count as
@@ -534,12 +566,17 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   if (inv->watchdog) graft_watchdog_enter(inv->watchdog, attrs);
   graft_parallel_failure_t failure;
   uint64_t start = inv->executor->trace ? now_ns() : 0;
+  graft_loop_profile_t* profile = inv->profile;
+  if (profile) profile->origin_ns = start;
   int host_call = step->kind == GRAFT_STEP_HOST_CALL;
   graft_status_t st =
       host_call ? run_on_caller(total, run_workgroup, &run, &failure)
-                : graft_thread_pool_parallel_for(inv->executor->pool, total,
-                                                 attrs->scratch_size,
-                                                 run_workgroup, &run, &failure);
+                : graft_thread_pool_parallel_for_profiled(
+                      inv->executor->pool, total, attrs->scratch_size,
+                      run_workgroup, &run, &failure, profile);
+  if (profile && host_call)
+    profile_host_call(profile, start, now_ns(),
+                      failure.code ? failure.index + 1 : total);
   if (inv->watchdog) {
     graft_watchdog_enter(inv->watchdog, NULL);
     graft_status_t expired = graft_watchdog_status(inv->watchdog);
@@ -555,7 +592,12 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
         step->dispatch,
         {state.workgroup_count[0], state.workgroup_count[1],
          state.workgroup_count[2]},
-        now_ns() - start};
+        now_ns() - start,
+        start,
+        profile ? (host_call ? 1 : profile->thread_count) : 0,
+        profile ? profile->chunk_count : 0,
+        profile ? profile->threads : NULL,
+        profile ? profile->chunks : NULL};
     inv->executor->trace(&event, inv->executor->trace_user_data);
   }
   if (failure.code != 0 && atomic_load(&run.ubsan_failed))
@@ -748,11 +790,18 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
   if (st) return st;
 
   invocation_t inv = {library, f,    executor, args, results,
-                      NULL,    NULL, NULL,     NULL, NULL};
+                      NULL,    NULL, NULL,     NULL, NULL, NULL};
+  if (executor->profile && executor->trace) {
+    st = start_profile(&inv);
+    if (st) return st;
+  }
   if (executor->timeout_ms) {
     st = graft_watchdog_start(f, executor->timeout_ms, executor->on_timeout,
                               executor->timeout_user_data, &inv.watchdog);
-    if (st) return st;
+    if (st) {
+      free(inv.profile);
+      return st;
+    }
   }
   int allocated_small[SMALL_COUNT];
   int64_t values_small[SMALL_EXPRS];
@@ -801,6 +850,7 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
   }
   graft_arena_release(executor->arenas, inv.arena);
   graft_watchdog_stop(inv.watchdog);
+  free(inv.profile);
   for (uint32_t i = 0; inv.regions && i < f->buffer_count; ++i)
     graft_guard_region_release(&inv.regions[i]);
   free(inv.regions);

@@ -45,6 +45,9 @@ typedef struct graft_executor_t {
   /* Host expression values kept across calls (exec/expr_memo.h), indexed
    * by function ordinal; NULL = every call evaluates them. */
   graft_expr_memos_t* memos;
+  /* GRAFT_RUNTIME_FLAG_PROFILE: every trace event carries the dispatch's
+   * thread and chunk records (exec/loop_profile.h). Needs |trace|. */
+  int profile;
 } graft_executor_t;
 
 /* Invokes library->functions[function_ordinal] with the contract of

@@ -23,7 +23,7 @@ static graft_status_t invoke(const char* name, const graft_tensor_t* args,
     ++ordinal;
   graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
                                0,      NULL, NULL, NULL, NULL, kNoProcessorData,
-                               NULL, NULL};
+                               NULL, NULL, 0};
   return graft_function_invoke(&tl_library, ordinal, &executor, args,
                                arg_count, results, result_count);
 }
@@ -82,7 +82,7 @@ static void empty_grid_is_skipped(void) {
   int events = 0;
   graft_executor_t executor = {g_pool, count_event, &events,
                                GRAFT_RUNTIME_GUARD_NONE, 0, NULL, NULL, NULL,
-                               NULL, kNoProcessorData, NULL, NULL};
+                               NULL, kNoProcessorData, NULL, NULL, 0};
   uint32_t ordinal = 0;
   while (strcmp(tl_library.functions[ordinal].name, "add") != 0) ++ordinal;
   const char* inputs[2] = {"2x3xf32=[1 2 3][4 5 6]", "0x3xf32="};
@@ -116,7 +116,7 @@ static void memo_across_calls(void) {
   EXPECT_OK(graft_expr_memos_create(&tl_library, &memos));
   graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
                                0, NULL, NULL, NULL, NULL, kNoProcessorData,
-                               NULL, memos};
+                               NULL, memos, 0};
   uint32_t scalar = tl_ordinal("scalar"), add = tl_ordinal("add");
   /* scalar: s and the length of x are leaves. */
   static const struct {
@@ -208,7 +208,7 @@ static graft_status_t invoke_arena_scale_add(uint32_t offset_expr,
   if (st) return st;
   graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
                                0,      NULL, NULL, NULL, arenas, kNoProcessorData,
-                               NULL, NULL};
+                               NULL, NULL, 0};
   return graft_function_invoke(&library, ordinal, &executor, x, 1, out, 1);
 }
 
@@ -495,7 +495,7 @@ static graft_status_t invoke_ubsan(graft_dispatch_fn_t fail_dispatch,
   graft_tensor_t x = parse(input);
   graft_executor_t executor = {g_pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
                                0,      NULL, NULL, NULL, NULL, kNoProcessorData,
-                               &g_ubsan_slice, NULL};
+                               &g_ubsan_slice, NULL, 0};
   st = graft_function_invoke(&g_ubsan_library, 3, &executor, &x, 1, out, 1);
   graft_tensor_release(&x);
   return st;

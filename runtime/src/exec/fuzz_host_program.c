@@ -219,7 +219,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const uint64_t kNoProcessorData[GRAFT_PROCESSOR_DATA_WORD_COUNT];
   graft_executor_t executor = {pool, NULL, NULL, GRAFT_RUNTIME_GUARD_NONE,
                                0,    NULL, NULL, NULL, NULL, kNoProcessorData,
-                               NULL, NULL};
+                               NULL, NULL, 0};
   for (size_t c = 0; c < count; ++c) {
     if (valid[c]->dispatch_count > STUB_COUNT) continue;
     graft_library_v1_t stubbed = *valid[c];

@@ -19,7 +19,14 @@
  * A worker that has left a loop spins on |state| for a short while
  * (SPIN_ROUNDS pauses, tens of microseconds) before it sleeps on a
  * condition variable, so back-to-back dispatches find it awake without a
- * system call, and an idle pool costs no CPU. */
+ * system call, and an idle pool costs no CPU.
+ *
+ * A profiled loop (graft_thread_pool_parallel_for_profiled) carries its
+ * profile in the job: a worker reads the clock when it joins and leaves,
+ * and around each chunk it takes, writing into records no other thread
+ * writes (exec/loop_profile.h). run_job is compiled twice, with and
+ * without the clock reads, so an unprofiled loop tests for the profile
+ * once per loop and never per chunk or workgroup. */
 #define _POSIX_C_SOURCE 200809L
 #include "exec/thread_pool.h"
 
@@ -58,6 +65,7 @@ typedef struct job_s {
   void* context;
   uint64_t count;
   uint64_t chunk;
+  graft_loop_profile_t* profile; /* NULL: not profiled */
 } job_t;
 
 struct graft_thread_pool_s {
@@ -85,32 +93,76 @@ struct graft_thread_pool_s {
 static inline uint32_t loop_generation(uint64_t s) { return (uint32_t)(s >> 32); }
 static inline uint64_t loop_joined(uint64_t s) { return s & LOOP_JOINED_MASK; }
 
-static void run_job(graft_thread_pool_t* pool, const job_t* job,
-                    worker_t* worker) {
+/* Runs indices [start, end) of |job|; returns how many ran (the failing
+ * one included) and whether the loop should go on. */
+static inline int run_chunk(graft_thread_pool_t* pool, const job_t* job,
+                            worker_t* worker, uint64_t start, uint64_t end,
+                            uint64_t* out_ran) {
+  for (uint64_t i = start; i < end; ++i) {
+    /* After a failure elsewhere, stop within the chunk too (a chunk of a
+     * large grid is thousands of workgroups). */
+    if (i != start && atomic_load_explicit(&pool->stop, memory_order_relaxed)) {
+      *out_ran = i - start;
+      return 0;
+    }
+    int rc = job->fn(job->context, i, worker->id, worker->scratch,
+                     worker->scratch_size);
+    if (rc != 0) {
+      pthread_mutex_lock(&pool->mutex);
+      if (pool->failure.code == 0) {
+        pool->failure.code = rc;
+        pool->failure.index = i;
+      }
+      pthread_mutex_unlock(&pool->mutex);
+      atomic_store_explicit(&pool->stop, 1, memory_order_relaxed);
+      *out_ran = i - start + 1;
+      return 0;
+    }
+  }
+  *out_ran = end - start;
+  return 1;
+}
+
+/* Takes chunks until none is left. |profiled| is a constant at each call
+ * site below, so the unprofiled copy reads no clock. */
+static inline __attribute__((always_inline)) void run_job_as(
+    graft_thread_pool_t* pool, const job_t* job, worker_t* worker,
+    const int profiled) {
   while (!atomic_load_explicit(&pool->stop, memory_order_relaxed)) {
     uint64_t start =
         atomic_fetch_add_explicit(&pool->next, job->chunk, memory_order_relaxed);
     if (start >= job->count) return;
     uint64_t end = job->count - start < job->chunk ? job->count
                                                    : start + job->chunk;
-    for (uint64_t i = start; i < end; ++i) {
-      /* After a failure elsewhere, stop within the chunk too (a chunk of a
-       * large grid is thousands of workgroups). */
-      if (i != start && atomic_load_explicit(&pool->stop, memory_order_relaxed))
-        return;
-      int rc = job->fn(job->context, i, worker->id, worker->scratch,
-                       worker->scratch_size);
-      if (rc != 0) {
-        pthread_mutex_lock(&pool->mutex);
-        if (pool->failure.code == 0) {
-          pool->failure.code = rc;
-          pool->failure.index = i;
-        }
-        pthread_mutex_unlock(&pool->mutex);
-        atomic_store_explicit(&pool->stop, 1, memory_order_relaxed);
-        return;
-      }
+    uint64_t begin_ns = profiled ? graft_loop_profile_now_ns() : 0;
+    uint64_t ran = 0;
+    int more = run_chunk(pool, job, worker, start, end, &ran);
+    if (profiled) {
+      graft_loop_profile_t* p = job->profile;
+      graft_profile_chunk_t* c = &p->chunks[start / job->chunk];
+      c->begin_ns = begin_ns - p->origin_ns;
+      c->end_ns = graft_loop_profile_now_ns() - p->origin_ns;
+      c->first_workgroup = start;
+      c->workgroup_count = ran;
+      c->thread = worker->id;
     }
+    if (!more) return;
+  }
+}
+
+static void run_job(graft_thread_pool_t* pool, const job_t* job,
+                    worker_t* worker) {
+  if (job->profile) {
+    graft_loop_profile_t* p = job->profile;
+    if (worker->id != 0) { /* the caller's is its publishing time */
+      p->threads[worker->id].joined = 1;
+      p->threads[worker->id].joined_ns =
+          graft_loop_profile_now_ns() - p->origin_ns;
+    }
+    run_job_as(pool, job, worker, 1);
+    p->threads[worker->id].left_ns = graft_loop_profile_now_ns() - p->origin_ns;
+  } else {
+    run_job_as(pool, job, worker, 0);
   }
 }
 
@@ -248,10 +300,62 @@ static graft_status_t reserve_scratch(graft_thread_pool_t* pool,
   return NULL;
 }
 
+/* Enough chunks per worker to balance uneven workgroups, few enough to
+ * keep the counter cold. At most 16 * size chunks: below 8 * size indices
+ * a chunk is one index, and from there on a chunk is at least
+ * count / (16 * size) indices. */
+static uint64_t loop_chunk(const graft_thread_pool_t* pool, uint64_t count) {
+  uint64_t chunk = count / ((uint64_t)pool->size * 8);
+  return chunk == 0 ? 1 : chunk;
+}
+
+uint32_t graft_thread_pool_chunk_capacity(const graft_thread_pool_t* pool) {
+  return pool->size * 16;
+}
+
+/* A single index or a single worker: run inline as worker 0, wake nobody,
+ * and share no counter (run_lock keeps worker 0's scratch and id to this
+ * loop). A profile gets one chunk. */
+static void run_inline(graft_thread_pool_t* pool, uint64_t count,
+                       graft_parallel_fn_t fn, void* context,
+                       graft_parallel_failure_t* out_failure,
+                       graft_loop_profile_t* profile) {
+  worker_t* w = &pool->workers[0];
+  uint64_t begin_ns = profile ? graft_loop_profile_now_ns() : 0;
+  uint64_t i = 0;
+  for (; i < count; ++i) {
+    int rc = fn(context, i, 0, w->scratch, w->scratch_size);
+    if (rc != 0) {
+      out_failure->code = rc;
+      out_failure->index = i;
+      ++i; /* the failing index ran */
+      break;
+    }
+  }
+  if (profile) {
+    graft_loop_profile_reset(profile, 1);
+    uint64_t end_ns = graft_loop_profile_now_ns();
+    profile->threads[0] = (graft_profile_thread_t){
+        begin_ns - profile->origin_ns, end_ns - profile->origin_ns, 0, 0, 0,
+        1};
+    profile->chunks[0] = (graft_profile_chunk_t){
+        begin_ns - profile->origin_ns, end_ns - profile->origin_ns, 0, i, 0, 0};
+    graft_loop_profile_finish(profile, 1);
+  }
+}
+
 graft_status_t graft_thread_pool_parallel_for(
     graft_thread_pool_t* pool, uint64_t count, uint64_t scratch_size,
     graft_parallel_fn_t fn, void* context,
     graft_parallel_failure_t* out_failure) {
+  return graft_thread_pool_parallel_for_profiled(
+      pool, count, scratch_size, fn, context, out_failure, NULL);
+}
+
+graft_status_t graft_thread_pool_parallel_for_profiled(
+    graft_thread_pool_t* pool, uint64_t count, uint64_t scratch_size,
+    graft_parallel_fn_t fn, void* context,
+    graft_parallel_failure_t* out_failure, graft_loop_profile_t* profile) {
   out_failure->code = 0;
   out_failure->index = 0;
   if (count == 0) return NULL;
@@ -262,26 +366,19 @@ graft_status_t graft_thread_pool_parallel_for(
     return status;
   }
   if (pool->size == 1 || count == 1) {
-    /* A single index or a single worker: run inline as worker 0, wake
-     * nobody, and share no counter (run_lock keeps worker 0's scratch and
-     * id to this loop). */
-    worker_t* w = &pool->workers[0];
-    for (uint64_t i = 0; i < count; ++i) {
-      int rc = fn(context, i, 0, w->scratch, w->scratch_size);
-      if (rc != 0) {
-        out_failure->code = rc;
-        out_failure->index = i;
-        break;
-      }
-    }
+    run_inline(pool, count, fn, context, out_failure, profile);
     pthread_mutex_unlock(&pool->run_lock);
     return NULL;
   }
-  /* Enough chunks per worker to balance uneven workgroups, few enough to
-   * keep the counter cold. */
-  uint64_t chunk = count / ((uint64_t)pool->size * 8);
-  if (chunk == 0) chunk = 1;
-  job_t job = {fn, context, count, chunk};
+  uint64_t chunk = loop_chunk(pool, count);
+  uint32_t slots = (uint32_t)(count / chunk + (count % chunk != 0));
+  job_t job = {fn, context, count, chunk, profile};
+  if (profile) {
+    graft_loop_profile_reset(profile, slots);
+    profile->threads[0].joined = 1;
+    profile->threads[0].joined_ns =
+        graft_loop_profile_now_ns() - profile->origin_ns;
+  }
   atomic_store(&pool->next, 0);
   atomic_store(&pool->stop, 0);
   pool->failure.code = 0;
@@ -314,6 +411,8 @@ graft_status_t graft_thread_pool_parallel_for(
   pthread_mutex_lock(&pool->mutex);
   *out_failure = pool->failure;
   pthread_mutex_unlock(&pool->mutex);
+  /* Every worker that joined has left: their records are written. */
+  if (profile) graft_loop_profile_finish(profile, slots);
   pthread_mutex_unlock(&pool->run_lock);
   return NULL;
 }

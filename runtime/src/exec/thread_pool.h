@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "exec/loop_profile.h"
 #include "graft/status.h"
 
 #ifdef __cplusplus
@@ -51,6 +52,21 @@ graft_status_t graft_thread_pool_parallel_for(graft_thread_pool_t* pool,
                                               graft_parallel_fn_t fn,
                                               void* context,
                                               graft_parallel_failure_t* out_failure);
+
+/* The most chunks one loop of |pool| hands out, whatever its count: the
+ * chunk slots a profile needs. */
+uint32_t graft_thread_pool_chunk_capacity(const graft_thread_pool_t* pool);
+
+/* graft_thread_pool_parallel_for that also records, when |profile| is not
+ * NULL, each thread's join and leave times and each chunk it ran
+ * (exec/loop_profile.h): |profile| holds graft_thread_pool_size() thread
+ * records and graft_thread_pool_chunk_capacity() chunk slots, and its
+ * origin_ns is set. On return it is finished (chunks packed, threads
+ * added up). */
+graft_status_t graft_thread_pool_parallel_for_profiled(
+    graft_thread_pool_t* pool, uint64_t count, uint64_t scratch_size,
+    graft_parallel_fn_t fn, void* context,
+    graft_parallel_failure_t* out_failure, graft_loop_profile_t* profile);
 
 #ifdef __cplusplus
 }

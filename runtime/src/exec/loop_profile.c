@@ -1,0 +1,34 @@
+/* Recording and packing a parallel loop's profile (see loop_profile.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "exec/loop_profile.h"
+
+#include <string.h>
+#include <time.h>
+
+uint64_t graft_loop_profile_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void graft_loop_profile_reset(graft_loop_profile_t* profile, uint32_t slots) {
+  memset(profile->threads, 0,
+         sizeof(*profile->threads) * profile->thread_count);
+  /* workgroup_count 0 marks a slot no thread wrote. */
+  memset(profile->chunks, 0, sizeof(*profile->chunks) * slots);
+  profile->chunk_count = 0;
+}
+
+void graft_loop_profile_finish(graft_loop_profile_t* profile, uint32_t slots) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < slots; ++i) {
+    const graft_profile_chunk_t c = profile->chunks[i];
+    if (c.workgroup_count == 0) continue;
+    graft_profile_thread_t* t = &profile->threads[c.thread];
+    t->busy_ns += c.end_ns - c.begin_ns;
+    t->workgroups += c.workgroup_count;
+    t->chunks += 1;
+    profile->chunks[n++] = c; /* n <= i: packing in place is safe */
+  }
+  profile->chunk_count = n;
+}

@@ -1,0 +1,209 @@
+/* Tests of the runtime profile (GRAFT_RUNTIME_FLAG_PROFILE): the pool's
+ * chunk and thread records for loops of every size, on 1 and 4 threads and
+ * on a failing loop, and the records the executor hands the trace callback
+ * for each dispatch of the test library's two-dispatch function, with the
+ * results equal to an unprofiled call's. */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "exec/executor.h"
+#include "exec/test_library.h"
+#include "io/test_harness.h"
+
+static const uint64_t kNoProcessorData[GRAFT_PROCESSOR_DATA_WORD_COUNT];
+
+/* Storage for a profile of |pool| (loop_profile.h); free() it. */
+static graft_loop_profile_t* new_profile(graft_thread_pool_t* pool) {
+  uint32_t threads = graft_thread_pool_size(pool);
+  uint32_t chunks = graft_thread_pool_chunk_capacity(pool);
+  graft_loop_profile_t* p =
+      calloc(1, sizeof(*p) + sizeof(graft_profile_thread_t) * threads +
+                    sizeof(graft_profile_chunk_t) * chunks);
+  p->threads = (graft_profile_thread_t*)(p + 1);
+  p->chunks = (graft_profile_chunk_t*)(p->threads + threads);
+  p->thread_count = threads;
+  p->chunk_capacity = chunks;
+  return p;
+}
+
+static int fail_at_fn(void* context, uint64_t index, uint32_t worker_id,
+                      void* scratch, uint64_t scratch_size) {
+  (void)worker_id, (void)scratch, (void)scratch_size;
+  return index == *(const uint64_t*)context ? 7 : 0;
+}
+
+/* What every profile must satisfy: chunks in workgroup order without
+ * overlap, each with its begin before its end and within [0, span_ns],
+ * run by a thread that joined; each thread's sums equal to its chunks';
+ * returns the workgroups the chunks cover. */
+static uint64_t check_records(const graft_profile_thread_t* threads,
+                              uint32_t thread_count,
+                              const graft_profile_chunk_t* chunks,
+                              uint32_t chunk_count, uint64_t span_ns) {
+  uint64_t covered = 0, next = 0;
+  uint64_t busy[64] = {0}, workgroups[64] = {0}, taken[64] = {0};
+  EXPECT(thread_count <= 64);
+  for (uint32_t i = 0; i < chunk_count; ++i) {
+    const graft_profile_chunk_t* c = &chunks[i];
+    EXPECT(c->first_workgroup >= next);
+    EXPECT(c->workgroup_count > 0);
+    EXPECT(c->begin_ns <= c->end_ns && c->end_ns <= span_ns);
+    EXPECT(c->thread < thread_count && threads[c->thread].joined);
+    EXPECT(c->begin_ns >= threads[c->thread].joined_ns &&
+           c->end_ns <= threads[c->thread].left_ns);
+    next = c->first_workgroup + c->workgroup_count;
+    covered += c->workgroup_count;
+    if (c->thread < 64) {
+      busy[c->thread] += c->end_ns - c->begin_ns;
+      workgroups[c->thread] += c->workgroup_count;
+      taken[c->thread] += 1;
+    }
+  }
+  for (uint32_t t = 0; t < thread_count && t < 64; ++t) {
+    EXPECT(threads[t].busy_ns == busy[t]);
+    EXPECT(threads[t].workgroups == workgroups[t]);
+    EXPECT(threads[t].chunks == taken[t]);
+    if (!threads[t].joined)
+      EXPECT(threads[t].joined_ns == 0 && threads[t].left_ns == 0);
+    else
+      EXPECT(threads[t].joined_ns <= threads[t].left_ns &&
+             threads[t].left_ns <= span_ns);
+  }
+  EXPECT(threads[0].joined); /* the caller always takes part */
+  return covered;
+}
+
+static void pool_loops_cover_every_index(void) {
+  uint32_t sizes[] = {1, 4};
+  uint64_t counts[] = {1, 3, 31, 32, 33, 63, 64, 65, 1000, 100003};
+  uint64_t never = UINT64_MAX;
+  for (int s = 0; s < 2; ++s) {
+    graft_thread_pool_t* pool = NULL;
+    EXPECT_OK(graft_thread_pool_create(sizes[s], &pool));
+    if (!pool) return;
+    graft_loop_profile_t* p = new_profile(pool);
+    for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); ++k) {
+      graft_parallel_failure_t failure;
+      p->origin_ns = graft_loop_profile_now_ns();
+      EXPECT_OK(graft_thread_pool_parallel_for_profiled(
+          pool, counts[k], 0, fail_at_fn, &never, &failure, p));
+      uint64_t span = graft_loop_profile_now_ns() - p->origin_ns;
+      EXPECT(failure.code == 0);
+      EXPECT(p->chunk_count >= 1 && p->chunk_count <= p->chunk_capacity);
+      EXPECT(check_records(p->threads, p->thread_count, p->chunks,
+                           p->chunk_count, span) == counts[k]);
+      EXPECT(p->chunks[0].first_workgroup == 0);
+    }
+    free(p);
+    graft_thread_pool_destroy(pool);
+  }
+}
+
+/* A loop stopped by a failing index records the chunks that ran, the
+ * failing index included, and none past what was handed out. */
+static void failing_loop_records_what_ran(void) {
+  graft_thread_pool_t* pool = NULL;
+  EXPECT_OK(graft_thread_pool_create(4, &pool));
+  if (!pool) return;
+  graft_loop_profile_t* p = new_profile(pool);
+  uint64_t fail_at = 10;
+  graft_parallel_failure_t failure;
+  p->origin_ns = graft_loop_profile_now_ns();
+  EXPECT_OK(graft_thread_pool_parallel_for_profiled(pool, 100000, 0,
+                                                    fail_at_fn, &fail_at,
+                                                    &failure, p));
+  uint64_t span = graft_loop_profile_now_ns() - p->origin_ns;
+  EXPECT(failure.code == 7 && failure.index == 10);
+  uint64_t covered = check_records(p->threads, p->thread_count, p->chunks,
+                                   p->chunk_count, span);
+  EXPECT(covered >= 11 && covered < 100000);
+  int has_failing = 0;
+  for (uint32_t i = 0; i < p->chunk_count; ++i)
+    has_failing |= p->chunks[i].first_workgroup <= 10 &&
+                   10 < p->chunks[i].first_workgroup + p->chunks[i].workgroup_count;
+  EXPECT(has_failing);
+  free(p);
+  graft_thread_pool_destroy(pool);
+}
+
+typedef struct seen_t {
+  int events;
+  int bad_shape;
+  uint64_t workgroups[2]; /* per dispatch of scale_add, from the chunks */
+  uint64_t grid[2];
+} seen_t;
+
+static void check_event(const graft_trace_event_t* e, void* user_data) {
+  seen_t* seen = user_data;
+  int k = seen->events++;
+  if (k >= 2 || e->thread_count != 4 || !e->threads || !e->chunks ||
+      e->start_ns == 0) {
+    seen->bad_shape = 1;
+    return;
+  }
+  seen->grid[k] = (uint64_t)e->workgroup_count[0] * e->workgroup_count[1] *
+                  e->workgroup_count[2];
+  seen->workgroups[k] = check_records(e->threads, e->thread_count, e->chunks,
+                                      e->chunk_count, e->duration_ns);
+}
+
+static void no_records_without_flag(const graft_trace_event_t* e,
+                                    void* user_data) {
+  seen_t* seen = user_data;
+  ++seen->events;
+  if (e->thread_count || e->chunk_count || e->threads || e->chunks ||
+      e->start_ns == 0)
+    seen->bad_shape = 1;
+}
+
+static void executor_events_carry_profiles(void) {
+  graft_thread_pool_t* pool = NULL;
+  EXPECT_OK(graft_thread_pool_create(4, &pool));
+  if (!pool) return;
+  uint32_t ordinal = 0;
+  while (strcmp(tl_library.functions[ordinal].name, "scale_add") != 0)
+    ++ordinal;
+  enum { N = 4000 }; /* 1000 workgroups of 4 elements per dispatch */
+  graft_tensor_t x;
+  int64_t dims[1] = {N};
+  EXPECT_OK(graft_tensor_allocate(GRAFT_DTYPE_F32, 1, dims, &x));
+  for (int i = 0; i < N; ++i) ((float*)x.data)[i] = (float)i * 0.25f - 7;
+  seen_t seen = {0};
+  graft_executor_t profiled = {pool, check_event, &seen,
+                               GRAFT_RUNTIME_GUARD_NONE, 0, NULL, NULL, NULL,
+                               NULL, kNoProcessorData, NULL, NULL, 1};
+  graft_tensor_t with = {0}, without = {0};
+  EXPECT_OK(graft_function_invoke(&tl_library, ordinal, &profiled, &x, 1,
+                                  &with, 1));
+  EXPECT(seen.events == 2 && !seen.bad_shape);
+  for (int k = 0; k < 2; ++k)
+    EXPECT(seen.grid[k] == N / 4 && seen.workgroups[k] == seen.grid[k]);
+
+  seen_t plain = {0};
+  graft_executor_t unprofiled = profiled;
+  unprofiled.trace = no_records_without_flag;
+  unprofiled.trace_user_data = &plain;
+  unprofiled.profile = 0;
+  EXPECT_OK(graft_function_invoke(&tl_library, ordinal, &unprofiled, &x, 1,
+                                  &without, 1));
+  EXPECT(plain.events == 2 && !plain.bad_shape);
+  EXPECT(with.size == without.size && with.data && without.data &&
+         memcmp(with.data, without.data, with.size) == 0);
+  graft_tensor_release(&with);
+  graft_tensor_release(&without);
+  graft_tensor_release(&x);
+  graft_thread_pool_destroy(pool);
+}
+
+int main(void) {
+  graft_status_t s = tl_validate(&tl_library);
+  if (s) {
+    printf("the test library does not validate: %s\n",
+           graft_status_message(s));
+    return 1;
+  }
+  TEST_CASE(pool_loops_cover_every_index);
+  TEST_CASE(failing_loop_records_what_ran);
+  TEST_CASE(executor_events_carry_profiles);
+  return graft_test_finish();
+}
