@@ -14,7 +14,7 @@
 typedef enum {
   OPT_FUNCTION, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE, OPT_ATOL, OPT_RTOL,
   OPT_THREADS, OPT_BENCHMARK, OPT_GUARD, OPT_TIMEOUT, OPT_PLUGIN,
-  OPT_PLUGIN_PARAM, OPT_ISA, OPT_LIST, OPT_TRACE, OPT_COLOR, OPT_HELP, OPT_VERSION,
+  OPT_PLUGIN_PARAM, OPT_ISA, OPT_LIST, OPT_TRACE, OPT_PROFILE, OPT_COLOR, OPT_HELP, OPT_VERSION,
 } option_id_t;
 
 static const struct {
@@ -67,6 +67,10 @@ static const struct {
     {"list", OPT_LIST, NULL, "list the functions of the bundle and exit", NULL},
     {"trace", OPT_TRACE, NULL,
      "print each dispatch (name, source, grid, time) to stderr", NULL},
+    {"profile", OPT_PROFILE, "FILE.json",
+     "profile every call: write a Chrome trace (chrome://tracing, "
+     "ui.perfetto.dev) of each thread's dispatches and workgroup chunks to "
+     "FILE.json and print a per-dispatch summary to stderr", NULL},
     {"color", OPT_COLOR, "auto|always|never",
      "coloured errors (auto: when stderr is a terminal)", NULL},
     {"help", OPT_HELP, NULL, "show this help", NULL},
@@ -245,6 +249,10 @@ static int apply(graft_run_options_t* o, option_id_t id, const char* name,
     case OPT_PLUGIN_PARAM: return add_plugin_param_flag(o, name, value);
     case OPT_LIST: o->list = 1; break;
     case OPT_TRACE: o->trace = 1; break;
+    case OPT_PROFILE:
+      if (!value[0]) return usage_error("--profile '': expected a file name");
+      o->profile = value;
+      break;
     case OPT_COLOR:
       if (strcmp(value, "auto") == 0) {
         graft_run_set_color(GRAFT_RUN_COLOR_AUTO);
@@ -304,6 +312,10 @@ int graft_run_options_parse(int argc, char** argv, graft_run_options_t* o) {
   }
   if (o->help || o->version) return 0;
   if (!o->bundle) return usage_error("no bundle given");
+  if (o->profile && o->trace)
+    return usage_error("--trace and --profile '%s' cannot be combined (the "
+                       "profile's summary lists every dispatch)",
+                       o->profile);
   return 0;
 }
 

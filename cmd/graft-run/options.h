@@ -36,6 +36,7 @@ typedef struct graft_run_options_t {
   size_t plugin_count;
   int list;
   int trace;
+  const char* profile;          /* --profile FILE: Chrome trace JSON, or NULL */
   int help;
   int version;
 } graft_run_options_t;

@@ -11,6 +11,7 @@
 
 #include "compare.h"
 #include "report.h"
+#include "graft/profile.h"
 #include "graft/runtime.h"
 
 typedef struct run_ctx_t {
@@ -21,6 +22,7 @@ typedef struct run_ctx_t {
   graft_tensor_t* inputs;   /* options->input_count */
   graft_tensor_t* expected; /* options->expected_count */
   graft_tensor_t* results;  /* info.result_count */
+  graft_profile_log_t* profile; /* --profile, else NULL */
 } run_ctx_t;
 
 /* Loads every --plugin, in order, into a new manager (NULL when none). */
@@ -58,7 +60,15 @@ static graft_status_t open_module(run_ctx_t* ctx) {
   options.timeout_ms = ctx->options->timeout_ms;
   options.on_timeout = end_on_timeout;
   if (ctx->options->trace) options.flags |= GRAFT_RUNTIME_FLAG_TRACE_STDERR;
-  graft_status_t st = load_plugins(ctx->options, &options.plugins);
+  graft_status_t st = NULL;
+  if (ctx->options->profile) {
+    st = graft_profile_log_create(&ctx->profile);
+    if (st) return st;
+    options.flags |= GRAFT_RUNTIME_FLAG_PROFILE;
+    options.trace = graft_profile_log_record;
+    options.trace_user_data = ctx->profile;
+  }
+  st = load_plugins(ctx->options, &options.plugins);
   if (!st)
     st = graft_module_open_file(ctx->options->bundle, &options, &ctx->module);
   if (!st && ctx->options->trace && graft_module_isa(ctx->module)[0])
@@ -113,9 +123,29 @@ static graft_status_t parse_values(run_ctx_t* ctx) {
 }
 
 static graft_status_t invoke(run_ctx_t* ctx, graft_tensor_t* results) {
-  return graft_module_function_invoke(ctx->module, ctx->function, ctx->inputs,
-                                      ctx->options->input_count, results,
-                                      ctx->info.result_count);
+  if (ctx->profile) graft_profile_log_begin_call(ctx->profile);
+  graft_status_t st = graft_module_function_invoke(
+      ctx->module, ctx->function, ctx->inputs, ctx->options->input_count,
+      results, ctx->info.result_count);
+  if (ctx->profile) graft_profile_log_end_call(ctx->profile);
+  return st;
+}
+
+/* --profile: the summary of every call (the first and --benchmark's) to
+ * stderr, the Chrome trace to the file. */
+static graft_status_t write_profile(run_ctx_t* ctx) {
+  const char* isa = graft_module_isa(ctx->module);
+  fprintf(stderr, "profile: %zu call%s of '%s', %u thread%s%s%s\n",
+          graft_profile_log_call_count(ctx->profile),
+          graft_profile_log_call_count(ctx->profile) == 1 ? "" : "s",
+          ctx->info.name, graft_module_thread_count(ctx->module),
+          graft_module_thread_count(ctx->module) == 1 ? "" : "s",
+          isa[0] ? ", isa " : "", isa);
+  graft_status_t st = graft_profile_log_print_summary(ctx->profile, stderr);
+  if (!st)
+    st = graft_profile_log_write_chrome(ctx->profile, ctx->options->profile);
+  if (st) return graft_status_annotate(st, "--profile '%s'", ctx->options->profile);
+  return NULL;
 }
 
 static double now_ms(void) {
@@ -211,6 +241,7 @@ int graft_run(const graft_run_options_t* options) {
     if (!st) st = parse_values(&ctx);
     if (!st) st = invoke(&ctx, ctx.results);
     if (!st && options->benchmark_runs) st = benchmark(&ctx);
+    if (!st && ctx.profile) st = write_profile(&ctx);
     if (!st) st = emit_results(&ctx);
   }
   int exit_code = 0;
@@ -229,5 +260,6 @@ int graft_run(const graft_run_options_t* options) {
   free(ctx.expected);
   free(ctx.results);
   graft_module_close(ctx.module);
+  graft_profile_log_free(ctx.profile);
   return exit_code;
 }
