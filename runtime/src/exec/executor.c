@@ -448,17 +448,6 @@ static graft_status_t start_profile(invocation_t* inv) {
   return NULL;
 }
 
-/* A host command's workgroups, profiled: one chunk on the invoking thread
- * (thread 0), the others absent. */
-static void profile_host_call(graft_loop_profile_t* p, uint64_t begin_ns,
-                              uint64_t end_ns, uint64_t ran) {
-  graft_loop_profile_reset(p, 1);
-  p->threads[0] = (graft_profile_thread_t){begin_ns - p->origin_ns,
-                                           end_ns - p->origin_ns, 0, 0, 0, 1};
-  p->chunks[0] = (graft_profile_chunk_t){begin_ns - p->origin_ns,
-                                         end_ns - p->origin_ns, 0, ran, 0, 0};
-  graft_loop_profile_finish(p, 1);
-}
 
 /* The evaluated grid of dispatch or host-call step |si|: each count as
  * uint32 in |count|, their product in |total|. */
@@ -506,19 +495,31 @@ static graft_status_t ubsan_status(const invocation_t* inv,
 /* A host command's workgroups (graft emits one), in order, on this thread
  * as worker 0 without scratch: the import it calls may run threads of its
  * own, and nothing else of the invocation runs meanwhile. Reports like
- * graft_thread_pool_parallel_for. */
+ * graft_thread_pool_parallel_for_profiled; a profile gets one chunk on
+ * thread 0 and no other thread. */
 static graft_status_t run_on_caller(uint64_t count, graft_parallel_fn_t fn,
                                     void* context,
-                                    graft_parallel_failure_t* out_failure) {
+                                    graft_parallel_failure_t* out_failure,
+                                    graft_loop_profile_t* profile) {
   out_failure->code = 0;
   out_failure->index = 0;
-  for (uint64_t i = 0; i < count; ++i) {
+  uint64_t begin_ns = profile ? now_ns() : 0;
+  uint64_t i = 0;
+  for (; i < count; ++i) {
     int code = fn(context, i, 0, NULL, 0);
     if (code != 0) {
       out_failure->code = code;
-      out_failure->index = i;
+      out_failure->index = i++; /* the failing workgroup ran */
       break;
     }
+  }
+  if (profile) {
+    graft_loop_profile_reset(profile, 1);
+    uint64_t begin = begin_ns - profile->origin_ns;
+    uint64_t end = now_ns() - profile->origin_ns;
+    profile->threads[0] = (graft_profile_thread_t){begin, end, 0, 0, 0, 1};
+    profile->chunks[0] = (graft_profile_chunk_t){begin, end, 0, i, 0, 0};
+    graft_loop_profile_finish(profile, 1);
   }
   return NULL;
 }
@@ -565,18 +566,20 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   atomic_init(&run.ubsan_failed, 0);
   if (inv->watchdog) graft_watchdog_enter(inv->watchdog, attrs);
   graft_parallel_failure_t failure;
-  uint64_t start = inv->executor->trace ? now_ns() : 0;
+  /* A profile exists only with a trace callback (start_profile): its
+   * test stays out of an untraced dispatch. */
   graft_loop_profile_t* profile = inv->profile;
-  if (profile) profile->origin_ns = start;
+  uint64_t start = 0;
+  if (inv->executor->trace) {
+    start = now_ns();
+    if (profile) profile->origin_ns = start;
+  }
   int host_call = step->kind == GRAFT_STEP_HOST_CALL;
   graft_status_t st =
-      host_call ? run_on_caller(total, run_workgroup, &run, &failure)
+      host_call ? run_on_caller(total, run_workgroup, &run, &failure, profile)
                 : graft_thread_pool_parallel_for_profiled(
                       inv->executor->pool, total, attrs->scratch_size,
                       run_workgroup, &run, &failure, profile);
-  if (profile && host_call)
-    profile_host_call(profile, start, now_ns(),
-                      failure.code ? failure.index + 1 : total);
   if (inv->watchdog) {
     graft_watchdog_enter(inv->watchdog, NULL);
     graft_status_t expired = graft_watchdog_status(inv->watchdog);
@@ -791,7 +794,7 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
 
   invocation_t inv = {library, f,    executor, args, results,
                       NULL,    NULL, NULL,     NULL, NULL, NULL};
-  if (executor->profile && executor->trace) {
+  if (executor->profile) {
     st = start_profile(&inv);
     if (st) return st;
   }
@@ -850,7 +853,7 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
   }
   graft_arena_release(executor->arenas, inv.arena);
   graft_watchdog_stop(inv.watchdog);
-  free(inv.profile);
+  if (inv.profile) free(inv.profile); /* free(NULL) is a call: skipped */
   for (uint32_t i = 0; inv.regions && i < f->buffer_count; ++i)
     graft_guard_region_release(&inv.regions[i]);
   free(inv.regions);

@@ -46,7 +46,8 @@ typedef struct graft_executor_t {
    * by function ordinal; NULL = every call evaluates them. */
   graft_expr_memos_t* memos;
   /* GRAFT_RUNTIME_FLAG_PROFILE: every trace event carries the dispatch's
-   * thread and chunk records (exec/loop_profile.h). Needs |trace|. */
+   * thread and chunk records (exec/loop_profile.h). Set only with
+   * |trace|. */
   int profile;
 } graft_executor_t;
 

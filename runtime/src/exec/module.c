@@ -103,8 +103,8 @@ graft_status_t graft_module_create_from_library(
                                    m->processor_data,
                                    NULL /* graft_module_set_ubsan */,
                                    m->memos,
-                                   (options->flags &
-                                    GRAFT_RUNTIME_FLAG_PROFILE) != 0};
+                                   trace && (options->flags &
+                                             GRAFT_RUNTIME_FLAG_PROFILE)};
   m->release = release;
   m->release_arg = release_arg;
   *out_module = m;

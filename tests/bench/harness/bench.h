@@ -32,6 +32,7 @@ typedef struct bench_options_t {
   const char* save;     /* write result i to <save><i>.npy */
   const char* post_ops; /* C peers: "relu,neg" etc., applied after matmul */
   bench_outputs_t outputs;
+  int profile; /* graft: --profile, the runtime profile's summary */
 } bench_options_t;
 
 /* Reads |count| .npy files into |out_tensors| (released by the caller). */

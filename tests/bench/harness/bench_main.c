@@ -40,7 +40,10 @@ static const char kUsage[] =
     "  --post-ops LIST    matmul peers: steps after the product, e.g. "
     "relu,neg\n"
     "  --outputs WHERE    graft: 'runtime' (allocated per call, default) or\n"
-    "                     'caller' (storage allocated once)\n";
+    "                     'caller' (storage allocated once)\n"
+    "  --profile          graft: profile every call after the warm-up and\n"
+    "                     print the per-dispatch summary after the row\n"
+    "                     (graft/profile.h; docs/runtime-profile.md)\n";
 
 static graft_status_t run_stream_copy(const bench_options_t* o) {
   return bench_run_stream(o, 0);
@@ -153,6 +156,10 @@ static int parse_options(int argc, char** argv, bench_options_t* o) {
     const char* arg = argv[i];
     const char* value = i + 1 < argc ? argv[i + 1] : NULL;
     double number = 0;
+    if (!strcmp(arg, "--profile")) { /* the one switch without a value */
+      o->profile = 1;
+      continue;
+    }
     if (!strncmp(arg, "--", 2) && !value) {
       fprintf(stderr, "graft_bench: error: %s: missing value\n", arg);
       return 1;
@@ -228,6 +235,13 @@ int main(int argc, char** argv) {
             "graft_bench: error: unknown mode '%s' (graft_bench "
             "--help lists them)\n",
             options.mode);
+    return 2;
+  }
+  if (options.profile && strcmp(mode->name, "graft") != 0) {
+    fprintf(stderr,
+            "graft_bench: error: --profile: only the graft mode records a "
+            "runtime profile, not '%s'\n",
+            mode->name);
     return 2;
   }
   if (!mode->run) {

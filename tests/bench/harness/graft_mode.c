@@ -4,10 +4,16 @@
  *
  * Results go where --outputs says (bench.h): by default the runtime
  * allocates them and each call releases them again, which is how a caller
- * uses graft_module_function_invoke today. */
+ * uses graft_module_function_invoke today.
+ *
+ * --profile opens the module with GRAFT_RUNTIME_FLAG_PROFILE and a profile
+ * log (graft/profile.h), brackets every call after the warm-up (the
+ * calibration's and the timed samples') and prints the log's per-dispatch
+ * summary to stderr after the row. */
 #include <stdio.h>
 
 #include "bench.h"
+#include "graft/profile.h"
 #include "graft/runtime.h"
 #include "modes.h"
 
@@ -19,6 +25,7 @@ typedef struct graft_call_t {
   graft_tensor_t* outputs;
   uint32_t result_count;
   bench_outputs_t where;
+  graft_profile_log_t* profile; /* --profile, else NULL */
 } graft_call_t;
 
 static graft_status_t graft_call(void* user) {
@@ -29,6 +36,16 @@ static graft_status_t graft_call(void* user) {
   if (c->where == BENCH_OUTPUTS_RUNTIME)
     for (uint32_t i = 0; i < c->result_count; ++i)
       graft_tensor_release(&c->outputs[i]);
+  return st;
+}
+
+/* --profile: graft_call bracketed in the profile log (a function of its
+ * own, so that an unprofiled run times graft_call alone). */
+static graft_status_t graft_call_profiled(void* user) {
+  graft_call_t* c = user;
+  graft_profile_log_begin_call(c->profile);
+  graft_status_t st = graft_call(user);
+  graft_profile_log_end_call(c->profile);
   return st;
 }
 
@@ -62,9 +79,16 @@ graft_status_t bench_run_graft(const bench_options_t* o) {
   graft_runtime_options_t options;
   graft_runtime_options_initialize(&options);
   options.threads = o->threads;
+  graft_status_t st = NULL;
+  if (o->profile) {
+    st = graft_profile_log_create(&call.profile);
+    options.flags |= GRAFT_RUNTIME_FLAG_PROFILE;
+    options.trace = graft_profile_log_record;
+    options.trace_user_data = call.profile;
+  }
 
-  graft_status_t st =
-      graft_module_open_file(o->positional[0], &options, &call.module);
+  if (!st)
+    st = graft_module_open_file(o->positional[0], &options, &call.module);
   if (!st)
     st = graft_module_function_lookup(call.module, o->positional[1],
                                       &call.function);
@@ -98,13 +122,23 @@ graft_status_t bench_run_graft(const bench_options_t* o) {
   char extra[128];
   snprintf(extra, sizeof(extra), "\"outputs\": \"%s\"",
            o->outputs == BENCH_OUTPUTS_CALLER ? "caller" : "runtime");
+  if (call.profile) graft_profile_log_clear(call.profile); /* the warm-up */
   if (!st)
-    st = bench_measure(o, graft_call, &call, "graft",
+    st = bench_measure(o, call.profile ? graft_call_profiled : graft_call,
+                       &call, "graft",
                        graft_module_thread_count(call.module), extra);
+  if (!st && call.profile) {
+    fflush(stdout); /* the row first */
+    fprintf(stderr, "profile: %zu calls of '%s' after the warm-up, %u "
+            "threads\n", graft_profile_log_call_count(call.profile),
+            info.name, graft_module_thread_count(call.module));
+    st = graft_profile_log_print_summary(call.profile, stderr);
+  }
   for (int i = 0; i < BENCH_MAX_VALUES; ++i) {
     graft_tensor_release(&inputs[i]);
     graft_tensor_release(&outputs[i]);
   }
   graft_module_close(call.module);
+  graft_profile_log_free(call.profile);
   return st;
 }
