@@ -129,9 +129,10 @@ graft_status_t bench_run_graft(const bench_options_t* o) {
                        graft_module_thread_count(call.module), extra);
   if (!st && call.profile) {
     fflush(stdout); /* the row first */
+    uint32_t threads = graft_module_thread_count(call.module);
     fprintf(stderr, "profile: %zu calls of '%s' after the warm-up, %u "
-            "threads\n", graft_profile_log_call_count(call.profile),
-            info.name, graft_module_thread_count(call.module));
+            "thread%s\n", graft_profile_log_call_count(call.profile),
+            info.name, threads, threads == 1 ? "" : "s");
     st = graft_profile_log_print_summary(call.profile, stderr);
   }
   for (int i = 0; i < BENCH_MAX_VALUES; ++i) {

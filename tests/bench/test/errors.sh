@@ -33,6 +33,18 @@ check --check-prefix=VALUE "$C" <out
 expect_fail "$GRAFT_BENCH" graft --outputs heap
 check --check-prefix=OUTPUTS "$C" <out
 # OUTPUTS: graft_bench: error: --outputs expects 'runtime' or 'caller', found 'heap'
+expect_fail "$GRAFT_BENCH" stream-copy a.npy --profile
+check --check-prefix=PROFILEMODE "$C" <out
+# PROFILEMODE: graft_bench: error: --profile: only the graft mode records a runtime profile, not 'stream-copy'
+# --profile's summary (docs/runtime-profile.md) follows graft's row.
+"$GRAFT" build "$SRC/tests/bench/graphs/mlp.graph" -o mlp.graft
+"$GRAFT_BENCH" graft mlp.graft mlp a.npy w.npy --threads 2 --reps 3 --profile > out 2>&1
+check --check-prefix=PROFILE "$C" <out
+# PROFILE: {"impl": "graft", "threads": 2,
+# PROFILE: profile: {{[0-9]+}} calls of 'mlp' after the warm-up, 2 threads
+# PROFILE-NEXT: dispatch {{.*}} share thr setup us wake us imbal us end us
+# PROFILE-NEXT: mlp_dispatch_0_matmul {{.*%}}
+# PROFILE-NEXT: (call) {{.*}} 100.0%
 expect_fail "$GRAFT_BENCH" graft --warp 9
 check --check-prefix=OPTION "$C" <out
 # OPTION: graft_bench: error: unknown option '--warp'
