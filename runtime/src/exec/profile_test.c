@@ -1,13 +1,19 @@
 /* Tests of the runtime profile (GRAFT_RUNTIME_FLAG_PROFILE): the pool's
  * chunk and thread records for loops of every size, on 1 and 4 threads and
- * on a failing loop, and the records the executor hands the trace callback
- * for each dispatch of the test library's two-dispatch function, with the
- * results equal to an unprofiled call's. */
+ * on a failing loop; the records the executor hands the trace callback for
+ * each dispatch of the test library's two-dispatch function, with the
+ * results equal to an unprofiled call's; and the public API end to end: a
+ * module opened with the flag, its events collected by a graft/profile.h
+ * log, the summary and the Chrome file it writes, and its errors. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "exec/executor.h"
+#include "exec/module.h"
 #include "exec/test_library.h"
+#include "graft/profile.h"
 #include "io/test_harness.h"
 
 static const uint64_t kNoProcessorData[GRAFT_PROCESSOR_DATA_WORD_COUNT];
@@ -195,6 +201,94 @@ static void executor_events_carry_profiles(void) {
   graft_thread_pool_destroy(pool);
 }
 
+/* Reads all of |path| into a malloc'd string (NULL if it cannot). */
+static char* slurp(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  char* text = calloc(1, 1 << 20);
+  size_t n = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+  (void)n;
+  fclose(f);
+  return text;
+}
+
+static size_t count_of(const char* text, const char* needle) {
+  size_t n = 0;
+  for (const char* p = text; p && (p = strstr(p, needle)); p += strlen(needle))
+    ++n;
+  return n;
+}
+
+static void public_api_log(void) {
+  graft_profile_log_t* log = NULL;
+  EXPECT_OK(graft_profile_log_create(&log));
+  if (!log) return;
+  graft_runtime_options_t options;
+  graft_runtime_options_initialize(&options);
+  options.threads = 3;
+  options.flags = GRAFT_RUNTIME_FLAG_PROFILE;
+  options.trace = graft_profile_log_record;
+  options.trace_user_data = log;
+  graft_module_t* module = NULL;
+  EXPECT_OK(graft_module_create_from_library(&tl_library, &options, NULL, NULL,
+                                             &module));
+  if (!module) return;
+  uint32_t ordinal = 0;
+  EXPECT_OK(graft_module_function_lookup(module, "scale_add", &ordinal));
+  graft_tensor_t x;
+  int64_t dims[1] = {400}; /* 100 workgroups per dispatch */
+  EXPECT_OK(graft_tensor_allocate(GRAFT_DTYPE_F32, 1, dims, &x));
+  /* A warm-up call that clear() forgets, then 3 bracketed calls. */
+  for (int call = 0; call < 4; ++call) {
+    if (call == 1) graft_profile_log_clear(log);
+    if (call > 0) graft_profile_log_begin_call(log);
+    graft_tensor_t out = {0};
+    EXPECT_OK(graft_module_function_invoke(module, ordinal, &x, 1, &out, 1));
+    if (call > 0) graft_profile_log_end_call(log);
+    graft_tensor_release(&out);
+  }
+  EXPECT(graft_profile_log_call_count(log) == 3);
+
+  char summary_path[] = "/tmp/graft-profile-test-XXXXXX";
+  int fd = mkstemp(summary_path);
+  FILE* summary = fd >= 0 ? fdopen(fd, "w") : NULL;
+  EXPECT(summary != NULL);
+  if (summary) {
+    EXPECT_OK(graft_profile_log_print_summary(log, summary));
+    fclose(summary);
+    char* text = slurp(summary_path);
+    /* Two dispatch rows of 3 runs each, the call row, the rest. */
+    EXPECT(text && strstr(text, "dispatch ") == text);
+    EXPECT(count_of(text, "\n") == 5);
+    EXPECT(count_of(text, "      3 ") == 3);
+    EXPECT(text && strstr(text, "(call)") && strstr(text, "100.0%") &&
+           strstr(text, "(outside dispatches)"));
+    free(text);
+  }
+  char json_path[] = "/tmp/graft-profile-test-XXXXXX";
+  fd = mkstemp(json_path);
+  if (fd >= 0) close(fd);
+  EXPECT_OK(graft_profile_log_write_chrome(log, json_path));
+  char* json = slurp(json_path);
+  EXPECT(json && strstr(json, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[") == json);
+  EXPECT(count_of(json, "\"cat\":\"call\"") == 3);
+  EXPECT(count_of(json, "\"cat\":\"dispatch\",\"ph\":\"X\",\"pid\":1,\"tid\":0,") == 6);
+  EXPECT(count_of(json, "\"thread_name\"") == 3);
+  EXPECT(count_of(json, "\"cat\":\"chunk\"") >= 6);
+  free(json);
+  remove(summary_path);
+  remove(json_path);
+
+  graft_status_t st =
+      graft_profile_log_write_chrome(log, "/nonexistent-graft-dir/p.json");
+  EXPECT(st && strstr(graft_status_message(st),
+                      "cannot write '/nonexistent-graft-dir/p.json': "));
+  graft_status_free(st);
+  graft_tensor_release(&x);
+  graft_module_close(module);
+  graft_profile_log_free(log);
+}
+
 int main(void) {
   graft_status_t s = tl_validate(&tl_library);
   if (s) {
@@ -205,5 +299,6 @@ int main(void) {
   TEST_CASE(pool_loops_cover_every_index);
   TEST_CASE(failing_loop_records_what_ran);
   TEST_CASE(executor_events_carry_profiles);
+  TEST_CASE(public_api_log);
   return graft_test_finish();
 }
