@@ -448,7 +448,6 @@ static graft_status_t start_profile(invocation_t* inv) {
   return NULL;
 }
 
-
 /* The evaluated grid of dispatch or host-call step |si|: each count as
  * uint32 in |count|, their product in |total|. */
 static graft_status_t step_grid(const invocation_t* inv, uint32_t si,
@@ -513,14 +512,7 @@ static graft_status_t run_on_caller(uint64_t count, graft_parallel_fn_t fn,
       break;
     }
   }
-  if (profile) {
-    graft_loop_profile_reset(profile, 1);
-    uint64_t begin = begin_ns - profile->origin_ns;
-    uint64_t end = now_ns() - profile->origin_ns;
-    profile->threads[0] = (graft_profile_thread_t){begin, end, 0, 0, 0, 1};
-    profile->chunks[0] = (graft_profile_chunk_t){begin, end, 0, i, 0, 0};
-    graft_loop_profile_finish(profile, 1);
-  }
+  if (profile) graft_loop_profile_inline(profile, begin_ns, now_ns(), i);
   return NULL;
 }
 

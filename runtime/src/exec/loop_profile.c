@@ -32,3 +32,14 @@ void graft_loop_profile_finish(graft_loop_profile_t* profile, uint32_t slots) {
   }
   profile->chunk_count = n;
 }
+
+void graft_loop_profile_inline(graft_loop_profile_t* profile,
+                               uint64_t begin_ns, uint64_t end_ns,
+                               uint64_t ran) {
+  graft_loop_profile_reset(profile, 1);
+  uint64_t begin = begin_ns - profile->origin_ns;
+  uint64_t end = end_ns - profile->origin_ns;
+  profile->threads[0] = (graft_profile_thread_t){begin, end, 0, 0, 0, 1};
+  profile->chunks[0] = (graft_profile_chunk_t){begin, end, 0, ran, 0, 0};
+  graft_loop_profile_finish(profile, 1);
+}

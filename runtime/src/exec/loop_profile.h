@@ -41,6 +41,13 @@ void graft_loop_profile_reset(graft_loop_profile_t* profile, uint32_t slots);
  * chunks. */
 void graft_loop_profile_finish(graft_loop_profile_t* profile, uint32_t slots);
 
+/* A loop run inline on the calling thread (one index, one thread, a host
+ * command): the whole profile is one chunk of |ran| workgroups on thread 0
+ * from |begin_ns| to |end_ns| (clock values, not yet made relative). */
+void graft_loop_profile_inline(graft_loop_profile_t* profile,
+                               uint64_t begin_ns, uint64_t end_ns,
+                               uint64_t ran);
+
 #ifdef __cplusplus
 }
 #endif

@@ -332,16 +332,9 @@ static void run_inline(graft_thread_pool_t* pool, uint64_t count,
       break;
     }
   }
-  if (profile) {
-    graft_loop_profile_reset(profile, 1);
-    uint64_t end_ns = graft_loop_profile_now_ns();
-    profile->threads[0] = (graft_profile_thread_t){
-        begin_ns - profile->origin_ns, end_ns - profile->origin_ns, 0, 0, 0,
-        1};
-    profile->chunks[0] = (graft_profile_chunk_t){
-        begin_ns - profile->origin_ns, end_ns - profile->origin_ns, 0, i, 0, 0};
-    graft_loop_profile_finish(profile, 1);
-  }
+  if (profile)
+    graft_loop_profile_inline(profile, begin_ns, graft_loop_profile_now_ns(),
+                              i);
 }
 
 graft_status_t graft_thread_pool_parallel_for(
