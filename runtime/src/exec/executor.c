@@ -61,7 +61,7 @@ typedef struct invocation_t {
   slot_t* slots;   /* f->buffer_count */
   graft_guard_region_t* regions; /* f->buffer_count when guarding, or NULL */
   graft_watchdog_t* watchdog;    /* NULL without a deadline */
-  graft_loop_profile_t* profile; /* NULL unless profiling (start_profile) */
+  graft_loop_profile_t* profile; /* NULL unless profiling (invoke_profiled) */
 } invocation_t;
 
 static int dtype_accepts(uint32_t declared, uint32_t actual) {
@@ -426,28 +426,6 @@ static int run_workgroup(void* context, uint64_t index, uint32_t worker_id,
 
 static uint64_t now_ns(void) { return graft_loop_profile_now_ns(); }
 
-/* GRAFT_RUNTIME_FLAG_PROFILE: one block per invocation holds the profile
- * of every dispatch in turn (each is handed to the trace callback before
- * the next runs), sized for the pool's threads and chunks. */
-static graft_status_t start_profile(invocation_t* inv) {
-  graft_thread_pool_t* pool = inv->executor->pool;
-  uint32_t threads = graft_thread_pool_size(pool);
-  uint32_t chunks = graft_thread_pool_chunk_capacity(pool);
-  graft_loop_profile_t* p =
-      calloc(1, sizeof(*p) + sizeof(graft_profile_thread_t) * threads +
-                    sizeof(graft_profile_chunk_t) * chunks);
-  if (!p)
-    return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
-                             "out of memory for the profile of '%s'",
-                             inv->f->name);
-  p->threads = (graft_profile_thread_t*)(p + 1);
-  p->chunks = (graft_profile_chunk_t*)(p->threads + threads);
-  p->thread_count = threads;
-  p->chunk_capacity = chunks;
-  inv->profile = p;
-  return NULL;
-}
-
 /* The evaluated grid of dispatch or host-call step |si|: each count as
  * uint32 in |count|, their product in |total|. */
 static graft_status_t step_grid(const invocation_t* inv, uint32_t si,
@@ -558,7 +536,7 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   atomic_init(&run.ubsan_failed, 0);
   if (inv->watchdog) graft_watchdog_enter(inv->watchdog, attrs);
   graft_parallel_failure_t failure;
-  /* A profile exists only with a trace callback (start_profile): its
+  /* A profile exists only with a trace callback (invoke_profiled): its
    * test stays out of an untraced dispatch. */
   graft_loop_profile_t* profile = inv->profile;
   uint64_t start = 0;
@@ -569,9 +547,12 @@ static graft_status_t run_dispatch(const invocation_t* inv, uint32_t si,
   int host_call = step->kind == GRAFT_STEP_HOST_CALL;
   graft_status_t st =
       host_call ? run_on_caller(total, run_workgroup, &run, &failure, profile)
-                : graft_thread_pool_parallel_for_profiled(
+      : profile ? graft_thread_pool_parallel_for_profiled(
                       inv->executor->pool, total, attrs->scratch_size,
-                      run_workgroup, &run, &failure, profile);
+                      run_workgroup, &run, &failure, profile)
+                : graft_thread_pool_parallel_for(inv->executor->pool, total,
+                                                 attrs->scratch_size,
+                                                 run_workgroup, &run, &failure);
   if (inv->watchdog) {
     graft_watchdog_enter(inv->watchdog, NULL);
     graft_status_t expired = graft_watchdog_status(inv->watchdog);
@@ -770,12 +751,14 @@ static graft_status_t deliver_results(invocation_t* inv,
   return NULL;
 }
 
-graft_status_t graft_function_invoke(const graft_library_v1_t* library,
-                                     uint32_t function_ordinal,
-                                     const graft_executor_t* executor,
-                                     const graft_tensor_t* args,
-                                     size_t arg_count, graft_tensor_t* results,
-                                     size_t result_count) {
+/* The invocation (graft_function_invoke); |profile| is NULL, or where
+ * every dispatch records its profile in turn (invoke_profiled). */
+static graft_status_t invoke(const graft_library_v1_t* library,
+                             uint32_t function_ordinal,
+                             const graft_executor_t* executor,
+                             const graft_tensor_t* args, size_t arg_count,
+                             graft_tensor_t* results, size_t result_count,
+                             graft_loop_profile_t* profile) {
   if (function_ordinal >= library->function_count)
     return graft_status_make(GRAFT_NOT_FOUND,
                              "function ordinal %u out of range (%u functions)",
@@ -785,18 +768,11 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
   if (st) return st;
 
   invocation_t inv = {library, f,    executor, args, results,
-                      NULL,    NULL, NULL,     NULL, NULL, NULL};
-  if (executor->profile) {
-    st = start_profile(&inv);
-    if (st) return st;
-  }
+                      NULL,    NULL, NULL,     NULL, NULL, profile};
   if (executor->timeout_ms) {
     st = graft_watchdog_start(f, executor->timeout_ms, executor->on_timeout,
                               executor->timeout_user_data, &inv.watchdog);
-    if (st) {
-      free(inv.profile);
-      return st;
-    }
+    if (st) return st;
   }
   int allocated_small[SMALL_COUNT];
   int64_t values_small[SMALL_EXPRS];
@@ -845,7 +821,6 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
   }
   graft_arena_release(executor->arenas, inv.arena);
   graft_watchdog_stop(inv.watchdog);
-  if (inv.profile) free(inv.profile); /* free(NULL) is a call: skipped */
   for (uint32_t i = 0; inv.regions && i < f->buffer_count; ++i)
     graft_guard_region_release(&inv.regions[i]);
   free(inv.regions);
@@ -855,4 +830,37 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
     free(allocated);
   }
   return st;
+}
+
+/* GRAFT_RUNTIME_FLAG_PROFILE: one block, allocated per call and sized for
+ * the pool, holds the profile of every dispatch in turn (each is handed to
+ * the trace callback before the next runs). Apart from invoke, so that an
+ * unprofiled call tests for a profile once, here, and never frees one. */
+static __attribute__((noinline)) graft_status_t invoke_profiled(
+    const graft_library_v1_t* library, uint32_t function_ordinal,
+    const graft_executor_t* executor, const graft_tensor_t* args,
+    size_t arg_count, graft_tensor_t* results, size_t result_count) {
+  graft_loop_profile_t* profile =
+      graft_loop_profile_create(graft_thread_pool_size(executor->pool),
+                                graft_thread_pool_chunk_capacity(executor->pool));
+  if (!profile)
+    return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                             "out of memory for a call's profile");
+  graft_status_t st = invoke(library, function_ordinal, executor, args,
+                             arg_count, results, result_count, profile);
+  free(profile);
+  return st;
+}
+
+graft_status_t graft_function_invoke(const graft_library_v1_t* library,
+                                     uint32_t function_ordinal,
+                                     const graft_executor_t* executor,
+                                     const graft_tensor_t* args,
+                                     size_t arg_count, graft_tensor_t* results,
+                                     size_t result_count) {
+  if (executor->profile)
+    return invoke_profiled(library, function_ordinal, executor, args,
+                           arg_count, results, result_count);
+  return invoke(library, function_ordinal, executor, args, arg_count, results,
+                result_count, NULL);
 }

@@ -2,8 +2,22 @@
 #define _POSIX_C_SOURCE 200809L
 #include "exec/loop_profile.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+graft_loop_profile_t* graft_loop_profile_create(uint32_t thread_count,
+                                                uint32_t chunk_capacity) {
+  graft_loop_profile_t* p =
+      calloc(1, sizeof(*p) + sizeof(graft_profile_thread_t) * thread_count +
+                    sizeof(graft_profile_chunk_t) * chunk_capacity);
+  if (!p) return NULL;
+  p->threads = (graft_profile_thread_t*)(p + 1);
+  p->chunks = (graft_profile_chunk_t*)(p->threads + thread_count);
+  p->thread_count = thread_count;
+  p->chunk_capacity = chunk_capacity;
+  return p;
+}
 
 uint64_t graft_loop_profile_now_ns(void) {
   struct timespec ts;

@@ -28,6 +28,11 @@ typedef struct graft_loop_profile_t {
   uint32_t chunk_count;             /* set by graft_loop_profile_finish */
 } graft_loop_profile_t;
 
+/* Storage for loops of |thread_count| threads and up to |chunk_capacity|
+ * chunks, in one block (free()); NULL when out of memory. */
+graft_loop_profile_t* graft_loop_profile_create(uint32_t thread_count,
+                                                uint32_t chunk_capacity);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t graft_loop_profile_now_ns(void);
 

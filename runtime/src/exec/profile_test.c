@@ -20,16 +20,8 @@ static const uint64_t kNoProcessorData[GRAFT_PROCESSOR_DATA_WORD_COUNT];
 
 /* Storage for a profile of |pool| (loop_profile.h); free() it. */
 static graft_loop_profile_t* new_profile(graft_thread_pool_t* pool) {
-  uint32_t threads = graft_thread_pool_size(pool);
-  uint32_t chunks = graft_thread_pool_chunk_capacity(pool);
-  graft_loop_profile_t* p =
-      calloc(1, sizeof(*p) + sizeof(graft_profile_thread_t) * threads +
-                    sizeof(graft_profile_chunk_t) * chunks);
-  p->threads = (graft_profile_thread_t*)(p + 1);
-  p->chunks = (graft_profile_chunk_t*)(p->threads + threads);
-  p->thread_count = threads;
-  p->chunk_capacity = chunks;
-  return p;
+  return graft_loop_profile_create(graft_thread_pool_size(pool),
+                                   graft_thread_pool_chunk_capacity(pool));
 }
 
 static int fail_at_fn(void* context, uint64_t index, uint32_t worker_id,

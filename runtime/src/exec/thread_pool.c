@@ -316,10 +316,10 @@ uint32_t graft_thread_pool_chunk_capacity(const graft_thread_pool_t* pool) {
 /* A single index or a single worker: run inline as worker 0, wake nobody,
  * and share no counter (run_lock keeps worker 0's scratch and id to this
  * loop). A profile gets one chunk. */
-static void run_inline(graft_thread_pool_t* pool, uint64_t count,
-                       graft_parallel_fn_t fn, void* context,
-                       graft_parallel_failure_t* out_failure,
-                       graft_loop_profile_t* profile) {
+static inline __attribute__((always_inline)) void run_inline(
+    graft_thread_pool_t* pool, uint64_t count, graft_parallel_fn_t fn,
+    void* context, graft_parallel_failure_t* out_failure,
+    graft_loop_profile_t* profile) {
   worker_t* w = &pool->workers[0];
   uint64_t begin_ns = profile ? graft_loop_profile_now_ns() : 0;
   uint64_t i = 0;
@@ -337,15 +337,9 @@ static void run_inline(graft_thread_pool_t* pool, uint64_t count,
                               i);
 }
 
-graft_status_t graft_thread_pool_parallel_for(
-    graft_thread_pool_t* pool, uint64_t count, uint64_t scratch_size,
-    graft_parallel_fn_t fn, void* context,
-    graft_parallel_failure_t* out_failure) {
-  return graft_thread_pool_parallel_for_profiled(
-      pool, count, scratch_size, fn, context, out_failure, NULL);
-}
-
-graft_status_t graft_thread_pool_parallel_for_profiled(
+/* Both entry points: inlined into each, so the unprofiled one, with
+ * |profile| a constant NULL, has no profile code left at all. */
+static inline __attribute__((always_inline)) graft_status_t parallel_for(
     graft_thread_pool_t* pool, uint64_t count, uint64_t scratch_size,
     graft_parallel_fn_t fn, void* context,
     graft_parallel_failure_t* out_failure, graft_loop_profile_t* profile) {
@@ -408,4 +402,20 @@ graft_status_t graft_thread_pool_parallel_for_profiled(
   if (profile) graft_loop_profile_finish(profile, slots);
   pthread_mutex_unlock(&pool->run_lock);
   return NULL;
+}
+
+graft_status_t graft_thread_pool_parallel_for(
+    graft_thread_pool_t* pool, uint64_t count, uint64_t scratch_size,
+    graft_parallel_fn_t fn, void* context,
+    graft_parallel_failure_t* out_failure) {
+  return parallel_for(pool, count, scratch_size, fn, context, out_failure,
+                      NULL);
+}
+
+graft_status_t graft_thread_pool_parallel_for_profiled(
+    graft_thread_pool_t* pool, uint64_t count, uint64_t scratch_size,
+    graft_parallel_fn_t fn, void* context,
+    graft_parallel_failure_t* out_failure, graft_loop_profile_t* profile) {
+  return parallel_for(pool, count, scratch_size, fn, context, out_failure,
+                      profile);
 }
