@@ -1,8 +1,9 @@
 # graft-run --profile FILE: a Chrome trace-event file of every call (the
 # first and --benchmark's), checked by run_profile_check.py against the
 # dispatches --trace lists (each per call, spans nested, chunks covering
-# every grid exactly once), at 1 and 4 threads; the per-dispatch summary
-# on stderr; results unchanged; and the errors.
+# every grid exactly once), at 1 and 4 threads and under qemu for
+# aarch64; the per-dispatch summary on stderr; results unchanged; and the
+# errors.
 C=$TEST_DIR/run_profile.sh
 "$GRAFT" build "$SRC/tests/bench/graphs/attention.graph" -o att.graft
 IN=(--input 512x64xf32=1 --input @k.npy --input 512x64xf32=0.25)
@@ -24,6 +25,17 @@ done
 # SUMMARY: attention_dispatch_2_matmul{{ +}}4
 # SUMMARY-NEXT: (call){{ +}}4 {{.*}} 100.0%
 # SUMMARY-NEXT: (outside dispatches)
+
+# The same under qemu for aarch64 (2 threads, 2 calls): the profile does
+# not depend on the architecture.
+require_targets aarch64
+"$GRAFT" build "$SRC/tests/bench/graphs/attention.graph" --target aarch64 -o att-a64.graft
+IN64=(--input 64x16xf32=1 --input 64x16xf32=0.5 --input 64x16xf32=0.25)
+run_on aarch64 att-a64.graft "${IN64[@]}" --threads 2 --trace --output @a64.npy 2> trace-a64.txt
+run_on aarch64 att-a64.graft "${IN64[@]}" --threads 2 --benchmark 1 \
+  --profile a64.json --output @a64-profiled.npy 2> /dev/null
+"$PYTHON" "$TEST_DIR/run_profile_check.py" a64.json trace-a64.txt 2 2
+cmp a64.npy a64-profiled.npy
 
 expect_fail "$GRAFT_RUN" att.graft "${IN[@]}" --profile "$T/no/such/dir/p.json"
 check_out NO-DIR
