@@ -33,7 +33,8 @@
 extern "C" {
 #endif
 
-/* The C API's version: the minor number grows when a public struct or
+/* The version of graft and of its C API (CMakeLists.txt takes the project
+ * version from this line): the minor number grows when a public struct or
  * function is added or grows (0.2.0: graft_trace_event_t's start_ns and
  * profile fields, GRAFT_RUNTIME_FLAG_PROFILE, graft/profile.h). */
 #define GRAFT_RUNTIME_VERSION "0.2.0"
