@@ -73,7 +73,7 @@ public:
         rowSlots_[static_cast<int>(n)].push_back(
             b_.CreateAlloca(memoryType(c_, L_.nodes[n].type), nullptr, "row_stat"));
     outerIndices();
-    streamLanes_ = streamingLanes();
+    streamLanes_ = streamingStoreLanes(L_, rowShape_);
     if (streamLanes_)
       streaming_ = streamingChoice();
     auto jRange = [&](Value *&lo, Value *&hi) {
@@ -459,26 +459,6 @@ private:
         s.memo[kept] = load(L_.outputs[0].elem, outputPtr(0));
       storeOutputs(s);
     });
-  }
-
-  // Streaming stores (Dispatch.h, LoopKernel::streamingBytes): the lanes
-  // of their vector loop, or 0 where the kernel has none: an elementwise
-  // kernel (no reduction, no row statistics) whose outputs all have one
-  // plain element size and a vector form (RowVector.h), on a level that
-  // has vectors and streams results of the size.
-  unsigned streamingLanes() const {
-    if (!L_.streamingBytes || reduction_ || !rowSlots_.empty() || L_.numParallel == 0 ||
-        L_.outputs.empty())
-      return 0;
-    size_t size = dtypeSize(L_.outputs[0].elem);
-    for (const KernelOutput &o : L_.outputs) {
-      const ScalarNode &node = L_.nodes[o.node];
-      if (dtypeSize(o.elem) != size || o.elem != node.type || o.elem == DType::I1 ||
-          isStorageFloat(o.elem) || rowShape_[o.node] == RowShape::Scalar)
-        return 0;
-    }
-    unsigned lanes = L_.rowVectorBits / 8 / static_cast<unsigned>(size);
-    return lanes >= 2 ? lanes : 0;
   }
 
   // Whether this call streams (the same in every workgroup): the results
@@ -1029,7 +1009,7 @@ private:
   std::map<int, Value *> rowStat_;  // RowReduce node -> its current row's value
   std::vector<RowShape> rowShape_;  // per node (RowVector.h)
   bool reduction_ = false;
-  unsigned streamLanes_ = 0;     // streamingLanes()
+  unsigned streamLanes_ = 0;     // streamingStoreLanes() (RowVector.h)
   Value *streaming_ = nullptr;   // streamingChoice(), where streamLanes_
   Value *acc_ = nullptr;
   Value *j0_ = nullptr;
