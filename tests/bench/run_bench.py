@@ -73,7 +73,8 @@ def parse_args():
                         "(how the C API is used today; default) or caller storage")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="rates from the min wall time per call (default) or the "
-                        "min process CPU time: on a shared machine a 1-thread "
+                        "min CPU time (the calling thread's at 1 thread, the "
+                        "process's at N): on a shared machine a 1-thread "
                         "row's CPU time leaves out other jobs' time slices")
     p.add_argument("--json", default=os.path.join(HERE, "results.json"),
                    help="where to write the results (default tests/bench/results.json)")
