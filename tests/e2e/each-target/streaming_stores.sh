@@ -6,14 +6,15 @@
 # per call from the sizes), a ragged tail (a length that is not a whole
 # number of vectors), rows that start off a vector boundary (a scalar peel
 # before the aligned vectors), a value splatted per row, and two outputs
-# whose bytes add up. Where the target streams no results (--explain names
-# no threshold), the same kernels run at small sizes.
+# whose bytes add up, and 4-byte integer and 8-byte float results. Where
+# the target streams no results (--explain names no threshold), the same
+# kernels run at small sizes.
 g="$SRC/tests/e2e/inputs/streaming.graph"
 "$GRAFT" build "$g" --target "$TARGET" -o s.graft --explain > explain.txt
 threshold=$(sed -n 's/.*chain4_dispatch_[0-9]*_map: .*streaming stores ([0-9]* lanes) where the results are \([0-9]*\) bytes or more.*/\1/p' explain.txt | sort -u)
 if [[ $TARGET == x86_64 ]]; then
   # Every x86_64 level streams, from the same size (targets/x86_64.cpp).
-  [[ $(grep -c "streaming stores" explain.txt) == 9 && $(wc -w <<<"$threshold") == 1 ]] ||
+  [[ $(grep -c "streaming stores" explain.txt) == 15 && $(wc -w <<<"$threshold") == 1 ]] ||
     { cat explain.txt >&2; exit 1; }
 fi
 [[ $(wc -w <<<"$threshold") -le 1 ]] || { cat explain.txt >&2; exit 1; }
@@ -42,6 +43,12 @@ for n in pair:
     x, y = f32(n), f32(n)
     s = x + y
     cases.append(("two", [x, y], [s, s - y]))
+for n in ([t // 4 - 1, t // 4 + 5] if t else [1001]):
+    x, y = (rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32) for _ in range(2))
+    cases.append(("ints", [x, y], [x * y + x]))
+for n in ([t // 8 - 1, t // 8 + 3] if t else [1001]):
+    x, y = (rng.uniform(-2, 2, n) for _ in range(2))
+    cases.append(("f64", [x, y], [(x - y) * x]))
 with open("cases.txt", "w") as f:
     for k, (fn, ins, outs) in enumerate(cases):
         for i, a in enumerate(ins):
@@ -72,7 +79,9 @@ import sys
 import numpy as np
 got, want = np.load(sys.argv[1]), np.load(sys.argv[2])
 assert got.shape == want.shape, (sys.argv[3], got.shape, want.shape)
-bad = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))
+bits = np.uint64 if got.dtype.itemsize == 8 else np.uint32
+assert got.dtype == want.dtype, (sys.argv[3], got.dtype, want.dtype)
+bad = np.flatnonzero(got.view(bits) != want.view(bits))
 assert bad.size == 0, f"{sys.argv[3]}: {bad.size} wrong, first at {bad[0]}: {got.flat[bad[0]]} != {want.flat[bad[0]]}"
 PY
     done
