@@ -490,6 +490,9 @@ private:
   // The outputs at [j0, j1) of the current row: where this call streams,
   // scalar points up to output 0's first vector boundary, aligned vectors
   // with non-temporal stores, then the ragged tail; else outputRange.
+  // Without alias checks: an output never shares storage with an input of
+  // its dispatch (Arena.cpp; caller storage that overlaps an argument is
+  // written aside, graft/runtime.h).
   void streamedOutputs(Value *j0, Value *j1) {
     unsigned P = L_.numParallel, V = streamLanes_;
     uint64_t size = dtypeSize(L_.outputs[0].elem), vecBytes = size * V;
