@@ -50,6 +50,19 @@ struct FeatureLevel {
   // whose IR has none of them and is the same as an implied level's shares
   // that level's code instead of compiling a copy.
   std::vector<const char *> changesOnly = {};
+  // Elementwise dispatches whose results add up to at least this many
+  // bytes write them with non-temporal (streaming) stores, which do not
+  // read each line into the cache before overwriting it (the
+  // write-allocate read is a third of the traffic of a 2-read, 1-write
+  // chain) and leave it out of the cache; smaller results stay cached for
+  // their consumer. A run-time choice on the sizes (lib/codegen/
+  // LoopEmitter.cpp); 0: never (not measured to pay on the level).
+  uint64_t streamingStoreBytes = 0;
+  // The LLVM intrinsic a workgroup calls after its streaming stores so that
+  // they are ordered before the stores that publish its end to other
+  // threads ("llvm.x86.sse.sfence"); "" where release ordering already
+  // covers them.
+  const char *streamingStoreFence = "";
 };
 
 struct QemuCpu {

@@ -73,6 +73,9 @@ public:
         rowSlots_[static_cast<int>(n)].push_back(
             b_.CreateAlloca(memoryType(c_, L_.nodes[n].type), nullptr, "row_stat"));
     outerIndices();
+    streamLanes_ = streamingStoreLanes(L_, rowShape_);
+    if (streamLanes_)
+      streaming_ = streamingChoice();
     auto jRange = [&](Value *&lo, Value *&hi) {
       lo = b_.CreateMul(a_.wgId[0], ConstantInt::get(i64, L_.tileX), "j0", true, true);
       hi = b_.CreateBinaryIntrinsic(Intrinsic::umin,
@@ -116,6 +119,8 @@ public:
     } else {
       row();
     }
+    if (streamLanes_)
+      ifThen(streaming_, [&]() { streamingFence(); });
     b_.CreateRet(b_.getInt32(0));
   }
 
@@ -415,20 +420,14 @@ private:
   // A workgroup that covers part of a longer row cannot: other workgroups
   // write the rest of that row.
   void rowPasses(Value *j0, Value *j1) {
-    unsigned P = L_.numParallel;
-    auto outputs = [&](int kept) {
-      loop(j0, j1, "j", [&](Value *j) {
-        idx_[P - 1] = j;
-        Scope s = evalScope();
-        if (kept >= 0)
-          s.memo[kept] = load(L_.outputs[0].elem, outputPtr(0));
-        storeOutputs(s);
-      });
-    };
+    auto outputs = [&](int kept) { outputRange(j0, j1, kept, "j"); };
     int kept = keptRowValue();
     if (kept < 0) {
       rowStatistics(-1);
-      outputs(-1);
+      if (streamLanes_)
+        streamedOutputs(j0, j1);
+      else
+        outputs(-1);
       return;
     }
     Function *fn = b_.GetInsertBlock()->getParent();
@@ -436,7 +435,7 @@ private:
     BasicBlock *part = BasicBlock::Create(c_, "row.part", fn);
     BasicBlock *done = BasicBlock::Create(c_, "row.done", fn);
     Value *covers = b_.CreateAnd(b_.CreateICmpEQ(j0, b_.getInt64(0)),
-                                 b_.CreateICmpEQ(j1, dims_[P - 1]));
+                                 b_.CreateICmpEQ(j1, dims_[L_.numParallel - 1]));
     b_.CreateCondBr(covers, whole, part);
     b_.SetInsertPoint(whole);
     rowStatistics(kept);
@@ -447,6 +446,103 @@ private:
     outputs(-1);
     b_.CreateBr(done);
     b_.SetInsertPoint(done);
+  }
+
+  // The outputs at [lo, hi) of the current row, one point at a time (the
+  // loop vectorizer widens the loop); |kept| as in rowPasses.
+  BranchInst *outputRange(Value *lo, Value *hi, int kept, const std::string &name) {
+    unsigned P = L_.numParallel;
+    return loop(lo, hi, name, [&](Value *j) {
+      idx_[P - 1] = j;
+      Scope s = evalScope();
+      if (kept >= 0)
+        s.memo[kept] = load(L_.outputs[0].elem, outputPtr(0));
+      storeOutputs(s);
+    });
+  }
+
+  // Whether this call streams (the same in every workgroup): the results
+  // add up to at least streamingBytes, output 0 is element-aligned (so a
+  // peel of whole elements reaches a vector boundary) and every output is
+  // at the same offset from a vector boundary as output 0 (one peel aligns
+  // them all).
+  Value *streamingChoice() {
+    unsigned P = L_.numParallel;
+    Type *i64 = b_.getInt64Ty();
+    uint64_t size = dtypeSize(L_.outputs[0].elem), vecBytes = size * streamLanes_;
+    Value *points = b_.getInt64(1);
+    for (unsigned d = 0; d < P; ++d)
+      points = b_.CreateMul(points, dims_[d]);
+    Value *bytes = b_.CreateMul(points, b_.getInt64(size * L_.outputs.size()));
+    Value *choice = b_.CreateICmpUGE(bytes, b_.getInt64(L_.streamingBytes), "streaming");
+    Value *first = b_.CreatePtrToInt(bases_[L_.inputs.size()], i64);
+    auto zeroMod = [&](Value *v, uint64_t m) {
+      return b_.CreateICmpEQ(b_.CreateAnd(v, b_.getInt64(m - 1)), b_.getInt64(0));
+    };
+    choice = b_.CreateAnd(choice, zeroMod(first, size));
+    for (size_t k = 1; k < L_.outputs.size(); ++k) {
+      Value *at = b_.CreatePtrToInt(bases_[L_.inputs.size() + k], i64);
+      choice = b_.CreateAnd(choice, zeroMod(b_.CreateSub(at, first), vecBytes));
+    }
+    return choice;
+  }
+
+  // The outputs at [j0, j1) of the current row: where this call streams,
+  // scalar points up to output 0's first vector boundary, aligned vectors
+  // with non-temporal stores, then the ragged tail; else outputRange.
+  // Without alias checks: an output never shares storage with an input of
+  // its dispatch (Arena.cpp; caller storage that overlaps an argument is
+  // written aside, graft/runtime.h).
+  void streamedOutputs(Value *j0, Value *j1) {
+    unsigned P = L_.numParallel, V = streamLanes_;
+    uint64_t size = dtypeSize(L_.outputs[0].elem), vecBytes = size * V;
+    Function *fn = b_.GetInsertBlock()->getParent();
+    BasicBlock *stream = BasicBlock::Create(c_, "stream", fn);
+    BasicBlock *plain = BasicBlock::Create(c_, "plain", fn);
+    BasicBlock *done = BasicBlock::Create(c_, "stream.done", fn);
+    b_.CreateCondBr(streaming_, stream, plain);
+    b_.SetInsertPoint(plain);
+    outputRange(j0, j1, -1, "j");
+    b_.CreateBr(done);
+
+    b_.SetInsertPoint(stream);
+    idx_[P - 1] = j0;
+    Value *at = b_.CreatePtrToInt(outputPtr(0), b_.getInt64Ty());
+    Value *toBoundary = b_.CreateAnd(b_.CreateNeg(at), b_.getInt64(vecBytes - 1));
+    Value *ja = b_.CreateAdd(j0, b_.CreateBinaryIntrinsic(Intrinsic::umin,
+                                                          b_.CreateUDiv(toBoundary, b_.getInt64(size)),
+                                                          b_.CreateSub(j1, j0)));
+    Value *jv = b_.CreateAdd(ja, b_.CreateMul(b_.CreateUDiv(b_.CreateSub(j1, ja), b_.getInt64(V)),
+                                              b_.getInt64(V)));
+    noLoopVectorize(outputRange(j0, ja, -1, "j_peel"));
+    std::vector<int> roots;
+    for (const KernelOutput &o : L_.outputs)
+      roots.push_back(o.node);
+    Scope uniform = evalScope();
+    std::map<int, Value *> splats = uniformSplats(roots, V, uniform);
+    MDNode *nontemporal = MDNode::get(c_, ConstantAsMetadata::get(b_.getInt32(1)));
+    noLoopVectorize(loop(ja, jv, "j_stream", [&](Value *j) {
+      for (size_t k = 0; k < L_.outputs.size(); ++k) {
+        Value *v = rowVector(L_.outputs[k].node, V, j, splats);
+        idx_[P - 1] = j;
+        StoreInst *st = b_.CreateAlignedStore(v, outputPtr(k), Align(vecBytes));
+        st->setMetadata(LLVMContext::MD_nontemporal, nontemporal);
+      }
+    }, V));
+    noLoopVectorize(outputRange(jv, j1, -1, "j_tail"));
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
+
+  // Orders this workgroup's streaming stores before its end is published
+  // (the level's fence; nothing where it names none).
+  void streamingFence() {
+    if (!*L_.streamingFence)
+      return;
+    Intrinsic::ID id = Function::lookupIntrinsicID(L_.streamingFence);
+    if (id == Intrinsic::not_intrinsic)
+      GRAFT_INTERNAL_ERROR(std::string("unknown streaming-store fence intrinsic ") + L_.streamingFence);
+    b_.CreateCall(Intrinsic::getDeclaration(&m_, id));
   }
 
   // The node the last row statistic folds when the kernel's one output
@@ -551,19 +647,9 @@ private:
     const ScalarNode &node = L_.nodes[n];
     int operand = node.operands[0];
     Type *vt = FixedVectorType::get(registerType(c_, node.type), V);
-    // The uniform values the vector steps read, once per row, splatted.
     Scope uniform = evalScope();
     Value *init = eval(node.operands[1], uniform);
-    std::map<int, Value *> splats;
-    std::set<int> seen;
-    postOrder(
-        operand, [&](int k) { return seen.count(k) != 0; },
-        [&](int k) { return rowShape_[k] != RowShape::Varying; },
-        [&](int k) {
-          seen.insert(k);
-          if (rowShape_[k] == RowShape::Uniform)
-            splats[k] = b_.CreateVectorSplat(V, eval(k, uniform));
-        });
+    std::map<int, Value *> splats = uniformSplats({operand}, V, uniform);
     std::vector<Value *> accs;
     for (unsigned k = 0; k < kRowVectors; ++k) {
       accs.push_back(entryAlloca(vt));
@@ -601,6 +687,23 @@ private:
     }
     Value *total = b_.CreateExtractElement(acc, uint64_t(0));
     return emitScalarOp(b_, node.op, "", node.type, node.type, {total, load(node.type, tail)});
+  }
+
+  // The uniform values the vector forms of |roots| read, computed once per
+  // row in |uniform| and splatted to V lanes.
+  std::map<int, Value *> uniformSplats(const std::vector<int> &roots, unsigned V, Scope &uniform) {
+    std::map<int, Value *> splats;
+    std::set<int> seen;
+    for (int root : roots)
+      postOrder(
+          root, [&](int k) { return seen.count(k) != 0; },
+          [&](int k) { return rowShape_[k] != RowShape::Varying; },
+          [&](int k) {
+            seen.insert(k);
+            if (rowShape_[k] == RowShape::Uniform)
+              splats[k] = b_.CreateVectorSplat(V, eval(k, uniform));
+          });
+    return splats;
   }
 
   // Varying node |root| (RowVector.h) at the V points of the current row
@@ -909,6 +1012,8 @@ private:
   std::map<int, Value *> rowStat_;  // RowReduce node -> its current row's value
   std::vector<RowShape> rowShape_;  // per node (RowVector.h)
   bool reduction_ = false;
+  unsigned streamLanes_ = 0;     // streamingStoreLanes() (RowVector.h)
+  Value *streaming_ = nullptr;   // streamingChoice(), where streamLanes_
   Value *acc_ = nullptr;
   Value *j0_ = nullptr;
 };

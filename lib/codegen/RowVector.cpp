@@ -112,4 +112,22 @@ unsigned rowStatisticLanes(const LoopKernel &L, const std::vector<RowShape> &sha
   return lanes >= 2 ? lanes : 0;
 }
 
+unsigned streamingStoreLanes(const LoopKernel &L, const std::vector<RowShape> &shape) {
+  bool rowStats = std::any_of(L.nodes.begin(), L.nodes.end(), [](const ScalarNode &n) {
+    return n.kind == ScalarNode::Kind::RowReduce;
+  });
+  bool reduction = L.domainParams.size() > L.numParallel;
+  if (!L.streamingBytes || reduction || rowStats || L.numParallel == 0 || L.outputs.empty())
+    return 0;
+  size_t size = dtypeSize(L.outputs[0].elem);
+  for (const KernelOutput &o : L.outputs) {
+    const ScalarNode &node = L.nodes[o.node];
+    if (dtypeSize(o.elem) != size || o.elem != node.type || !plainType(o.elem) ||
+        shape[o.node] == RowShape::Scalar)
+      return 0;
+  }
+  unsigned lanes = L.rowVectorBits / 8 / static_cast<unsigned>(size);
+  return lanes >= 2 ? lanes : 0;
+}
+
 } // namespace graft::codegen

@@ -34,4 +34,12 @@ std::vector<RowShape> rowShapes(const LoopKernel &L);
 // it keeps the scalar loop. |shape| is rowShapes(L).
 unsigned rowStatisticLanes(const LoopKernel &L, const std::vector<RowShape> &shape, int n);
 
+// Streaming stores (LoopKernel::streamingBytes): the lanes of the vector
+// loop that writes the outputs with them where a call's results are that
+// large, or 0 where the kernel has no such loop. It has one where the
+// kernel is elementwise (no reduction, no row statistics), every output
+// has the same plain element size and a vector form (not Scalar), and the
+// level has vectors and streams results (streamingBytes > 0).
+unsigned streamingStoreLanes(const LoopKernel &L, const std::vector<RowShape> &shape);
+
 } // namespace graft::codegen

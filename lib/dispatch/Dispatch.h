@@ -133,9 +133,15 @@ struct LoopKernel {
   // Param index of the rows per workgroup when that depends on the sizes
   // (row kernels: short rows share a workgroup), else -1 (tileY rows).
   int tileYParam = -1;
-  // Vector width in bits for the row statistics (RowReduce nodes), from the
-  // feature level; 0: no vector unit (codegen/RowVector.h).
+  // Vector width in bits of the explicit vector loops (row statistics,
+  // streaming stores), from the feature level; 0: no vector unit
+  // (codegen/RowVector.h).
   unsigned rowVectorBits = 0;
+  // Elementwise kernels: results of at least this many bytes in all are
+  // written with streaming stores, then |streamingFence| is called (the
+  // level's streamingStoreBytes and streamingStoreFence); 0: never.
+  uint64_t streamingBytes = 0;
+  const char *streamingFence = "";
   // Reduction loops innermost (one output point at a time) instead of a row
   // of accumulators: chosen when the reduced dims, not the innermost output
   // dim, are contiguous in the inputs (row sums, full reductions).

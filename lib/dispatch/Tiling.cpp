@@ -183,6 +183,13 @@ void Former::finishLoop(KernelDraft &draft) {
     L.tileY = 1;
     L.rowVectorBits = level.vectorBits;
   }
+  // Large elementwise results may be written with streaming stores
+  // (codegen/LoopEmitter.cpp decides per call from the sizes).
+  if (!reduction && !rowStats && level.streamingStoreBytes) {
+    L.rowVectorBits = level.vectorBits;
+    L.streamingBytes = level.streamingStoreBytes;
+    L.streamingFence = level.streamingStoreFence;
+  }
   // Grid: x over the innermost parallel dim, y over the next, z over the
   // product of the rest (a packed matmul's x and y: PackedGrid.cpp).
   unsigned P = L.numParallel;

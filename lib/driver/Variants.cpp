@@ -69,6 +69,10 @@ static std::string describeDispatch(const Dispatch &d) {
   if (stats)
     s += ", row statistics " + std::to_string(vector) + " of " + std::to_string(stats) +
          " in vectors";
+  // Streaming stores (LoopKernel::streamingBytes): from which result size.
+  if (unsigned lanes = codegen::streamingStoreLanes(L, shape))
+    s += ", streaming stores (" + std::to_string(lanes) + " lanes) where the results are " +
+         std::to_string(L.streamingBytes) + " bytes or more";
   return s;
 }
 

@@ -10,7 +10,8 @@ CLOCK_KEYS = {"wall": "min_ms", "cpu": "cpu_min_ms"}
 
 def rate(m, clock="wall"):
     """Work per second of a measurement (from its min wall time, or with
-    clock 'cpu' its min process CPU time)."""
+    clock 'cpu' its min CPU time: the calling thread's at 1 thread, the
+    process's at N; harness/timing.h)."""
     ms = m.get(CLOCK_KEYS[clock])
     return m["work"] / (ms * 1e-3) if ms else 0.0
 
@@ -132,7 +133,7 @@ def header(meta):
         out.append("dropped from the environment: %s" % ", ".join(
             "%s=%s" % kv for kv in sorted(meta["dropped_env"].items())))
     source = "the min" if meta.get("clock", "wall") == "wall" else \
-        "the min process CPU time (--clock cpu)"
+        "the min CPU time (--clock cpu: the calling thread's at 1 thread, the process's at N)"
     out.append("times per call; rate from " + source + "; graft/this = graft's speed over "
                "the peer's (>1: graft faster)")
     return out

@@ -73,7 +73,8 @@ def parse_args():
                         "(how the C API is used today; default) or caller storage")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="rates from the min wall time per call (default) or the "
-                        "min process CPU time: on a shared machine a 1-thread "
+                        "min CPU time (the calling thread's at 1 thread, the "
+                        "process's at N): on a shared machine a 1-thread "
                         "row's CPU time leaves out other jobs' time slices")
     p.add_argument("--json", default=os.path.join(HERE, "results.json"),
                    help="where to write the results (default tests/bench/results.json)")
@@ -292,6 +293,7 @@ class Runner:
                 np.load(prefix + "0.npy"), ref, case.tol)
             entry.update(self.measure_peer(case, peer, paths, arrays, threads, None))
             check_threads(entry, threads)
+            check_cpu_clock(entry, threads)
             entry["status"] = "ok"
             entry["work"] = peer.bytes if peer.bytes is not None else case.work()[0]
         except (RuntimeError, OSError, ValueError) as e:
@@ -314,6 +316,7 @@ class Runner:
                              np.load(prefix + "0.npy"), want, case.tol)
             graft = self.graft_bench(argv)
             check_threads(graft, threads)
+            check_cpu_clock(graft, threads)
             graft["work"] = case.work()[0]
             peers = [self.run_peer(case, p, paths, arrays, want, threads)
                      for p in case.peers if p.library in self.args.peers]
@@ -322,6 +325,19 @@ class Runner:
                 "function": case.function, "threads": threads, "unit": case.work()[1],
                 "build_s": build_s, "max_rel_error": err, "graft": graft, "peers": peers}))
         return rows
+
+
+def check_cpu_clock(measurement, threads):
+    """At 1 thread the CPU time is the calling thread's (harness/timing.h),
+    which cannot exceed the wall time: more means the clock counted other
+    threads of the process again (OpenBLAS's spinning workers once made it
+    2x the wall time)."""
+    cpu, wall = measurement.get("cpu_min_ms"), measurement.get("min_ms")
+    if measurement.get("threads", threads) == 1 and cpu is not None and wall is not None \
+            and cpu > 1.05 * wall + 1e-6:
+        raise RuntimeError("%s: CPU time %.4g ms per call > wall time %.4g ms at 1 thread "
+                           "(clock %s)" % (LABELS[measurement["impl"]], cpu, wall,
+                                          measurement.get("cpu_clock", "?")))
 
 
 def check_threads(measurement, threads):

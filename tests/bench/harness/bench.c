@@ -36,13 +36,17 @@ graft_status_t bench_measure(const bench_options_t* options,
     return NULL;
   }
   bench_timing_t t = {0};
-  graft_status_t st = bench_time_calls(call, user, &options->timing, &t);
+  bench_timing_options_t timing = options->timing;
+  timing.threads = threads;
+  graft_status_t st = bench_time_calls(call, user, &timing, &t);
   if (st)
     return st;
   printf("{\"impl\": \"%s\", \"threads\": %u%s%s, \"samples\": %u, "
          "\"calls_per_sample\": %u, \"min_ms\": %.9g, \"median_ms\": %.9g, "
-         "\"max_ms\": %.9g, \"mean_ms\": %.9g, \"cpu_min_ms\": %.9g}\n",
+         "\"max_ms\": %.9g, \"mean_ms\": %.9g, \"cpu_min_ms\": %.9g, "
+         "\"cpu_clock\": \"%s\", \"process_cpu_min_ms\": %.9g}\n",
          impl, threads, sep, extra ? extra : "", t.samples, t.calls_per_sample,
-         t.min_ms, t.median_ms, t.max_ms, t.mean_ms, t.cpu_min_ms);
+         t.min_ms, t.median_ms, t.max_ms, t.mean_ms, t.cpu_min_ms,
+         threads == 1 ? "thread" : "process", t.process_cpu_min_ms);
   return NULL;
 }

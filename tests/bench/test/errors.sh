@@ -129,4 +129,12 @@ BENCH_SABOTAGE=threads GRAFT_BENCH=$GRAFT_BENCH expect_fail "${RUN[@]}" \
 check --check-prefix=THREADCOUNT "$C" <out
 # THREADCOUNT: FAILED softmax: graft ran 2 threads, asked for 1
 # THREADCOUNT: 0 of 1 cases passed, 1 failures
+
+# And a CPU time above the wall time at 1 thread (the clock counted other
+# threads).
+BENCH_SABOTAGE=cpu GRAFT_BENCH=$GRAFT_BENCH expect_fail "${RUN[@]}" \
+  --graft-bench "$T/sabotage" --filter softmax --peers none --threads 1
+check --check-prefix=CPUCLOCK "$C" <out
+# CPUCLOCK: FAILED softmax: graft: CPU time {{.*}} ms per call > wall time {{.*}} ms at 1 thread (clock thread)
+# CPUCLOCK: 0 of 1 cases passed, 1 failures
 echo "PASS bench/errors"
