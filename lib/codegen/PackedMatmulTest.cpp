@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Transforms/Utils/LoopUtils.h>
@@ -95,6 +96,47 @@ TEST(PackedMatmul, PackingLoopsAreKeptAsWritten) {
       }
     }
   EXPECT_GE(levels, 5u) << "x86_64 and aarch64 levels pack their matmuls";
+}
+
+// The microkernel's k loop prefetches, per step, one line of the lhs
+// panel and every line of an rhs row ahead of its reads, on every level
+// of every target that packs, and they survive the slice pipeline.
+TEST(PackedMatmul, MicrokernelPrefetchesItsPanels) {
+  unsigned levels = 0;
+  for (const TargetInfo *t : allTargets())
+    for (const FeatureLevel &level : t->levels) {
+      SCOPED_TRACE(std::string(t->name) + " " + level.name);
+      PackedMatmul p = packedAt(level);
+      if (!p.mr)
+        continue;
+      ++levels;
+      std::string error;
+      std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(*t, error, &level);
+      ASSERT_TRUE(tm) << error;
+      llvm::LLVMContext c;
+      llvm::Module m("tile", c);
+      m.setTargetTriple(t->triple);
+      m.setDataLayout(tm->createDataLayout());
+      llvm::Function *tile = codegen::packedMatmulTile(m, p, p.mr);
+      tile->setLinkage(llvm::GlobalValue::ExternalLinkage);
+      optimizeSliceModule(m, *tm);
+      llvm::DominatorTree dt(*tile);
+      llvm::LoopInfo li(dt);
+      ASSERT_EQ(li.getLoopsInPreorder().size(), 1u);
+      unsigned prefetches = 0, fmas = 0;
+      for (llvm::BasicBlock *bb : li.getLoopsInPreorder()[0]->blocks())
+        for (llvm::Instruction &inst : *bb)
+          if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst)) {
+            prefetches += call->getIntrinsicID() == llvm::Intrinsic::prefetch;
+            fmas += call->getIntrinsicID() == llvm::Intrinsic::fmuladd ||
+                    call->getIntrinsicID() == llvm::Intrinsic::fma;
+          }
+      const unsigned rhsLines = (p.nr() * 4 + 63) / 64;
+      // One k step per iteration (the loop is not unrolled).
+      EXPECT_EQ(fmas, p.mr * p.nv);
+      EXPECT_EQ(prefetches, 1 + rhsLines);
+    }
+  EXPECT_GE(levels, 5u);
 }
 
 } // namespace
