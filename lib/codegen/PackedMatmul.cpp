@@ -92,6 +92,20 @@ void keepLoopsAsWritten(Function &f) {
   }
 }
 
+// A read prefetch of the cache line at |at| into every level (locality 3).
+// The address may lie past the data (a prefetch never faults): callers
+// compute it without inbounds.
+void prefetchLine(IRBuilder<> &b, Value *at) {
+  b.CreateIntrinsic(Intrinsic::prefetch, {at->getType()},
+                    {at, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
+}
+
+// Prefetches of the |bytes| bytes at |at| (one per 64-byte line).
+void prefetchBytes(IRBuilder<> &b, Value *at, uint64_t bytes) {
+  for (uint64_t off = 0; off < bytes; off += 64)
+    prefetchLine(b, b.CreateConstGEP1_64(b.getInt8Ty(), at, off));
+}
+
 } // namespace
 
 // void pack(i64 kc, i64 cols, const float *b, i64 ldb, float *packed):
@@ -257,17 +271,11 @@ constexpr uint64_t kRhsPrefetchBytes = 1024, kLhsPrefetchBytes = 3072;
 static void emitPanelPrefetches(IRBuilder<> &b, Value *lhs, Value *rhs, Value *k,
                                 const PackedMatmul &p) {
   Type *f32 = b.getFloatTy();
-  const uint64_t lhsRow = uint64_t(p.mr) * 4, rhsRow = uint64_t(p.nr()) * 4, line = 64;
-  auto prefetch = [&](Value *at) {
-    b.CreateIntrinsic(Intrinsic::prefetch, {at->getType()},
-                      {at, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
-  };
+  const uint64_t lhsRow = uint64_t(p.mr) * 4, rhsRow = uint64_t(p.nr()) * 4;
   Value *lhsAhead = b.CreateAdd(k, b.getInt64(std::max<uint64_t>(1, kLhsPrefetchBytes / lhsRow)));
-  prefetch(b.CreateGEP(f32, lhs, b.CreateMul(lhsAhead, b.getInt64(p.mr))));
+  prefetchLine(b, b.CreateGEP(f32, lhs, b.CreateMul(lhsAhead, b.getInt64(p.mr))));
   Value *rhsAhead = b.CreateAdd(k, b.getInt64(std::max<uint64_t>(1, kRhsPrefetchBytes / rhsRow)));
-  Value *rhsAt = b.CreateGEP(f32, rhs, b.CreateMul(rhsAhead, b.getInt64(p.nr())));
-  for (uint64_t off = 0; off < rhsRow; off += line)
-    prefetch(b.CreateConstGEP1_64(f32, rhsAt, off / 4));
+  prefetchBytes(b, b.CreateGEP(f32, rhs, b.CreateMul(rhsAhead, b.getInt64(p.nr()))), rhsRow);
 }
 
 std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
