@@ -264,18 +264,24 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width)
 // from L2 for every tile.
 constexpr uint64_t kRhsPrefetchBytes = 1024, kLhsPrefetchBytes = 3072;
 
-// Prefetches for step k of the microkernel: the line of the lhs panel and
-// the lines of the rhs row kLhsPrefetchBytes and kRhsPrefetchBytes ahead.
-// Addresses past the panel are harmless (a prefetch never faults), so they
-// are computed without inbounds.
-static void emitPanelPrefetches(IRBuilder<> &b, Value *lhs, Value *rhs, Value *k,
-                                const PackedMatmul &p) {
+// How many rows ahead the packing microkernel prefetches the rhs it reads
+// in place: rows ldb apart, each usually in a page of its own, which the
+// hardware prefetchers do not follow.
+constexpr uint64_t kRhsSourcePrefetchRows = 16;
+
+// Prefetches for step k of the microkernel: the line of the lhs panel
+// kLhsPrefetchBytes ahead and the lines of the rhs row |rhsAhead| rows
+// ahead (|rhs|: row k of the rhs, |ldRhs| floats a row). Addresses past the
+// panel are harmless (a prefetch never faults), so they are computed
+// without inbounds.
+static void emitPanelPrefetches(IRBuilder<> &b, Value *lhs, Value *k, Value *rhs, Value *ldRhs,
+                                uint64_t rhsAhead, const PackedMatmul &p) {
   Type *f32 = b.getFloatTy();
-  const uint64_t lhsRow = uint64_t(p.mr) * 4, rhsRow = uint64_t(p.nr()) * 4;
+  const uint64_t lhsRow = uint64_t(p.mr) * 4;
   Value *lhsAhead = b.CreateAdd(k, b.getInt64(std::max<uint64_t>(1, kLhsPrefetchBytes / lhsRow)));
   prefetchLine(b, b.CreateGEP(f32, lhs, b.CreateMul(lhsAhead, b.getInt64(p.mr))));
-  Value *rhsAhead = b.CreateAdd(k, b.getInt64(std::max<uint64_t>(1, kRhsPrefetchBytes / rhsRow)));
-  prefetchBytes(b, b.CreateGEP(f32, rhs, b.CreateMul(rhsAhead, b.getInt64(p.nr()))), rhsRow);
+  prefetchBytes(b, b.CreateGEP(f32, rhs, b.CreateMul(ldRhs, b.getInt64(rhsAhead))),
+                uint64_t(p.nr()) * 4);
 }
 
 std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
@@ -293,18 +299,30 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 // (or of packRows, for a transposed rhs).
 // Per k the microkernel reads nv rhs vectors and |rows| adjacent lhs values,
 // each broadcast straight from memory into nv multiply-adds.
-Function *packedMatmulTile(Module &m, const PackedMatmul &p, unsigned rows) {
+//
+// With |packing| it is tilepack(i64 kc, const float *lhs, const float *rhs,
+// float *acc, i64 ldacc, i64 ldb, float *packed): the same sums, reading
+// its rhs panel in place (row k at rhs + k*ldb) and storing each row it
+// reads into |packed| as pack would, so that the tiles of the panel's
+// other rows read it packed. Packing thus overlaps the multiply-adds of
+// the panel's first tile instead of running before them.
+static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool packing) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
   bool fresh;
-  Function *f = leaf(m, "tile", {i64, t.ptr, t.ptr, t.ptr, i64}, p, fresh, rows);
+  std::vector<Type *> params = {i64, t.ptr, t.ptr, t.ptr, i64};
+  if (packing)
+    params.insert(params.end(), {i64, t.ptr});
+  Function *f = leaf(m, packing ? "tilepack" : "tile", params, p, fresh, rows);
   if (!fresh)
     return f;
   BasicBlock *entry = BasicBlock::Create(c, "entry", f);
   IRBuilder<> b(entry);
   Value *kc = f->getArg(0), *lhs = f->getArg(1), *rhs = f->getArg(2), *acc = f->getArg(3),
         *ldacc = f->getArg(4);
+  Value *nrV = b.getInt64(p.nr());
+  Value *ldRhs = packing ? f->getArg(5) : nrV, *packed = packing ? f->getArg(6) : nullptr;
   const unsigned mr = rows, nv = p.nv, lanes = p.lanes;
   std::vector<Value *> accPtr(mr * nv), init(mr * nv);
   for (unsigned r = 0; r < mr; ++r) {
@@ -329,13 +347,20 @@ Function *packedMatmulTile(Module &m, const PackedMatmul &p, unsigned rows) {
   }
   b.CreateCondBr(b.CreateICmpSLT(k, kc), body, exit);
   b.SetInsertPoint(body);
-  Value *rhsRow = b.CreateInBoundsGEP(f32, rhs, b.CreateMul(k, b.getInt64(p.nr())));
+  Value *rhsRow = b.CreateInBoundsGEP(f32, rhs, b.CreateMul(k, ldRhs));
   Value *lhsCol = b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(p.mr)));
   std::vector<Value *> rv(nv);
   for (unsigned v = 0; v < nv; ++v)
     rv[v] = b.CreateAlignedLoad(vec, b.CreateConstInBoundsGEP1_64(f32, rhsRow, v * lanes),
                                 Align(4));
-  emitPanelPrefetches(b, lhs, rhs, k, p);
+  if (packing) {
+    Value *to = b.CreateInBoundsGEP(f32, packed, b.CreateMul(k, nrV));
+    for (unsigned v = 0; v < nv; ++v)
+      b.CreateAlignedStore(rv[v], b.CreateConstInBoundsGEP1_64(f32, to, v * lanes), Align(4));
+  }
+  const uint64_t rhsAhead =
+      packing ? kRhsSourcePrefetchRows : std::max<uint64_t>(1, kRhsPrefetchBytes / (p.nr() * 4));
+  emitPanelPrefetches(b, lhs, k, rhsRow, ldRhs, rhsAhead, p);
   for (unsigned r = 0; r < mr; ++r) {
     Value *x = b.CreateLoad(f32, b.CreateConstInBoundsGEP1_64(f32, lhsCol, r));
     Value *splat = b.CreateVectorSplat(lanes, x);
@@ -351,6 +376,14 @@ Function *packedMatmulTile(Module &m, const PackedMatmul &p, unsigned rows) {
     b.CreateAlignedStore(accs[t], accPtr[t], Align(4));
   b.CreateRetVoid();
   return f;
+}
+
+Function *packedMatmulTile(Module &m, const PackedMatmul &p, unsigned rows) {
+  return emitTile(m, p, rows, false);
+}
+
+Function *packedMatmulTilePacking(Module &m, const PackedMatmul &p) {
+  return emitTile(m, p, p.mr, true);
 }
 
 } // namespace graft::codegen

@@ -98,10 +98,11 @@ TEST(PackedMatmul, PackingLoopsAreKeptAsWritten) {
   EXPECT_GE(levels, 5u) << "x86_64 and aarch64 levels pack their matmuls";
 }
 
-// The microkernel's k loop prefetches, per step, one line of the lhs
-// panel and every line of an rhs row ahead of its reads, on every level
-// of every target that packs, and they survive the slice pipeline.
-TEST(PackedMatmul, MicrokernelPrefetchesItsPanels) {
+// The microkernel's k loop prefetches, per step, one line of the lhs panel
+// and every line of an rhs row ahead of its reads, on every level of every
+// target that packs, and they survive the slice pipeline. So does the
+// packing microkernel's, which also stores the nv rhs vectors it reads.
+TEST(PackedMatmul, MicrokernelsPrefetchTheirPanels) {
   unsigned levels = 0;
   for (const TargetInfo *t : allTargets())
     for (const FeatureLevel &level : t->levels) {
@@ -117,24 +118,32 @@ TEST(PackedMatmul, MicrokernelPrefetchesItsPanels) {
       llvm::Module m("tile", c);
       m.setTargetTriple(t->triple);
       m.setDataLayout(tm->createDataLayout());
-      llvm::Function *tile = codegen::packedMatmulTile(m, p, p.mr);
-      tile->setLinkage(llvm::GlobalValue::ExternalLinkage);
+      llvm::Function *tiles[] = {codegen::packedMatmulTile(m, p, p.mr),
+                                 codegen::packedMatmulTilePacking(m, p)};
+      for (llvm::Function *f : tiles)
+        f->setLinkage(llvm::GlobalValue::ExternalLinkage);
       optimizeSliceModule(m, *tm);
-      llvm::DominatorTree dt(*tile);
-      llvm::LoopInfo li(dt);
-      ASSERT_EQ(li.getLoopsInPreorder().size(), 1u);
-      unsigned prefetches = 0, fmas = 0;
-      for (llvm::BasicBlock *bb : li.getLoopsInPreorder()[0]->blocks())
-        for (llvm::Instruction &inst : *bb)
-          if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst)) {
-            prefetches += call->getIntrinsicID() == llvm::Intrinsic::prefetch;
-            fmas += call->getIntrinsicID() == llvm::Intrinsic::fmuladd ||
-                    call->getIntrinsicID() == llvm::Intrinsic::fma;
+      for (unsigned packing = 0; packing < 2; ++packing) {
+        SCOPED_TRACE(tiles[packing]->getName().str());
+        llvm::DominatorTree dt(*tiles[packing]);
+        llvm::LoopInfo li(dt);
+        ASSERT_EQ(li.getLoopsInPreorder().size(), 1u);
+        unsigned prefetches = 0, fmas = 0, stores = 0;
+        for (llvm::BasicBlock *bb : li.getLoopsInPreorder()[0]->blocks())
+          for (llvm::Instruction &inst : *bb) {
+            stores += llvm::isa<llvm::StoreInst>(inst);
+            if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst)) {
+              prefetches += call->getIntrinsicID() == llvm::Intrinsic::prefetch;
+              fmas += call->getIntrinsicID() == llvm::Intrinsic::fmuladd ||
+                      call->getIntrinsicID() == llvm::Intrinsic::fma;
+            }
           }
-      const unsigned rhsLines = (p.nr() * 4 + 63) / 64;
-      // One k step per iteration (the loop is not unrolled).
-      EXPECT_EQ(fmas, p.mr * p.nv);
-      EXPECT_EQ(prefetches, 1 + rhsLines);
+        const unsigned rhsLines = (p.nr() * 4 + 63) / 64;
+        // One k step per iteration (the loop is not unrolled).
+        EXPECT_EQ(fmas, p.mr * p.nv);
+        EXPECT_EQ(prefetches, 1 + rhsLines);
+        EXPECT_EQ(stores, packing ? p.nv : 0u);
+      }
     }
   EXPECT_GE(levels, 5u);
 }
