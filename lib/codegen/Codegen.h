@@ -39,6 +39,10 @@ llvm::Function *packedMatmulPackRows(llvm::Module &m, const PackedMatmul &p, uns
 // The microkernel for the first |rows| (at most mr) rows of an mr-row lhs
 // panel: mr for whole panels, fewer for the last rows of a block.
 llvm::Function *packedMatmulTile(llvm::Module &m, const PackedMatmul &p, unsigned rows);
+// The mr-row microkernel that reads a whole rhs panel in place (row stride
+// ldb; not for a transposed rhs) and packs it as it goes, for the panel's
+// first tile where the workgroup packs its own rhs block.
+llvm::Function *packedMatmulTilePacking(llvm::Module &m, const PackedMatmul &p);
 // The heights of the microkernels a block's last, partial panel uses
 // (packedMatmulTailRows), below mr: multiples of 4 (of 2 below 8 rows).
 std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p);

@@ -283,11 +283,26 @@ private:
                              codegen::packedMatmulTile(m_, p, *h), fn);
       return fn;
     };
+    // Where the workgroup packs its own rhs block and has a whole mr-row
+    // tile first, each whole panel is packed by its first tile as it goes
+    // (packedMatmulTilePacking): only the ragged last panel is packed
+    // before the tiles. Not for a transposed rhs (packed by rows).
+    const uint64_t nrC = p.nr();
+    Value *wholeEnd = b_.CreateAdd(
+        j0, b_.CreateMul(b_.CreateUDiv(b_.CreateSub(j1, j0), b_.getInt64(nrC)), b_.getInt64(nrC)));
+    Value *tilePacks = p.rhsTransposed
+                           ? b_.getFalse()
+                           : b_.CreateAnd(b_.CreateNot(prepacked),
+                                          b_.CreateICmpUGE(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
     loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
       Value *kc = kBlock(pc);
-      // The rhs block: packed before the call, or now into the scratch.
+      // The rhs block: packed before the call, or now into the scratch
+      // (its ragged panel only, where the tiles pack the rest).
       ifThen(b_.CreateNot(prepacked), [&]() {
-        b_.CreateCall(packRhsFunction(), {kc, b_.CreateSub(j1, j0), rhsBlock(rhs, pc, j0), ldb, ownRhs});
+        Value *from = b_.CreateSelect(tilePacks, wholeEnd, j0);
+        b_.CreateCall(packRhsFunction(),
+                      {kc, b_.CreateSub(j1, from), rhsBlock(rhs, pc, from), ldb,
+                       b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(from, j0), kc))});
       });
       auto rhsPanel = [&](Value *jt) {
         return b_.CreateSelect(prepacked, packedAt(packed, pc, kc, jt),
@@ -305,8 +320,18 @@ private:
           Value *panel = rhsPanel(jt);
           loop(ib, ie, "it", [&](Value *it) {
             Value *lhsPanel = b_.CreateInBoundsGEP(f32, lhsBlock, b_.CreateMul(b_.CreateSub(it, ib), kc));
-            b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)),
-                          {kc, lhsPanel, panel, sum(it, jt), b_.getInt64(p.nc)});
+            Value *packsHere = b_.CreateAnd(
+                b_.CreateAnd(tilePacks, b_.CreateICmpULT(jt, wholeEnd)),
+                b_.CreateAnd(b_.CreateICmpEQ(ib, i0), b_.CreateICmpEQ(it, ib)));
+            ifThen(packsHere, [&]() {
+              b_.CreateCall(codegen::packedMatmulTilePacking(m_, p),
+                            {kc, lhsPanel, rhsBlock(rhs, pc, jt), sum(it, jt), b_.getInt64(p.nc), ldb,
+                             panel});
+            });
+            ifThen(b_.CreateNot(packsHere), [&]() {
+              b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)),
+                            {kc, lhsPanel, panel, sum(it, jt), b_.getInt64(p.nc)});
+            });
           }, p.mr);
         }, p.nr());
       }, p.mc);

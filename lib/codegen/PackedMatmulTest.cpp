@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Transforms/Utils/LoopUtils.h>
@@ -95,6 +96,64 @@ TEST(PackedMatmul, PackingLoopsAreKeptAsWritten) {
       }
     }
   EXPECT_GE(levels, 5u) << "x86_64 and aarch64 levels pack their matmuls";
+}
+
+// The microkernels' k loops prefetch, per step, one line of the lhs panel
+// and every line of an rhs row ahead of their reads; the packing
+// microkernel's also stores the nv rhs vectors it reads. On every level of
+// every target that packs they survive the slice pipeline, and every
+// microkernel (the tails too) keeps one k step per iteration: LLVM
+// unrolled the short ones for no gain (build time and bundle size).
+TEST(PackedMatmul, MicrokernelsPrefetchAndKeepTheirLoops) {
+  unsigned levels = 0;
+  for (const TargetInfo *t : allTargets())
+    for (const FeatureLevel &level : t->levels) {
+      SCOPED_TRACE(std::string(t->name) + " " + level.name);
+      PackedMatmul p = packedAt(level);
+      if (!p.mr)
+        continue;
+      ++levels;
+      std::string error;
+      std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(*t, error, &level);
+      ASSERT_TRUE(tm) << error;
+      llvm::LLVMContext c;
+      llvm::Module m("tile", c);
+      m.setTargetTriple(t->triple);
+      m.setDataLayout(tm->createDataLayout());
+      struct Kernel {
+        llvm::Function *f;
+        unsigned rows;
+        bool packing;
+      };
+      std::vector<Kernel> kernels = {{codegen::packedMatmulTile(m, p, p.mr), p.mr, false},
+                                     {codegen::packedMatmulTilePacking(m, p), p.mr, true}};
+      for (unsigned rows : codegen::packedMatmulTailRows(p))
+        kernels.push_back({codegen::packedMatmulTile(m, p, rows), rows, false});
+      for (Kernel &k : kernels)
+        k.f->setLinkage(llvm::GlobalValue::ExternalLinkage);
+      optimizeSliceModule(m, *tm);
+      for (Kernel &k : kernels) {
+        SCOPED_TRACE(k.f->getName().str());
+        llvm::DominatorTree dt(*k.f);
+        llvm::LoopInfo li(dt);
+        ASSERT_EQ(li.getLoopsInPreorder().size(), 1u);
+        unsigned prefetches = 0, fmas = 0, stores = 0;
+        for (llvm::BasicBlock *bb : li.getLoopsInPreorder()[0]->blocks())
+          for (llvm::Instruction &inst : *bb) {
+            stores += llvm::isa<llvm::StoreInst>(inst);
+            if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst)) {
+              prefetches += call->getIntrinsicID() == llvm::Intrinsic::prefetch;
+              fmas += call->getIntrinsicID() == llvm::Intrinsic::fmuladd ||
+                      call->getIntrinsicID() == llvm::Intrinsic::fma;
+            }
+          }
+        const unsigned rhsLines = (p.nr() * 4 + 63) / 64;
+        EXPECT_EQ(fmas, k.rows * p.nv);
+        EXPECT_EQ(prefetches, 1 + rhsLines);
+        EXPECT_EQ(stores, k.packing ? p.nv : 0u);
+      }
+    }
+  EXPECT_GE(levels, 5u);
 }
 
 } // namespace

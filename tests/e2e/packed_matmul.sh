@@ -39,7 +39,11 @@ G
 # spans several K blocks. 43 rows are one row of workgroups on every level
 # (the smallest lhs block is 48 rows), in several columns (the lhs packed
 # before, the rhs by each workgroup) up to 1500 columns, one at 20
-# columns (nothing packed before); 230 rows are several rows and columns
+# columns (nothing packed before); a workgroup that packs its own rhs
+# packs each whole panel in that panel's first tile (the packing
+# microkernel) where it has a whole tile of rows (43), and before its
+# tiles where it does not (5 rows, fewer than mr on every level); 230 rows
+# are several rows and columns
 # (both packed before), and so are the batched matmul with 200 columns and
 # the transposed rhs.
 "$PYTHON" - <<'PY'
@@ -49,12 +53,13 @@ def save(name, *shape):
     np.save(name, rng.uniform(-1, 1, shape).astype(np.float32))
 save("a1.npy", 43, 600); save("b1.npy", 600, 150)
 save("a2.npy", 230, 600); save("b2.npy", 600, 150)
-save("a3.npy", 43, 600); save("b3.npy", 600, 1500); save("b4.npy", 600, 20)
+save("a5.npy", 5, 600); save("a3.npy", 43, 600); save("b3.npy", 600, 1500); save("b4.npy", 600, 20)
 save("ba.npy", 3, 130, 300); save("bb.npy", 3, 300, 50); save("bc.npy", 3, 130, 50)
 save("bb2.npy", 3, 300, 200); save("bc2.npy", 3, 130, 200)
 save("q.npy", 200, 520); save("k.npy", 150, 520)
 PY
 cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.npy"
+       "mm a5.npy b1.npy"
        "bmm ba.npy bb.npy bc.npy" "bmm ba.npy bb2.npy bc2.npy" "qkt q.npy k.npy")
 ran=0
 for level in ${TARGET_LEVELS[$HOST_TARGET]}; do
