@@ -15,6 +15,7 @@
 #include "exec/test_library.h"
 #include "graft/profile.h"
 #include "io/test_harness.h"
+#include "profile/profile_log.h"
 
 static const uint64_t kNoProcessorData[GRAFT_PROCESSOR_DATA_WORD_COUNT];
 
@@ -281,6 +282,47 @@ static void public_api_log(void) {
   graft_profile_log_free(log);
 }
 
+/* A log stops recording at its byte limit (PROFILE_LOG_MAX_BYTES; here 2
+ * MiB) instead of growing without bound, and both writers name the limit
+ * and what was kept. */
+static void log_stops_at_its_limit(void) {
+  graft_profile_log_t* log = NULL;
+  EXPECT_OK(graft_profile_log_create(&log));
+  if (!log) return;
+  EXPECT(log->max_bytes == PROFILE_LOG_MAX_BYTES);
+  log->max_bytes = (size_t)2 << 20;
+  static graft_profile_thread_t threads[4];
+  static graft_profile_chunk_t chunks[1000]; /* 40 KB a dispatch run */
+  uint32_t grid[3] = {1000, 1, 1};
+  graft_trace_event_t e = {"f", "f_dispatch_0", "f.graph:1:1", 0,
+                           {grid[0], grid[1], grid[2]}, 10, 1, 4, 1000,
+                           threads, chunks};
+  for (int call = 0; call < 200; ++call) {
+    graft_profile_log_begin_call(log);
+    graft_profile_log_record(&e, log);
+    graft_profile_log_end_call(log);
+  }
+  EXPECT(log->bytes <= log->max_bytes);
+  EXPECT(log->event_count > 10 && log->event_count < 60);
+  FILE* sink = fopen("/dev/null", "w");
+  graft_status_t st = graft_profile_log_print_summary(log, sink);
+  if (sink) fclose(sink);
+  EXPECT(st && strstr(graft_status_message(st),
+                      "the profile reached its limit of 2 MiB of records "
+                      "after "));
+  graft_status_free(st);
+  st = graft_profile_log_write_chrome(log, "/dev/null");
+  EXPECT(st && strstr(graft_status_message(st), "profile fewer calls"));
+  graft_status_free(st);
+  /* clear() forgets the records, not the storage: recording goes on. */
+  graft_profile_log_clear(log);
+  graft_profile_log_begin_call(log);
+  graft_profile_log_record(&e, log);
+  graft_profile_log_end_call(log);
+  EXPECT(log->event_count == 1 && !log->out_of_memory);
+  graft_profile_log_free(log);
+}
+
 int main(void) {
   graft_status_t s = tl_validate(&tl_library);
   if (s) {
@@ -292,5 +334,6 @@ int main(void) {
   TEST_CASE(failing_loop_records_what_ran);
   TEST_CASE(executor_events_carry_profiles);
   TEST_CASE(public_api_log);
+  TEST_CASE(log_stops_at_its_limit);
   return graft_test_finish();
 }
