@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "exec/executor.h"
@@ -282,6 +283,40 @@ static void public_api_log(void) {
   graft_profile_log_free(log);
 }
 
+static int sleep_fn(void* context, uint64_t index, uint32_t worker_id,
+                    void* scratch, uint64_t scratch_size) {
+  (void)context, (void)index, (void)worker_id, (void)scratch, (void)scratch_size;
+  struct timespec ts = {0, 50000000};
+  nanosleep(&ts, NULL);
+  return 0;
+}
+
+/* A worker joins while the loop is open, that is until the invoking
+ * thread runs out of work, not only while chunks are left: with 2
+ * indices of 50 ms on 3 threads, the worker that comes third joins
+ * (joined = 1) and takes no chunk, as graft/runtime.h says. */
+static void late_worker_joins_without_chunks(void) {
+  graft_thread_pool_t* pool = NULL;
+  EXPECT_OK(graft_thread_pool_create(3, &pool));
+  if (!pool) return;
+  graft_loop_profile_t* p = new_profile(pool);
+  int seen = 0;
+  for (int attempt = 0; attempt < 5 && !seen; ++attempt) {
+    graft_parallel_failure_t failure;
+    p->origin_ns = graft_loop_profile_now_ns();
+    EXPECT_OK(graft_thread_pool_parallel_for_profiled(pool, 2, 0, sleep_fn,
+                                                      NULL, &failure, p));
+    for (uint32_t i = 1; i < p->thread_count; ++i) {
+      const graft_profile_thread_t* t = &p->threads[i];
+      EXPECT(t->joined || (t->chunks == 0 && t->joined_ns == 0));
+      seen |= t->joined && t->chunks == 0 && t->left_ns >= t->joined_ns;
+    }
+  }
+  EXPECT(seen);
+  free(p);
+  graft_thread_pool_destroy(pool);
+}
+
 /* A log stops recording at its byte limit (PROFILE_LOG_MAX_BYTES; here 2
  * MiB) instead of growing without bound, and both writers name the limit
  * and what was kept. */
@@ -335,5 +370,6 @@ int main(void) {
   TEST_CASE(executor_events_carry_profiles);
   TEST_CASE(public_api_log);
   TEST_CASE(log_stops_at_its_limit);
+  TEST_CASE(late_worker_joins_without_chunks);
   return graft_test_finish();
 }
