@@ -93,6 +93,10 @@ static void pool_loops_cover_every_index(void) {
       EXPECT(check_records(p->threads, p->thread_count, p->chunks,
                            p->chunk_count, span) == counts[k]);
       EXPECT(p->chunks[0].first_workgroup == 0);
+      /* An empty loop after it: no records, not this loop's again. */
+      EXPECT_OK(graft_thread_pool_parallel_for_profiled(
+          pool, 0, 0, fail_at_fn, &never, &failure, p));
+      EXPECT(p->chunk_count == 0 && p->threads[0].joined == 0);
     }
     free(p);
     graft_thread_pool_destroy(pool);
