@@ -16,7 +16,9 @@
  *
  * The log copies what it keeps from each event (names included), growing
  * its arrays as calls come in: it allocates on the invoking thread after a
- * dispatch, never inside one. It is not thread-safe: one log per invoking
+ * dispatch, never inside one. It stops recording at 1 GiB of records (a
+ * record per pool thread and per chunk of every dispatch run), and the
+ * writers then report the limit. It is not thread-safe: one log per invoking
  * thread. What graft-run --profile and graft_bench --profile print
  * (docs/runtime-profile.md). */
 #ifndef GRAFT_PROFILE_H_
@@ -66,7 +68,8 @@ size_t graft_profile_log_call_count(const graft_profile_log_t* log);
  *   wake      a worker's join time after publication (joined workers)
  *   imbal     from the first thread to run out of work to the last
  *   end       from the last chunk's end to the dispatch's return
- * A failure to allocate while recording is reported here. */
+ * A failure to allocate while recording, or the log's limit, is reported
+ * here. */
 graft_status_t graft_profile_log_print_summary(const graft_profile_log_t* log,
                                                FILE* out);
 

@@ -55,8 +55,11 @@ typedef struct graft_profile_chunk_t {
   uint32_t reserved;        /* 0 */
 } graft_profile_chunk_t;
 
-/* One thread of the pool in one dispatch. A worker that woke up after the
- * last chunk was handed out did not join (joined = 0, times 0). */
+/* One thread of the pool in one dispatch. A worker joins while the
+ * dispatch is open, until the invoking thread runs out of work: one that
+ * joined after the last chunk was handed out took none (joined = 1,
+ * chunks = 0); one that woke up after the dispatch closed did not join
+ * (joined = 0, times 0). */
 typedef struct graft_profile_thread_t {
   /* When it joined the dispatch. For the invoking thread (thread 0) this
    * is when the dispatch was published to the pool (what came before is

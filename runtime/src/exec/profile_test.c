@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "exec/executor.h"
@@ -15,6 +16,7 @@
 #include "exec/test_library.h"
 #include "graft/profile.h"
 #include "io/test_harness.h"
+#include "profile/profile_log.h"
 
 static const uint64_t kNoProcessorData[GRAFT_PROCESSOR_DATA_WORD_COUNT];
 
@@ -91,6 +93,10 @@ static void pool_loops_cover_every_index(void) {
       EXPECT(check_records(p->threads, p->thread_count, p->chunks,
                            p->chunk_count, span) == counts[k]);
       EXPECT(p->chunks[0].first_workgroup == 0);
+      /* An empty loop after it: no records, not this loop's again. */
+      EXPECT_OK(graft_thread_pool_parallel_for_profiled(
+          pool, 0, 0, fail_at_fn, &never, &failure, p));
+      EXPECT(p->chunk_count == 0 && p->threads[0].joined == 0);
     }
     free(p);
     graft_thread_pool_destroy(pool);
@@ -281,6 +287,81 @@ static void public_api_log(void) {
   graft_profile_log_free(log);
 }
 
+static int sleep_fn(void* context, uint64_t index, uint32_t worker_id,
+                    void* scratch, uint64_t scratch_size) {
+  (void)context, (void)index, (void)worker_id, (void)scratch, (void)scratch_size;
+  struct timespec ts = {0, 50000000};
+  nanosleep(&ts, NULL);
+  return 0;
+}
+
+/* A worker joins while the loop is open, that is until the invoking
+ * thread runs out of work, not only while chunks are left: with 2
+ * indices of 50 ms on 3 threads, the worker that comes third joins
+ * (joined = 1) and takes no chunk, as graft/runtime.h says. */
+static void late_worker_joins_without_chunks(void) {
+  graft_thread_pool_t* pool = NULL;
+  EXPECT_OK(graft_thread_pool_create(3, &pool));
+  if (!pool) return;
+  graft_loop_profile_t* p = new_profile(pool);
+  int seen = 0;
+  for (int attempt = 0; attempt < 5 && !seen; ++attempt) {
+    graft_parallel_failure_t failure;
+    p->origin_ns = graft_loop_profile_now_ns();
+    EXPECT_OK(graft_thread_pool_parallel_for_profiled(pool, 2, 0, sleep_fn,
+                                                      NULL, &failure, p));
+    for (uint32_t i = 1; i < p->thread_count; ++i) {
+      const graft_profile_thread_t* t = &p->threads[i];
+      EXPECT(t->joined || (t->chunks == 0 && t->joined_ns == 0));
+      seen |= t->joined && t->chunks == 0 && t->left_ns >= t->joined_ns;
+    }
+  }
+  EXPECT(seen);
+  free(p);
+  graft_thread_pool_destroy(pool);
+}
+
+/* A log stops recording at its byte limit (PROFILE_LOG_MAX_BYTES; here 2
+ * MiB) instead of growing without bound, and both writers name the limit
+ * and what was kept. */
+static void log_stops_at_its_limit(void) {
+  graft_profile_log_t* log = NULL;
+  EXPECT_OK(graft_profile_log_create(&log));
+  if (!log) return;
+  EXPECT(log->max_bytes == PROFILE_LOG_MAX_BYTES);
+  log->max_bytes = (size_t)2 << 20;
+  static graft_profile_thread_t threads[4];
+  static graft_profile_chunk_t chunks[1000]; /* 40 KB a dispatch run */
+  uint32_t grid[3] = {1000, 1, 1};
+  graft_trace_event_t e = {"f", "f_dispatch_0", "f.graph:1:1", 0,
+                           {grid[0], grid[1], grid[2]}, 10, 1, 4, 1000,
+                           threads, chunks};
+  for (int call = 0; call < 200; ++call) {
+    graft_profile_log_begin_call(log);
+    graft_profile_log_record(&e, log);
+    graft_profile_log_end_call(log);
+  }
+  EXPECT(log->bytes <= log->max_bytes);
+  EXPECT(log->event_count > 10 && log->event_count < 60);
+  FILE* sink = fopen("/dev/null", "w");
+  graft_status_t st = graft_profile_log_print_summary(log, sink);
+  if (sink) fclose(sink);
+  EXPECT(st && strstr(graft_status_message(st),
+                      "the profile reached its limit of 2 MiB of records "
+                      "after "));
+  graft_status_free(st);
+  st = graft_profile_log_write_chrome(log, "/dev/null");
+  EXPECT(st && strstr(graft_status_message(st), "profile fewer calls"));
+  graft_status_free(st);
+  /* clear() forgets the records, not the storage: recording goes on. */
+  graft_profile_log_clear(log);
+  graft_profile_log_begin_call(log);
+  graft_profile_log_record(&e, log);
+  graft_profile_log_end_call(log);
+  EXPECT(log->event_count == 1 && !log->out_of_memory);
+  graft_profile_log_free(log);
+}
+
 int main(void) {
   graft_status_t s = tl_validate(&tl_library);
   if (s) {
@@ -292,5 +373,7 @@ int main(void) {
   TEST_CASE(failing_loop_records_what_ran);
   TEST_CASE(executor_events_carry_profiles);
   TEST_CASE(public_api_log);
+  TEST_CASE(log_stops_at_its_limit);
+  TEST_CASE(late_worker_joins_without_chunks);
   return graft_test_finish();
 }

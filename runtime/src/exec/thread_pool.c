@@ -345,7 +345,11 @@ static inline __attribute__((always_inline)) graft_status_t parallel_for(
     graft_parallel_failure_t* out_failure, graft_loop_profile_t* profile) {
   out_failure->code = 0;
   out_failure->index = 0;
-  if (count == 0) return NULL;
+  if (count == 0) {
+    /* No chunk and no thread, not the records of the last loop. */
+    if (profile) graft_loop_profile_reset(profile, 0);
+    return NULL;
+  }
   pthread_mutex_lock(&pool->run_lock);
   graft_status_t status = reserve_scratch(pool, scratch_size);
   if (status) {

@@ -13,6 +13,7 @@ graft_status_t graft_profile_log_create(graft_profile_log_t** out_log) {
   if (!*out_log)
     return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                              "out of memory creating a profile log");
+  (*out_log)->max_bytes = PROFILE_LOG_MAX_BYTES;
   return NULL;
 }
 
@@ -42,6 +43,7 @@ void graft_profile_log_clear(graft_profile_log_t* log) {
   log->chunk_count = 0;
   log->in_call = 0;
   log->out_of_memory = 0;
+  log->at_limit = 0;
 }
 
 size_t graft_profile_log_call_count(const graft_profile_log_t* log) {
@@ -50,28 +52,41 @@ size_t graft_profile_log_call_count(const graft_profile_log_t* log) {
 
 graft_status_t profile_log_check(const graft_profile_log_t* log) {
   if (!log->out_of_memory) return NULL;
+  if (log->at_limit)
+    return graft_status_make(
+        GRAFT_RESOURCE_EXHAUSTED,
+        "the profile reached its limit of %zu MiB of records after %zu calls "
+        "and %zu dispatch runs: profile fewer calls",
+        log->max_bytes >> 20, log->call_count, log->event_count);
   return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                            "out of memory recording the profile: %zu calls "
                            "and %zu dispatch runs were kept",
                            log->call_count, log->event_count);
 }
 
-/* Makes room for |more| elements of |size| bytes in *array. */
-static int reserve(void** array, size_t* capacity, size_t count, size_t more,
-                   size_t size) {
+/* Makes room for |more| elements of |size| bytes in *array, within the
+ * log's max_bytes (else sets at_limit). */
+static int reserve(graft_profile_log_t* log, void** array, size_t* capacity,
+                   size_t count, size_t more, size_t size) {
   if (count + more <= *capacity) return 1;
   size_t wanted = *capacity ? *capacity : 64;
   while (wanted < count + more) wanted *= 2;
+  size_t added = (wanted - *capacity) * size;
+  if (added > log->max_bytes - log->bytes) {
+    log->at_limit = 1;
+    return 0;
+  }
   void* grown = realloc(*array, wanted * size);
   if (!grown) return 0;
   *array = grown;
   *capacity = wanted;
+  log->bytes += added;
   return 1;
 }
 /* RESERVE(log, dispatches, dispatch, 1): room in log->dispatches, whose
  * count and capacity are dispatch_count and dispatch_capacity. */
-#define RESERVE(log, array, stem, more)                                \
-  reserve((void**)&(log)->array, &(log)->stem##_capacity,              \
+#define RESERVE(log, array, stem, more)                                     \
+  reserve((log), (void**)&(log)->array, &(log)->stem##_capacity,            \
           (log)->stem##_count, (more), sizeof(*(log)->array))
 
 /* The index of |e|'s dispatch, named the first time it is seen. */

@@ -12,6 +12,14 @@
 
 #define PROFILE_NO_CALL UINT32_MAX
 
+/* The most a log allocates for its records (its arrays' capacities added
+ * up) before it stops recording and its writers report the limit: every
+ * dispatch run keeps a record per pool thread and per chunk, so a long
+ * profiled benchmark of small calls (graft_bench batches up to 2^24 calls
+ * a sample; 1.8 million calls on 8 threads kept 830 MB) would otherwise
+ * grow until the system kills the process. */
+#define PROFILE_LOG_MAX_BYTES ((size_t)1 << 30)
+
 /* A dispatch of a function, named once. */
 typedef struct profile_dispatch_t {
   char* function;
@@ -53,6 +61,9 @@ struct graft_profile_log_s {
   graft_profile_chunk_t* chunks;
   size_t chunk_count, chunk_capacity;
   int out_of_memory; /* a record was dropped: reported by the writers */
+  size_t bytes;      /* the arrays' capacities, in bytes */
+  size_t max_bytes;  /* PROFILE_LOG_MAX_BYTES (tests set less) */
+  int at_limit;      /* the record dropped would have passed max_bytes */
 };
 
 /* The status the writers return when a record was dropped, else NULL. */
