@@ -4,7 +4,8 @@
 // left alone by graft's pipeline; and the pipeline still vectorises loops
 // as O3 does. The passes idle on graft's code are idle: the IR graft emits
 // for a packed matmul and a softmax, on every level of every target,
-// optimises to the same text without them.
+// optimises to the same code without them; so do its hand-vectorized
+// routines with every pass run on them.
 #include "codegen/OptPipeline.h"
 
 #include <gtest/gtest.h>
@@ -143,8 +144,11 @@ func @chain(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
 // The assembly of kGraftGraph's dispatches at |level|, optimised with
 // |skipped|. (Their IR may differ in the attributes the function-attribute
 // passes infer: the code is what must not.)
+// Without |handVectorizedMark|, kHandVectorizedAttr is taken off first
+// (the routines then run every pass); |marked| counts where it was.
 std::string optimizedDispatches(const TargetInfo &target, const FeatureLevel &level,
-                                const std::vector<std::string> &skipped) {
+                                const std::vector<std::string> &skipped,
+                                bool handVectorizedMark = true, unsigned *marked = nullptr) {
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(target, error, &level);
   EXPECT_TRUE(tm) << error;
@@ -159,9 +163,14 @@ std::string optimizedDispatches(const TargetInfo &target, const FeatureLevel &le
   for (const Dispatch &d : programs.dispatches)
     codegen::emitLoopDispatch(m, d);
   // Kept: nothing in the module calls the dispatches.
-  for (llvm::Function &f : m)
+  for (llvm::Function &f : m) {
     if (!f.isDeclaration() && f.hasLocalLinkage())
       f.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    if (marked && f.hasFnAttribute(kHandVectorizedAttr))
+      ++*marked;
+    if (!handVectorizedMark)
+      f.removeFnAttr(kHandVectorizedAttr);
+  }
   optimizeSliceModule(m, *tm, skipped);
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
@@ -186,6 +195,21 @@ TEST(OptPipeline, IdlePassesChangeNothingInGraftCode) {
       ++levels;
     }
   EXPECT_GE(levels, 5u);
+}
+
+TEST(OptPipeline, HandVectorizedSkipsChangeNothing) {
+  unsigned levels = 0;
+  for (const TargetInfo *t : allTargets())
+    for (const FeatureLevel &level : t->levels) {
+      SCOPED_TRACE(std::string(t->name) + " " + level.name);
+      unsigned marked = 0;
+      std::string skipping = optimizedDispatches(*t, level, skippedOptPasses(false), true, &marked);
+      if (marked == 0)
+        continue; // the level does not pack its matmul
+      ++levels;
+      EXPECT_TRUE(skipping == optimizedDispatches(*t, level, skippedOptPasses(false), false));
+    }
+  EXPECT_GE(levels, 5u) << "x86_64 and aarch64 levels pack their matmuls";
 }
 
 } // namespace
