@@ -236,7 +236,9 @@ bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetI
   GRAFT_CHECK(!invalid, "the generated LLVM IR is invalid: " + vos.str());
 
   pass.next(passPrefix + "LLVM opt");
-  optimizeSliceModule(*m, *tm);
+  const bool linksBitcode = std::any_of(variants.begin(), variants.end(),
+                                        [](const SliceVariant &v) { return !v.bitcode.empty(); });
+  optimizeSliceModule(*m, *tm, skippedOptPasses(linksBitcode));
 
   pass.next(passPrefix + "object emission");
   if (!opts.llvmIRPath.empty()) {

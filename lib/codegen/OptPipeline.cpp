@@ -1,5 +1,6 @@
 #include "codegen/OptPipeline.h"
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/PassInstrumentation.h>
 #include <llvm/Passes/PassBuilder.h>
 
@@ -21,6 +22,72 @@ const std::vector<std::string> &skippedOptPasses() {
   return passes;
 }
 
+// These change nothing in the IR graft generates: it stores each value once
+// (no dead stores, no memcpy, no redundant conditions, no tail calls, no
+// function pointers), and its functions' attributes are written by the
+// emitters. Checked per pass (the IR's structural hash before and after
+// every run) over tests/e2e/inputs and tests/bench/graphs for x86_64,
+// aarch64, riscv64 and arm, and by building every bundle of those (and of
+// the specs/ and tests/e2e kernels) with and without them: byte-identical.
+// Together about 9% of the MLP bundle's O3 CPU time, DSE the largest part
+// (a memory-SSA walk over every store of the packing routines). InferAlignment
+// is not one of them: it raises the alignment of the packed panels' accesses.
+// A C kernel linked as bitcode may well have dead stores or memcpys once
+// inlined, so slices that link one keep them.
+const std::vector<std::string> &idleOnGraftCodePasses() {
+  static const std::vector<std::string> passes = {
+      "DSEPass",
+      "MemCpyOptPass",
+      "ConstraintEliminationPass",
+      "BDCEPass",
+      "TailCallElimPass",
+      "CalledValuePropagationPass",
+      "PostOrderFunctionAttrsPass",
+      "ReversePostOrderFunctionAttrsPass",
+  };
+  return passes;
+}
+
+// Measured and checked as idleOnGraftCodePasses(), on the functions marked
+// kHandVectorizedAttr alone: their loops are written vectorized, with no
+// fill or copy for LoopIdiomRecognize to turn into a call, no aggregate for
+// SROA and nothing left for the vectorizers (the loop vectorizer only reads
+// their loops' "leave as written" metadata). LoopIdiomRecognize on them was
+// 1% of the MLP bundle's build instructions.
+const std::vector<std::string> &handVectorizedSkippedPasses() {
+  static const std::vector<std::string> passes = {
+      "LoopIdiomRecognizePass",
+      "VectorCombinePass",
+      "SROAPass",
+      "LoopVectorizePass",
+  };
+  return passes;
+}
+
+namespace {
+
+bool listed(const std::vector<std::string> &passes, llvm::StringRef pass) {
+  return std::find(passes.begin(), passes.end(), pass) != passes.end();
+}
+
+// The function a function or loop pass is about to run on, or null.
+const llvm::Function *functionOf(const llvm::Any &ir) {
+  if (const auto *f = llvm::any_cast<const llvm::Function *>(&ir))
+    return *f;
+  if (const auto *l = llvm::any_cast<const llvm::Loop *>(&ir))
+    return (*l)->getHeader()->getParent();
+  return nullptr;
+}
+
+} // namespace
+
+std::vector<std::string> skippedOptPasses(bool linksKernelBitcode) {
+  std::vector<std::string> passes = skippedOptPasses();
+  if (!linksKernelBitcode)
+    passes.insert(passes.end(), idleOnGraftCodePasses().begin(), idleOnGraftCodePasses().end());
+  return passes;
+}
+
 void optimizeSliceModule(llvm::Module &m, llvm::TargetMachine &tm,
                          const std::vector<std::string> &skipped) {
   llvm::LoopAnalysisManager lam;
@@ -30,8 +97,14 @@ void optimizeSliceModule(llvm::Module &m, llvm::TargetMachine &tm,
   // Skipping an optional pass is what LLVM does for optnone functions and
   // -opt-bisect-limit: the pipeline is O3's, less the listed passes.
   llvm::PassInstrumentationCallbacks callbacks;
-  callbacks.registerShouldRunOptionalPassCallback([&skipped](llvm::StringRef pass, llvm::Any) {
-    return std::find(skipped.begin(), skipped.end(), pass) == skipped.end();
+  callbacks.registerShouldRunOptionalPassCallback([&skipped](llvm::StringRef pass,
+                                                             llvm::Any ir) {
+    if (listed(skipped, pass))
+      return false;
+    if (!listed(handVectorizedSkippedPasses(), pass))
+      return true;
+    const llvm::Function *f = functionOf(ir);
+    return !(f && f->hasFnAttribute(kHandVectorizedAttr));
   });
   llvm::PipelineTuningOptions pto;
   pto.LoopVectorization = true;

@@ -15,6 +15,23 @@ namespace graft {
 // The O3 passes the pipeline skips, by LLVM pass name.
 const std::vector<std::string> &skippedOptPasses();
 
+// The O3 passes that change nothing in the IR graft generates (but may in
+// a C kernel inlined into it).
+const std::vector<std::string> &idleOnGraftCodePasses();
+
+// The function attribute that marks a routine graft vectorizes by hand
+// (the packed matmul's packing routines and microkernels, PackedMatmul.cpp):
+// the pipeline skips handVectorizedSkippedPasses() on it.
+inline constexpr const char kHandVectorizedAttr[] = "graft-hand-vectorized";
+
+// The O3 passes that change nothing in a hand-vectorized routine (but do
+// elsewhere: LoopIdiomRecognize turns a fill into a memset).
+const std::vector<std::string> &handVectorizedSkippedPasses();
+
+// What a slice module skips: skippedOptPasses(), and idleOnGraftCodePasses()
+// unless the slice links a kernel as bitcode.
+std::vector<std::string> skippedOptPasses(bool linksKernelBitcode);
+
 // Optimizes |m| (whose data layout and triple are |tm|'s) in place with
 // O3 less the passes named in |skipped|.
 void optimizeSliceModule(llvm::Module &m, llvm::TargetMachine &tm,

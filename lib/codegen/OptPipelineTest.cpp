@@ -2,15 +2,23 @@
 // one would silently run it again): a loop whose store feeds the next
 // iteration's load is rewritten by LoopLoadElimination under plain O3 and
 // left alone by graft's pipeline; and the pipeline still vectorises loops
-// as O3 does.
+// as O3 does. The passes idle on graft's code are idle: the IR graft emits
+// for a packed matmul and a softmax, on every level of every target,
+// optimises to the same code without them; so do its hand-vectorized
+// routines with every pass run on them.
 #include "codegen/OptPipeline.h"
 
 #include <gtest/gtest.h>
+
+#include "codegen/Codegen.h"
+#include "dispatch/FormForTest.h"
 
 #include "link/TargetMachine.h"
 #include "targets/Target.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -96,6 +104,112 @@ TEST(OptPipeline, StillVectorises) {
   std::string graft = optimized(skippedOptPasses(), "scale");
   EXPECT_NE(graft.find("<4 x float>"), std::string::npos) << graft;
   EXPECT_EQ(graft, optimized({}, "scale"));
+}
+
+// A matmul (packed on the levels that pack), a softmax (reductions,
+// broadcasts, exp) and a 1D elementwise chain: the loops graft emits.
+const std::string kGraftGraph = std::string(kFilledMatmulGraph) + R"(
+func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %n = dim %x {axis = 1} : index
+  %mx = reduce %x {dims = [1], kind = max} : tensor<?xf32>
+  %mxb = broadcast %mx, %n {dims = [0]} : tensor<?x?xf32>
+  %e = map %x, %mxb : tensor<?x?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %0 = sub %a, %b : f32
+    %1 = exp %0 : f32
+    yield %1
+  }
+  %s = reduce %e {dims = [1], kind = sum} : tensor<?xf32>
+  %sb = broadcast %s, %n {dims = [0]} : tensor<?x?xf32>
+  %r = map %e, %sb : tensor<?x?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %0 = div %a, %b : f32
+    yield %0
+  }
+  return %r
+}
+func @chain(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %zero = constant 0.0 : f32
+  %p = map %x, %y : tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %0 = mul %a, %b : f32
+    %1 = add %0, %a : f32
+    %2 = max %1, %zero : f32
+    yield %2
+  }
+  return %p
+}
+)";
+
+// The assembly of kGraftGraph's dispatches at |level|, optimised with
+// |skipped|. (Their IR may differ in the attributes the function-attribute
+// passes infer: the code is what must not.)
+// Without |handVectorizedMark|, kHandVectorizedAttr is taken off first
+// (the routines then run every pass); |marked| counts where it was.
+std::string optimizedDispatches(const TargetInfo &target, const FeatureLevel &level,
+                                const std::vector<std::string> &skipped,
+                                bool handVectorizedMark = true, unsigned *marked = nullptr) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(target, error, &level);
+  EXPECT_TRUE(tm) << error;
+  if (!tm)
+    return "";
+  ProgramSet programs = formForTest(level, kGraftGraph.c_str());
+  EXPECT_FALSE(programs.dispatches.empty());
+  llvm::LLVMContext context;
+  llvm::Module m("graft", context);
+  m.setTargetTriple(target.triple);
+  m.setDataLayout(tm->createDataLayout());
+  for (const Dispatch &d : programs.dispatches)
+    codegen::emitLoopDispatch(m, d);
+  // Kept: nothing in the module calls the dispatches.
+  for (llvm::Function &f : m) {
+    if (!f.isDeclaration() && f.hasLocalLinkage())
+      f.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    if (marked && f.hasFnAttribute(kHandVectorizedAttr))
+      ++*marked;
+    if (!handVectorizedMark)
+      f.removeFnAttr(kHandVectorizedAttr);
+  }
+  optimizeSliceModule(m, *tm, skipped);
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager pm;
+  EXPECT_FALSE(tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile));
+  pm.run(m);
+  return std::string(text.str());
+}
+
+TEST(OptPipeline, IdlePassesChangeNothingInGraftCode) {
+  std::vector<std::string> withIdle = skippedOptPasses(/*linksKernelBitcode=*/true);
+  std::vector<std::string> withoutIdle = skippedOptPasses(/*linksKernelBitcode=*/false);
+  ASSERT_EQ(withIdle, skippedOptPasses());
+  ASSERT_EQ(withoutIdle.size(), withIdle.size() + idleOnGraftCodePasses().size());
+  unsigned levels = 0;
+  for (const TargetInfo *t : allTargets())
+    for (const FeatureLevel &level : t->levels) {
+      SCOPED_TRACE(std::string(t->name) + " " + level.name);
+      std::string o3 = optimizedDispatches(*t, level, withIdle);
+      EXPECT_NE(o3.find("mm_dispatch_0"), std::string::npos);
+      EXPECT_TRUE(o3 == optimizedDispatches(*t, level, withoutIdle));
+      ++levels;
+    }
+  EXPECT_GE(levels, 5u);
+}
+
+TEST(OptPipeline, HandVectorizedSkipsChangeNothing) {
+  unsigned levels = 0;
+  for (const TargetInfo *t : allTargets())
+    for (const FeatureLevel &level : t->levels) {
+      SCOPED_TRACE(std::string(t->name) + " " + level.name);
+      unsigned marked = 0;
+      std::string skipping = optimizedDispatches(*t, level, skippedOptPasses(false), true, &marked);
+      if (marked == 0)
+        continue; // the level does not pack its matmul
+      ++levels;
+      EXPECT_TRUE(skipping == optimizedDispatches(*t, level, skippedOptPasses(false), false));
+    }
+  EXPECT_GE(levels, 5u) << "x86_64 and aarch64 levels pack their matmuls";
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 // kc-long tile costs nothing measurable.
 #include "codegen/AbiTypes.h"
 #include "codegen/Codegen.h"
+#include "codegen/OptPipeline.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -52,6 +53,7 @@ Function *leaf(Module &m, const std::string &kind, ArrayRef<Type *> params,
   f->addFnAttr(Attribute::NoUnwind);
   f->addFnAttr(Attribute::NoInline);
   f->addFnAttr("frame-pointer", "none");
+  f->addFnAttr(kHandVectorizedAttr);
   if (p.lanes > 1) {
     std::string bits = std::to_string(p.lanes * 32);
     f->addFnAttr("prefer-vector-width", bits);
