@@ -227,11 +227,12 @@ private:
   }
 
   // The workgroup's (at most) mw x nc output block of a packed matmul (PackedMatmul
-  // in Dispatch.h): the accumulators start at their init values in scratch,
-  // each K block takes the rhs block and, per mc rows, the lhs block, both
-  // packed before the call or now into the scratch, and runs the microkernel
-  // over every mr x nr tile, and the outputs (the fused epilogue) are
-  // computed from the finished sums.
+  // in Dispatch.h): the accumulators start at their init values (in
+  // scratch; for a fill, one value, the first K block's microkernel starts
+  // its registers from it instead), each K block takes the rhs block and,
+  // per mc rows, the lhs block, both packed before the call or now into the
+  // scratch, and runs the microkernel over every mr x nr tile, and the
+  // outputs (the fused epilogue) are computed from the finished sums.
   void packedMatmul() {
     const PackedMatmul &p = L_.packed;
     unsigned P = L_.numParallel;
@@ -262,10 +263,27 @@ private:
       });
     };
     // The fill value or the accumulator operand: the first term of every sum.
-    overBlock("init", [&](Value *slot) {
+    // A fill (a constant or a dispatch constant: one value for the whole
+    // block) goes to the microkernel of the first K block, which starts its
+    // registers from it; the block is only written here when K is 0.
+    ScalarNode::Kind initKind = L_.nodes[L_.accInit].kind;
+    bool uniformInit = initKind == ScalarNode::Kind::Const || initKind == ScalarNode::Kind::Param;
+    Value *initValue = ConstantFP::get(f32, 0.0);
+    if (uniformInit) {
       Scope s = evalScope();
-      store(DType::F32, slot, eval(L_.accInit, s));
-    });
+      initValue = eval(L_.accInit, s);
+      assert(initValue->getType() == f32 && "packed matmul accumulates in f32");
+    }
+    auto initPass = [&]() {
+      overBlock("init", [&](Value *slot) {
+        Scope s = evalScope();
+        store(DType::F32, slot, eval(L_.accInit, s));
+      });
+    };
+    if (uniformInit)
+      ifThen(b_.CreateICmpEQ(K, b_.getInt64(0)), initPass);
+    else
+      initPass();
     Value *lhs = batchBase(p.lhs), *lda = strides_[p.lhs][P - 2];
     Value *rhs = batchBase(p.rhs), *ldb = strides_[p.rhs][P - 2];
     Value *packed = batchBase(p.packedInput);
@@ -296,6 +314,9 @@ private:
                                           b_.CreateICmpUGE(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
     loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
       Value *kc = kBlock(pc);
+      Value *first = b_.getInt64(0);
+      if (uniformInit)
+        first = b_.CreateZExt(b_.CreateICmpEQ(pc, b_.getInt64(0)), b_.getInt64Ty());
       // The rhs block: packed before the call, or now into the scratch
       // (its ragged panel only, where the tiles pack the rest).
       ifThen(b_.CreateNot(prepacked), [&]() {
@@ -325,12 +346,13 @@ private:
                 b_.CreateAnd(b_.CreateICmpEQ(ib, i0), b_.CreateICmpEQ(it, ib)));
             ifThen(packsHere, [&]() {
               b_.CreateCall(codegen::packedMatmulTilePacking(m_, p),
-                            {kc, lhsPanel, rhsBlock(rhs, pc, jt), sum(it, jt), b_.getInt64(p.nc), ldb,
-                             panel});
+                            {kc, lhsPanel, rhsBlock(rhs, pc, jt), sum(it, jt), b_.getInt64(p.nc),
+                             initValue, first, ldb, panel});
             });
             ifThen(b_.CreateNot(packsHere), [&]() {
               b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)),
-                            {kc, lhsPanel, panel, sum(it, jt), b_.getInt64(p.nc)});
+                            {kc, lhsPanel, panel, sum(it, jt), b_.getInt64(p.nc), initValue,
+                             first});
             });
           }, p.mr);
         }, p.nr());
