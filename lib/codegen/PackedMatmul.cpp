@@ -294,19 +294,21 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 }
 
 // void tile(i64 kc, const float *lhs, const float *rhs, float *acc, i64 ldacc,
-//           float init, i64 first):
-// acc[r][0..nr) = start + sum over k in order of lhs[k][r] * rhs[k][..]
-// for r < rows, where start is acc[r][..] as loaded, or |init| in every
-// lane where |first| is nonzero (the first K block of a sum whose first
-// term is one value, a fill: the tile is then neither written before nor
-// read), one multiply-add (fused where the level has FMA) per k, with
+//           const float *init, i64 first):
+// acc[r][0..nr) = start[r] + sum over k in order of lhs[k][r] * rhs[k][..]
+// for r < rows, where start[r] is acc[r][..] (going on from the previous K
+// block) or, where |first| is nonzero, the row of nr values at |init| (the
+// first K block of a sum whose first term is one value, a fill: the tile
+// in |acc| is then neither written before nor read); one multiply-add
+// (fused where the level has FMA) per k, with
 // |lhs| an mr-row panel of packRows and |rhs| an nr-column panel of pack
 // (or of packRows, for a transposed rhs).
 // Per k the microkernel reads nv rhs vectors and |rows| adjacent lhs values,
 // each broadcast straight from memory into nv multiply-adds.
 //
 // With |packing| it is tilepack(i64 kc, const float *lhs, const float *rhs,
-// float *acc, i64 ldacc, float init, i64 first, i64 ldb, float *packed):
+// float *acc, i64 ldacc, const float *init, i64 first, i64 ldb,
+// float *packed):
 // the same sums, reading
 // its rhs panel in place (row k at rhs + k*ldb) and storing each row it
 // reads into |packed| as pack would, so that the tiles of the panel's
@@ -317,7 +319,7 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
   bool fresh;
-  std::vector<Type *> params = {i64, t.ptr, t.ptr, t.ptr, i64, f32, i64};
+  std::vector<Type *> params = {i64, t.ptr, t.ptr, t.ptr, i64, t.ptr, i64};
   if (packing)
     params.insert(params.end(), {i64, t.ptr});
   Function *f = leaf(m, packing ? "tilepack" : "tile", params, p, fresh, rows);
@@ -328,41 +330,34 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   Value *kc = f->getArg(0), *lhs = f->getArg(1), *rhs = f->getArg(2), *acc = f->getArg(3),
         *ldacc = f->getArg(4);
   Value *nrV = b.getInt64(p.nr());
-  Value *initValue = f->getArg(5), *first = f->getArg(6);
+  // The accumulators start from |init| (row stride 0) or from |acc|.
+  Value *first = b.CreateICmpNE(f->getArg(6), b.getInt64(0));
+  Value *start = b.CreateSelect(first, f->getArg(5), acc);
+  Value *ldstart = b.CreateSelect(first, b.getInt64(0), ldacc);
   Value *ldRhs = packing ? f->getArg(7) : nrV, *packed = packing ? f->getArg(8) : nullptr;
   const unsigned mr = rows, nv = p.nv, lanes = p.lanes;
-  // The accumulators' start: the splat of |init| (first K block) or the
-  // tile as the previous K block left it.
-  std::vector<Value *> accPtr(mr * nv);
+  std::vector<Value *> accPtr(mr * nv), init(mr * nv);
   for (unsigned r = 0; r < mr; ++r) {
     Value *accRow = b.CreateInBoundsGEP(f32, acc, b.CreateMul(b.getInt64(r), ldacc));
-    for (unsigned v = 0; v < nv; ++v)
+    Value *startRow = b.CreateInBoundsGEP(f32, start, b.CreateMul(b.getInt64(r), ldstart));
+    for (unsigned v = 0; v < nv; ++v) {
       accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, accRow, v * lanes);
+      init[r * nv + v] = b.CreateAlignedLoad(
+          vec, b.CreateConstInBoundsGEP1_64(f32, startRow, v * lanes), Align(4));
+    }
   }
-  BasicBlock *startInit = BasicBlock::Create(c, "start.init", f);
-  BasicBlock *resume = BasicBlock::Create(c, "start.load", f);
+  // for (k = 0; k < kc; ++k), with the accumulators as loop-carried values.
   BasicBlock *head = BasicBlock::Create(c, "k.head", f);
   BasicBlock *body = BasicBlock::Create(c, "k.body", f);
   BasicBlock *exit = BasicBlock::Create(c, "k.exit", f);
-  b.CreateCondBr(b.CreateICmpNE(first, b.getInt64(0)), startInit, resume);
-  b.SetInsertPoint(startInit);
-  Value *splatInit = b.CreateVectorSplat(lanes, initValue);
   b.CreateBr(head);
-  b.SetInsertPoint(resume);
-  std::vector<Value *> loaded(mr * nv);
-  for (unsigned t = 0; t < mr * nv; ++t)
-    loaded[t] = b.CreateAlignedLoad(vec, accPtr[t], Align(4));
-  b.CreateBr(head);
-  // for (k = 0; k < kc; ++k), with the accumulators as loop-carried values.
   b.SetInsertPoint(head);
-  PHINode *k = b.CreatePHI(i64, 3, "k");
-  k->addIncoming(b.getInt64(0), startInit);
-  k->addIncoming(b.getInt64(0), resume);
+  PHINode *k = b.CreatePHI(i64, 2, "k");
+  k->addIncoming(b.getInt64(0), entry);
   std::vector<PHINode *> accs(mr * nv);
   for (unsigned t = 0; t < mr * nv; ++t) {
-    accs[t] = b.CreatePHI(vec, 3, "acc");
-    accs[t]->addIncoming(splatInit, startInit);
-    accs[t]->addIncoming(loaded[t], resume);
+    accs[t] = b.CreatePHI(vec, 2, "acc");
+    accs[t]->addIncoming(init[t], entry);
   }
   b.CreateCondBr(b.CreateICmpSLT(k, kc), body, exit);
   b.SetInsertPoint(body);
