@@ -361,8 +361,8 @@ private:
         }, p.nr());
       }, p.mc);
     }, p.kc);
-    // Left as written: LLVM would peel the first K block (where the tiles
-    // start from the fill) into a second copy of the whole loop nest.
+    // Left as written: a loop of calls, nothing to gain from unrolling it
+    // or peeling its first K block (which differs only in |first|).
     noLoopVectorize(kBlocks, true);
     overBlock("out", [&](Value *slot) {
       Scope s = evalScope();
