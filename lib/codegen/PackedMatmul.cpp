@@ -308,9 +308,9 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 //
 // With |packing| it is tilepack(i64 kc, const float *lhs, const float *rhs,
 // float *acc, i64 ldacc, const float *init, i64 first, i64 ldb,
-// float *packed): the same sums, reading its rhs panel in place (row k at rhs + k*ldb) and storing each row it
-// reads into |packed| as pack would, so that the tiles of the panel's
-// other rows read it packed. Packing thus overlaps the multiply-adds of
+// float *packed): the same sums, reading its rhs panel in place (row k at
+// rhs + k*ldb) and storing each row it reads into |packed| as pack would,
+// so that the tiles of the panel's other rows read it packed. Packing thus overlaps the multiply-adds of
 // the panel's first tile instead of running before them.
 static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool packing) {
   LLVMContext &c = m.getContext();
