@@ -227,11 +227,12 @@ private:
   }
 
   // The workgroup's (at most) mw x nc output block of a packed matmul (PackedMatmul
-  // in Dispatch.h): the accumulators start at their init values in scratch,
-  // each K block takes the rhs block and, per mc rows, the lhs block, both
-  // packed before the call or now into the scratch, and runs the microkernel
-  // over every mr x nr tile, and the outputs (the fused epilogue) are
-  // computed from the finished sums.
+  // in Dispatch.h): the accumulators start at their init values (in
+  // scratch; for a fill, one value, the first K block's microkernel starts
+  // its registers from it instead), each K block takes the rhs block and,
+  // per mc rows, the lhs block, both packed before the call or now into the
+  // scratch, and runs the microkernel over every mr x nr tile, and the
+  // outputs (the fused epilogue) are computed from the finished sums.
   void packedMatmul() {
     const PackedMatmul &p = L_.packed;
     unsigned P = L_.numParallel;
@@ -262,10 +263,30 @@ private:
       });
     };
     // The fill value or the accumulator operand: the first term of every sum.
-    overBlock("init", [&](Value *slot) {
+    // A fill (a constant or a dispatch constant: one value for the whole
+    // block) is not written into the sums: the first K block's microkernels
+    // start from a row of nr copies of it (row stride 0), so the block is
+    // only written here when K is 0.
+    ScalarNode::Kind initKind = L_.nodes[L_.accInit].kind;
+    bool uniformInit = initKind == ScalarNode::Kind::Const || initKind == ScalarNode::Kind::Param;
+    Value *initRow = ConstantPointerNull::get(b_.getPtrTy());
+    if (uniformInit) {
       Scope s = evalScope();
-      store(DType::F32, slot, eval(L_.accInit, s));
-    });
+      Value *initValue = eval(L_.accInit, s);
+      assert(initValue->getType() == f32 && "packed matmul accumulates in f32");
+      initRow = entryAlloca(ArrayType::get(f32, p.nr()));
+      b_.CreateAlignedStore(b_.CreateVectorSplat(p.nr(), initValue), initRow, Align(4));
+    }
+    auto initPass = [&]() {
+      overBlock("init", [&](Value *slot) {
+        Scope s = evalScope();
+        store(DType::F32, slot, eval(L_.accInit, s));
+      });
+    };
+    if (uniformInit)
+      ifThen(b_.CreateICmpEQ(K, b_.getInt64(0)), initPass);
+    else
+      initPass();
     Value *lhs = batchBase(p.lhs), *lda = strides_[p.lhs][P - 2];
     Value *rhs = batchBase(p.rhs), *ldb = strides_[p.rhs][P - 2];
     Value *packed = batchBase(p.packedInput);
@@ -294,8 +315,11 @@ private:
                            ? b_.getFalse()
                            : b_.CreateAnd(b_.CreateNot(prepacked),
                                           b_.CreateICmpUGE(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
-    loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
+    BranchInst *kBlocks = loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
       Value *kc = kBlock(pc);
+      // Whether the microkernels start their accumulators from the fill.
+      Value *first = uniformInit ? b_.CreateZExt(b_.CreateICmpEQ(pc, b_.getInt64(0)), b_.getInt64Ty())
+                                 : b_.getInt64(0);
       // The rhs block: packed before the call, or now into the scratch
       // (its ragged panel only, where the tiles pack the rest).
       ifThen(b_.CreateNot(prepacked), [&]() {
@@ -323,19 +347,23 @@ private:
             Value *packsHere = b_.CreateAnd(
                 b_.CreateAnd(tilePacks, b_.CreateICmpULT(jt, wholeEnd)),
                 b_.CreateAnd(b_.CreateICmpEQ(ib, i0), b_.CreateICmpEQ(it, ib)));
+            Value *at = sum(it, jt);
             ifThen(packsHere, [&]() {
               b_.CreateCall(codegen::packedMatmulTilePacking(m_, p),
-                            {kc, lhsPanel, rhsBlock(rhs, pc, jt), sum(it, jt), b_.getInt64(p.nc), ldb,
-                             panel});
+                            {kc, lhsPanel, rhsBlock(rhs, pc, jt), at, b_.getInt64(p.nc), initRow,
+                             first, ldb, panel});
             });
             ifThen(b_.CreateNot(packsHere), [&]() {
               b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)),
-                            {kc, lhsPanel, panel, sum(it, jt), b_.getInt64(p.nc)});
+                            {kc, lhsPanel, panel, at, b_.getInt64(p.nc), initRow, first});
             });
           }, p.mr);
         }, p.nr());
       }, p.mc);
     }, p.kc);
+    // Left as written: a loop of calls, nothing to gain from unrolling it
+    // or peeling its first K block (which differs only in |first|).
+    noLoopVectorize(kBlocks, true);
     overBlock("out", [&](Value *slot) {
       Scope s = evalScope();
       s.acc = load(DType::F32, slot);
@@ -833,11 +861,15 @@ private:
   }
 
   // Keeps the loop vectorizer off the loop of back edge |back| (its body
-  // is already vector-shaped).
-  void noLoopVectorize(BranchInst *back) {
+  // is already vector-shaped), and with |noUnroll| the unroller and the
+  // peeler too.
+  void noLoopVectorize(BranchInst *back, bool noUnroll = false) {
     Metadata *off[] = {MDString::get(c_, "llvm.loop.vectorize.enable"),
                        ConstantAsMetadata::get(b_.getFalse())};
-    MDNode *self = MDNode::getDistinct(c_, {nullptr, MDNode::get(c_, off)});
+    std::vector<Metadata *> hints = {nullptr, MDNode::get(c_, off)};
+    if (noUnroll)
+      hints.push_back(MDNode::get(c_, {MDString::get(c_, "llvm.loop.unroll.disable")}));
+    MDNode *self = MDNode::getDistinct(c_, hints);
     self->replaceOperandWith(0, self);
     back->setMetadata(LLVMContext::MD_loop, self);
   }

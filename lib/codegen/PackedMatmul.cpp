@@ -295,26 +295,31 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
   return rows;
 }
 
-// void tile(i64 kc, const float *lhs, const float *rhs, float *acc, i64 ldacc):
-// acc[r][0..nr) = acc[r][..] + sum over k in order of lhs[k][r] * rhs[k][..]
-// for r < rows, one multiply-add (fused where the level has FMA) per k, with
+// void tile(i64 kc, const float *lhs, const float *rhs, float *acc, i64 ldacc,
+//           const float *init, i64 first):
+// acc[r][0..nr) = start[r] + sum over k in order of lhs[k][r] * rhs[k][..]
+// for r < rows, where start[r] is acc[r][..] (going on from the previous K
+// block) or, where |first| is nonzero, the row of nr values at |init| (the
+// first K block of a sum whose first term is one value, a fill: the tile
+// in |acc| is then neither written before nor read); one multiply-add
+// (fused where the level has FMA) per k, with
 // |lhs| an mr-row panel of packRows and |rhs| an nr-column panel of pack
 // (or of packRows, for a transposed rhs).
 // Per k the microkernel reads nv rhs vectors and |rows| adjacent lhs values,
 // each broadcast straight from memory into nv multiply-adds.
 //
 // With |packing| it is tilepack(i64 kc, const float *lhs, const float *rhs,
-// float *acc, i64 ldacc, i64 ldb, float *packed): the same sums, reading
-// its rhs panel in place (row k at rhs + k*ldb) and storing each row it
-// reads into |packed| as pack would, so that the tiles of the panel's
-// other rows read it packed. Packing thus overlaps the multiply-adds of
+// float *acc, i64 ldacc, const float *init, i64 first, i64 ldb,
+// float *packed): the same sums, reading its rhs panel in place (row k at
+// rhs + k*ldb) and storing each row it reads into |packed| as pack would,
+// so that the tiles of the panel's other rows read it packed. Packing thus overlaps the multiply-adds of
 // the panel's first tile instead of running before them.
 static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool packing) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
   bool fresh;
-  std::vector<Type *> params = {i64, t.ptr, t.ptr, t.ptr, i64};
+  std::vector<Type *> params = {i64, t.ptr, t.ptr, t.ptr, i64, t.ptr, i64};
   if (packing)
     params.insert(params.end(), {i64, t.ptr});
   Function *f = leaf(m, packing ? "tilepack" : "tile", params, p, fresh, rows);
@@ -325,14 +330,20 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   Value *kc = f->getArg(0), *lhs = f->getArg(1), *rhs = f->getArg(2), *acc = f->getArg(3),
         *ldacc = f->getArg(4);
   Value *nrV = b.getInt64(p.nr());
-  Value *ldRhs = packing ? f->getArg(5) : nrV, *packed = packing ? f->getArg(6) : nullptr;
+  // The accumulators start from |init| (row stride 0) or from |acc|.
+  Value *first = b.CreateICmpNE(f->getArg(6), b.getInt64(0));
+  Value *start = b.CreateSelect(first, f->getArg(5), acc);
+  Value *ldstart = b.CreateSelect(first, b.getInt64(0), ldacc);
+  Value *ldRhs = packing ? f->getArg(7) : nrV, *packed = packing ? f->getArg(8) : nullptr;
   const unsigned mr = rows, nv = p.nv, lanes = p.lanes;
   std::vector<Value *> accPtr(mr * nv), init(mr * nv);
   for (unsigned r = 0; r < mr; ++r) {
     Value *accRow = b.CreateInBoundsGEP(f32, acc, b.CreateMul(b.getInt64(r), ldacc));
+    Value *startRow = b.CreateInBoundsGEP(f32, start, b.CreateMul(b.getInt64(r), ldstart));
     for (unsigned v = 0; v < nv; ++v) {
       accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, accRow, v * lanes);
-      init[r * nv + v] = b.CreateAlignedLoad(vec, accPtr[r * nv + v], Align(4));
+      init[r * nv + v] = b.CreateAlignedLoad(
+          vec, b.CreateConstInBoundsGEP1_64(f32, startRow, v * lanes), Align(4));
     }
   }
   // for (k = 0; k < kc; ++k), with the accumulators as loop-carried values.

@@ -19,6 +19,28 @@ func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %r = matmul %a, %b, %f : tensor<?x?xf32>
   return %r
 }
+func @mmc(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c = constant 1.5 : f32
+  %m = dim %a {axis = 0} : index
+  %n = dim %b {axis = 1} : index
+  %e = empty %m, %n : tensor<?x?xf32>
+  %f = fill %c, %e : tensor<?x?xf32>
+  %r = matmul %a, %b, %f : tensor<?x?xf32>
+  %y = map %r : tensor<?x?xf32> {
+  ^bb0(%v: f32):
+    %0 = max %v, %c : f32
+    yield %0
+  }
+  return %y
+}
+func @mms(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %s: f32) -> tensor<?x?xf32> {
+  %m = dim %a {axis = 0} : index
+  %n = dim %b {axis = 1} : index
+  %e = empty %m, %n : tensor<?x?xf32>
+  %f = fill %s, %e : tensor<?x?xf32>
+  %r = matmul %a, %b, %f : tensor<?x?xf32>
+  return %r
+}
 func @bmm(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %r = batch_matmul %a, %b, %c : tensor<?x?x?xf32>
   return %r
@@ -45,7 +67,10 @@ G
 # tiles where it does not (5 rows, fewer than mr on every level); 230 rows
 # are several rows and columns
 # (both packed before), and so are the batched matmul with 200 columns and
-# the transposed rhs.
+# the transposed rhs. A fill of a constant (with an epilogue) or of a
+# scalar argument starts the first K block's accumulators from that value
+# (the sums' block is not written before; LoopEmitter.cpp packedMatmul),
+# and an empty K (a0, b0) leaves the fill.
 "$PYTHON" - <<'PY'
 import numpy as np
 rng = np.random.default_rng(12)
@@ -57,10 +82,13 @@ save("a5.npy", 5, 600); save("a3.npy", 43, 600); save("b3.npy", 600, 1500); save
 save("ba.npy", 3, 130, 300); save("bb.npy", 3, 300, 50); save("bc.npy", 3, 130, 50)
 save("bb2.npy", 3, 300, 200); save("bc2.npy", 3, 130, 200)
 save("q.npy", 200, 520); save("k.npy", 150, 520)
+save("a0.npy", 43, 0); save("b0.npy", 0, 150)
 PY
 cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.npy"
        "mm a5.npy b1.npy"
-       "bmm ba.npy bb.npy bc.npy" "bmm ba.npy bb2.npy bc2.npy" "qkt q.npy k.npy")
+       "bmm ba.npy bb.npy bc.npy" "bmm ba.npy bb2.npy bc2.npy" "qkt q.npy k.npy"
+       "mmc a1.npy b3.npy" "mmc a2.npy b2.npy" "mms a3.npy b4.npy f32=-2.5"
+       "mms a2.npy b2.npy f32=0.75" "mms a0.npy b0.npy f32=-2.5" "mmc a0.npy b0.npy")
 ran=0
 for level in ${TARGET_LEVELS[$HOST_TARGET]}; do
   host_runs_level "$HOST_TARGET" "$level" || continue
@@ -68,7 +96,9 @@ for level in ${TARGET_LEVELS[$HOST_TARGET]}; do
   for c in "${cases[@]}"; do
     read -r fn ins <<< "$c"
     args=(--function "$fn")
-    for i in $ins; do args+=(--input "@$i"); done
+    for i in $ins; do
+      if [[ $i == *=* ]]; then args+=(--input "$i"); else args+=(--input "@$i"); fi
+    done
     "$GRAFT" eval mm.graph "${args[@]}" --output @ref.npy
     for threads in 1 3; do
       "$GRAFT_RUN" mm.graft --isa "$level" --threads "$threads" "${args[@]}" --output @out$threads.npy
