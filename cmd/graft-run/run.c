@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,14 @@ static graft_status_t open_module(run_ctx_t* ctx) {
   if (ctx->options->trace) options.flags |= GRAFT_RUNTIME_FLAG_TRACE_STDERR;
   graft_status_t st = NULL;
   if (ctx->options->profile) {
+    /* The file is written after the last call; a path that cannot be
+     * written fails here, before any call runs. */
+    FILE* f = fopen(ctx->options->profile, "w");
+    if (!f)
+      return graft_status_make(
+          GRAFT_NOT_FOUND, "--profile '%s': cannot write '%s': %s",
+          ctx->options->profile, ctx->options->profile, strerror(errno));
+    fclose(f);
     st = graft_profile_log_create(&ctx->profile);
     if (st) return st;
     options.flags |= GRAFT_RUNTIME_FLAG_PROFILE;
