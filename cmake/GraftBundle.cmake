@@ -249,10 +249,21 @@ function(graft_add_bundle name)
   # The graph and specs are always listed, so a generator without depfile
   # support still rebuilds on their changes; the depfile adds the kernels.
   set(depfile_args "")
+  set(forget_deps "")
   _graft_generator_has_depfile(has_depfile)
   if(has_depfile)
     list(APPEND args --depfile "${output}.d")
     set(depfile_args DEPFILE "${output}.d")
+    # The Makefiles generators (CMake 3.25 at least) add each new depfile's
+    # files to the target's consolidated dependencies instead of replacing
+    # them, and give every file an empty rule: once a kernel or a header
+    # is renamed away, its missing name made every later build rebuild the
+    # bundle. Dropping the consolidated list after each build makes CMake
+    # read it again from the fresh depfile.
+    if(CMAKE_GENERATOR MATCHES "Makefiles")
+      set(forget_deps COMMAND "${CMAKE_COMMAND}" -E rm -f
+          "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${name}.dir/compiler_depend.internal")
+    endif()
   endif()
   set(embed_outputs "")
   if(ARG_EMBED)
@@ -272,6 +283,7 @@ function(graft_add_bundle name)
     OUTPUT "${output}" ${embed_outputs}
     ${byproducts}
     COMMAND graft::graft ${args}
+    ${forget_deps}
     DEPENDS "${graph}" ${specs} ${extra_depends} "$<TARGET_FILE:graft::graft>"
     ${depfile_args}
     WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"

@@ -66,7 +66,7 @@ func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
 G
 expect_fail "$GRAFT" check bad.graph
 cp "$T/out" plain.txt
-! grep -q $'\033' plain.txt
+not grep -q $'\033' plain.txt
 expect_fail "$GRAFT" check bad.graph --color=never
 cmp plain.txt "$T/out"
 expect_fail "$GRAFT" --color=always check bad.graph
@@ -117,7 +117,7 @@ echo 'void neg_kernel(const float *x, float *r, long n) { undeclared(); }' >k/k.
 expect_fail "$GRAFT" build k/g.graph --spec k/s.yaml --target x86_64 -o k.graft --color=always
 grep -q $'\033\[0;1;31merror: \033\[0m' "$T/out"
 expect_fail "$GRAFT" build k/g.graph --spec k/s.yaml --target x86_64 -o k.graft
-! grep -q $'\033' "$T/out"
+not grep -q $'\033' "$T/out"
 
 # -q: warnings (an input without functions) go, errors stay.
 echo '// nothing here' >empty.graph

@@ -73,7 +73,7 @@ for gen in Ninja "Unix Makefiles"; do
 
   # Nothing touched: nothing rebuilt.
   "$CMAKE" --build "$b" >2.log
-  ! rebuilt 2.log
+  not rebuilt 2.log
 
   # A header found through the spec's -I: rebuilds, and the edit is in.
   sleep 1
@@ -91,7 +91,7 @@ for gen in Ninja "Unix Makefiles"; do
   "$GRAFT_RUN" "$b/scale.graft" "${run[@]}" | check --check-prefix=OFFSET "$TEST_DIR/incremental_build.sh"
   # OFFSET: 4xf32=-10.5 -20.5 -30.5 -40.5
   "$CMAKE" --build "$b" >5.log
-  ! rebuilt 5.log
+  not rebuilt 5.log
 
   # Renaming the kernel (and the header it includes): the old names are in
   # the depfile, which must not stop the build.
@@ -103,7 +103,7 @@ for gen in Ninja "Unix Makefiles"; do
   "$CMAKE" --build "$b" >6.log 2>&1 || { cat 6.log; exit 1; }
   rebuilt 6.log
   "$CMAKE" --build "$b" >7.log
-  ! rebuilt 7.log
+  not rebuilt 7.log
 
   # Back to the first state for the next generator.
   mv proj/spec/kernels/scale2.c proj/spec/kernels/scale.c
@@ -126,7 +126,7 @@ MK
 make -C mk >1.log
 rebuilt 1.log
 make -C mk >2.log
-! rebuilt 2.log
+not rebuilt 2.log
 grep -q "is up to date" 2.log
 sleep 1
 touch proj/include/factor.h
@@ -140,7 +140,7 @@ sed -i 's|kernels/scale\.c|kernels/scale2.c|' proj/spec/scale.yaml
 make -C mk >4.log 2>&1 || { cat 4.log; exit 1; }
 rebuilt 4.log
 make -C mk >5.log
-! rebuilt 5.log
+not rebuilt 5.log
 "$GRAFT_RUN" mk/scale.graft "${run[@]}" | check --check-prefix=FIRST "$TEST_DIR/incremental_build.sh"
 
 # The depfile: one rule, every header, and an empty rule per input.

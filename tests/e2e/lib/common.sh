@@ -1,5 +1,15 @@
 # Helpers for end-to-end tests (sourced by run-one.sh).
 
+# not <cmd...>: the command must fail (exit non-zero), its output left as
+# it is. Write this, never `! cmd`: under `set -e` bash does not stop on a
+# negated command, so `! grep -q x file` checks nothing.
+not() {
+  if "$@"; then
+    echo "expected to fail, but it succeeded: $*" >&2
+    return 1
+  fi
+}
+
 # expect_fail <cmd...>: the command must exit non-zero; its stdout+stderr
 # are left in $T/out for FileCheck.
 expect_fail() {
