@@ -530,13 +530,8 @@ static void ubsan_reports(void) {
 
 int main(void) {
   /* The executor trusts only validated libraries. */
-  graft_status_t s = tl_validate(&tl_library);
-  if (s) {
-    printf("the test library does not validate: %s\n",
-           graft_status_message(s));
-    return 1;
-  }
-  s = graft_thread_pool_create(2, &g_pool);
+  if (tl_main_library_invalid()) return 1;
+  graft_status_t s = graft_thread_pool_create(2, &g_pool);
   if (s) {
     printf("cannot create pool: %s\n", graft_status_message(s));
     return 1;

@@ -260,12 +260,7 @@ static void deadline_names_dispatch(void) {
 
 int main(void) {
   /* Modules trust their library: it must be validated first. */
-  graft_status_t s = tl_validate(&tl_library);
-  if (s) {
-    printf("the test library does not validate: %s\n",
-           graft_status_message(s));
-    return 1;
-  }
+  if (tl_main_library_invalid()) return 1;
   TEST_CASE(list_and_signatures);
   TEST_CASE(lookup);
   TEST_CASE(trace_and_errors_name_function);

@@ -363,12 +363,7 @@ static void log_stops_at_its_limit(void) {
 }
 
 int main(void) {
-  graft_status_t s = tl_validate(&tl_library);
-  if (s) {
-    printf("the test library does not validate: %s\n",
-           graft_status_message(s));
-    return 1;
-  }
+  if (tl_main_library_invalid()) return 1;
   TEST_CASE(pool_loops_cover_every_index);
   TEST_CASE(failing_loop_records_what_ran);
   TEST_CASE(executor_events_carry_profiles);

@@ -17,6 +17,7 @@
 #define GRAFT_RUNTIME_TEST_LIBRARY_H_
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "graft/abi.h"
@@ -249,5 +250,15 @@ static const graft_library_v1_t tl_library = {
     GRAFT_LIBRARY_MAGIC, GRAFT_ABI_VERSION, "testlib", "hand-written",
     5, 0, 7, 0, tl_dispatches, tl_dispatch_attrs, NULL, tl_functions,
     0, 0, NULL /* no ISA variants: the tables above need no CPU feature */};
+
+/* For a test's main: 0 when tl_library validates, else 1 after printing
+ * why (the test cannot run). */
+static inline int tl_main_library_invalid(void) {
+  graft_status_t s = tl_validate(&tl_library);
+  if (!s) return 0;
+  printf("the test library does not validate: %s\n", graft_status_message(s));
+  graft_status_free(s);
+  return 1;
+}
 
 #endif /* GRAFT_RUNTIME_TEST_LIBRARY_H_ */
