@@ -69,7 +69,11 @@ expect color_always 1 $'\033[1mgraft-run:\033[0m \033[1;31merror:\033[0m \033[1m
 expect color_auto 1 "graft-run: error: cannot open" -- "$tmp/x.graft"
 expect help 0 "usage: graft-run BUNDLE [--function NAME]" -- --help
 expect help_function 0 "function to run (default: the bundle's only function)" -- --help
-expect version 0 "graft-run 0.2.0 (bundle ABI 2)" -- --version
+# The version and the ABI from their one home, the public headers.
+include=$(cd "$(dirname "$0")/../../runtime/include/graft" && pwd)
+version=$(sed -n 's/^#define GRAFT_RUNTIME_VERSION "\(.*\)"$/\1/p' "$include/runtime.h")
+abi=$(sed -n 's/^#define GRAFT_ABI_VERSION \([0-9]*\)u$/\1/p' "$include/abi.h")
+expect version 0 "graft-run $version (bundle ABI $abi)" -- --version
 
 echo "$passed passed, $failed failed"
 [[ $failed == 0 ]]

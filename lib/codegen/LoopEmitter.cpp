@@ -308,9 +308,7 @@ private:
     // tile first, each whole panel is packed by its first tile as it goes
     // (packedMatmulTilePacking): only the ragged last panel is packed
     // before the tiles. Not for a transposed rhs (packed by rows).
-    const uint64_t nrC = p.nr();
-    Value *wholeEnd = b_.CreateAdd(
-        j0, b_.CreateMul(b_.CreateUDiv(b_.CreateSub(j1, j0), b_.getInt64(nrC)), b_.getInt64(nrC)));
+    Value *wholeEnd = fullEnd(j0, j1, p.nr());
     Value *tilePacks = p.rhsTransposed
                            ? b_.getFalse()
                            : b_.CreateAnd(b_.CreateNot(prepacked),
@@ -397,16 +395,19 @@ private:
     });
   }
 
+  // The end of the whole n-wide steps from |lo| towards |hi|:
+  // lo + (hi - lo) / n * n.
+  Value *fullEnd(Value *lo, Value *hi, uint64_t n) {
+    Value *len = b_.CreateSub(hi, lo);
+    return b_.CreateAdd(lo, b_.CreateMul(b_.CreateUDiv(len, b_.getInt64(n)), b_.getInt64(n)));
+  }
+
   // Rows [i0, i1) x columns [j0, j1) in register tiles of regRows x regCols
   // (accumulators stay in registers across the reduction, the SLP vectorizer
   // turns each tile row into vector ops); the ragged edges use rows of
   // accumulators in memory.
   void blockedRows(Value *i0, Value *i1, Value *j0, Value *j1) {
     unsigned P = L_.numParallel, RB = L_.regRows, CB = L_.regCols;
-    auto fullEnd = [&](Value *lo, Value *hi, unsigned n) {
-      Value *len = b_.CreateSub(hi, lo);
-      return b_.CreateAdd(lo, b_.CreateMul(b_.CreateUDiv(len, b_.getInt64(n)), b_.getInt64(n)));
-    };
     Value *iFull = fullEnd(i0, i1, RB);
     Value *jFull = fullEnd(j0, j1, CB);
     loop(i0, iFull, "ib", [&](Value *ib) {
@@ -565,8 +566,7 @@ private:
     Value *ja = b_.CreateAdd(j0, b_.CreateBinaryIntrinsic(Intrinsic::umin,
                                                           b_.CreateUDiv(toBoundary, b_.getInt64(size)),
                                                           b_.CreateSub(j1, j0)));
-    Value *jv = b_.CreateAdd(ja, b_.CreateMul(b_.CreateUDiv(b_.CreateSub(j1, ja), b_.getInt64(V)),
-                                              b_.getInt64(V)));
+    Value *jv = fullEnd(ja, j1, V);
     noLoopVectorize(outputRange(j0, ja, -1, "j_peel"));
     std::vector<int> roots;
     for (const KernelOutput &o : L_.outputs)
