@@ -68,7 +68,8 @@ static inline void* graft_elf_image_address(const graft_elf_image_t* image,
   return (void*)(image->base + (uintptr_t)vaddr);
 }
 
-/* True when [ptr, ptr + length) lies inside one loaded segment whose flags
+/* Queries on a loaded image (elf_image.c).
+ * True when [ptr, ptr + length) lies inside one loaded segment whose flags
  * include all of |required_flags| (GRAFT_PF_*). */
 bool graft_elf_image_contains(const graft_elf_image_t* image, const void* ptr,
                               uint64_t length, uint32_t required_flags);
