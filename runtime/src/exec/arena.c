@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "io/pages.h"
+
 #define ARENA_ALIGNMENT 64
 
 struct graft_arena_pool_t {
@@ -13,21 +15,38 @@ struct graft_arena_pool_t {
   graft_arena_t* free_list;
 };
 
-graft_status_t graft_aligned_reserve(void** data, uint64_t* capacity,
-                                     uint64_t size, const char* what) {
-  if (*capacity >= size) return NULL;
-  uint64_t rounded = (size + ARENA_ALIGNMENT - 1) & ~(uint64_t)(ARENA_ALIGNMENT - 1);
-  void* grown = rounded >= size && rounded <= SIZE_MAX
-                    ? aligned_alloc(ARENA_ALIGNMENT, (size_t)rounded)
-                    : NULL;
-  if (!grown)
+graft_status_t graft_storage_reserve(graft_storage_t* storage, uint64_t size,
+                                     const char* what) {
+  if (storage->capacity >= size) return NULL;
+  graft_storage_t grown = {NULL, 0, 0};
+  if (size >= GRAFT_HUGE_PAGE_BYTES) {
+    grown.data = graft_pages_map(size);
+    grown.capacity = graft_pages_length(size);
+    grown.mapped = grown.data != NULL;
+  }
+  if (!grown.data) {
+    grown.capacity = (size + ARENA_ALIGNMENT - 1) & ~(uint64_t)(ARENA_ALIGNMENT - 1);
+    grown.data = grown.capacity >= size && grown.capacity <= SIZE_MAX
+                     ? aligned_alloc(ARENA_ALIGNMENT, (size_t)grown.capacity)
+                     : NULL;
+  }
+  if (!grown.data)
     return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                              "cannot allocate %s of %llu bytes", what,
                              (unsigned long long)size);
-  free(*data);
-  *data = grown;
-  *capacity = rounded;
+  graft_storage_release(storage);
+  *storage = grown;
   return NULL;
+}
+
+void graft_storage_release(graft_storage_t* storage) {
+  if (storage->mapped)
+    graft_pages_unmap(storage->data, storage->capacity);
+  else
+    free(storage->data);
+  storage->data = NULL;
+  storage->capacity = 0;
+  storage->mapped = 0;
 }
 
 graft_status_t graft_arena_pool_create(graft_arena_pool_t** out_pool) {
@@ -40,7 +59,7 @@ graft_status_t graft_arena_pool_create(graft_arena_pool_t** out_pool) {
 }
 
 static void arena_free(graft_arena_t* arena) {
-  free(arena->data);
+  graft_storage_release(&arena->storage);
   free(arena);
 }
 
@@ -61,9 +80,10 @@ void graft_arena_pool_destroy(graft_arena_pool_t* pool) {
 static graft_arena_t* take(graft_arena_pool_t* pool, uint64_t size) {
   graft_arena_t **best = NULL, **largest = NULL;
   for (graft_arena_t** a = &pool->free_list; *a; a = &(*a)->next) {
-    if ((*a)->capacity >= size && (!best || (*a)->capacity < (*best)->capacity))
+    uint64_t capacity = (*a)->storage.capacity;
+    if (capacity >= size && (!best || capacity < (*best)->storage.capacity))
       best = a;
-    if (!largest || (*a)->capacity > (*largest)->capacity) largest = a;
+    if (!largest || capacity > (*largest)->storage.capacity) largest = a;
   }
   graft_arena_t** pick = best ? best : largest;
   if (!pick) return NULL;
@@ -87,7 +107,7 @@ graft_status_t graft_arena_acquire(graft_arena_pool_t* pool, uint64_t size,
     return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                              "cannot allocate an arena");
   graft_status_t st =
-      graft_aligned_reserve(&arena->data, &arena->capacity, size, "an arena");
+      graft_storage_reserve(&arena->storage, size, "an arena");
   if (st) {
     graft_arena_release(pool, arena);
     return st;

@@ -309,7 +309,7 @@ static graft_status_t place_buffer(invocation_t* inv, uint32_t i) {
       /* No arena is acquired when every arena buffer is empty (a packed
        * matmul's prepacked rhs where it packs per workgroup). */
       static _Alignas(64) char no_arena[64];
-      s->data = inv->arena ? (char*)inv->arena->data + s->arena_offset : no_arena;
+      s->data = inv->arena ? (char*)inv->arena->storage.data + s->arena_offset : no_arena;
       return NULL;
     }
     case GRAFT_BUFFER_CONST:

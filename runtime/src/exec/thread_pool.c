@@ -54,8 +54,7 @@ static inline void cpu_relax(void) {
 
 /* Per-worker state on its own cache line. */
 typedef struct worker_s {
-  void* scratch;
-  uint64_t scratch_size;
+  graft_storage_t scratch;
   uint32_t id;
   struct graft_thread_pool_s* pool;
 } __attribute__((aligned(64))) worker_t;
@@ -105,8 +104,8 @@ static inline int run_chunk(graft_thread_pool_t* pool, const job_t* job,
       *out_ran = i - start;
       return 0;
     }
-    int rc = job->fn(job->context, i, worker->id, worker->scratch,
-                     worker->scratch_size);
+    int rc = job->fn(job->context, i, worker->id, worker->scratch.data,
+                     worker->scratch.capacity);
     if (rc != 0) {
       pthread_mutex_lock(&pool->mutex);
       if (pool->failure.code == 0) {
@@ -273,7 +272,8 @@ void graft_thread_pool_destroy(graft_thread_pool_t* pool) {
   pthread_mutex_unlock(&pool->mutex);
   for (uint32_t i = 1; i <= pool->started; ++i)
     pthread_join(pool->threads[i], NULL);
-  for (uint32_t i = 0; i < pool->size; ++i) free(pool->workers[i].scratch);
+  for (uint32_t i = 0; i < pool->size; ++i)
+    graft_storage_release(&pool->workers[i].scratch);
   pthread_cond_destroy(&pool->done_cv);
   pthread_cond_destroy(&pool->work_cv);
   pthread_mutex_destroy(&pool->mutex);
@@ -293,8 +293,7 @@ static graft_status_t reserve_scratch(graft_thread_pool_t* pool,
                                       uint64_t size) {
   for (uint32_t i = 0; i < pool->size; ++i) {
     worker_t* w = &pool->workers[i];
-    graft_status_t st =
-        graft_aligned_reserve(&w->scratch, &w->scratch_size, size, "scratch");
+    graft_status_t st = graft_storage_reserve(&w->scratch, size, "scratch");
     if (st) return st;
   }
   return NULL;
@@ -324,7 +323,7 @@ static inline __attribute__((always_inline)) void run_inline(
   uint64_t begin_ns = profile ? graft_loop_profile_now_ns() : 0;
   uint64_t i = 0;
   for (; i < count; ++i) {
-    int rc = fn(context, i, 0, w->scratch, w->scratch_size);
+    int rc = fn(context, i, 0, w->scratch.data, w->scratch.capacity);
     if (rc != 0) {
       out_failure->code = rc;
       out_failure->index = i;

@@ -6,7 +6,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "exec/arena.h"
 #include "exec/thread_pool.h"
+#include "io/pages.h"
 #include "io/test_harness.h"
 
 #define MAX_INDICES 100000
@@ -143,7 +145,53 @@ static void concurrent_loops(void) {
   graft_thread_pool_destroy(pool);
 }
 
+/* Storage below 2 MiB comes from the heap, 2 MiB and more from a huge-page
+ * mapping on a 2 MiB boundary (Linux); either is 64-byte aligned, writable
+ * to its last byte, kept while large enough and freed by the release. */
+static void storage_heap_and_pages(void) {
+  graft_storage_t s = {NULL, 0, 0};
+  EXPECT_OK(graft_storage_reserve(&s, 100, "scratch"));
+  EXPECT(s.data && !s.mapped && s.capacity >= 100);
+  EXPECT(((uintptr_t)s.data & 63) == 0);
+  void* small = s.data;
+  EXPECT_OK(graft_storage_reserve(&s, 64, "scratch"));
+  EXPECT(s.data == small);
+  EXPECT_OK(graft_storage_reserve(&s, 3u << 20, "scratch"));
+#if defined(__linux__)
+  EXPECT(s.mapped);
+  EXPECT(s.capacity == 4u << 20);
+  EXPECT(((uintptr_t)s.data & (GRAFT_HUGE_PAGE_BYTES - 1)) == 0);
+#endif
+  EXPECT(s.capacity >= 3u << 20);
+  ((volatile char*)s.data)[0] = 1;
+  ((volatile char*)s.data)[s.capacity - 1] = 1;
+  void* big = s.data;
+  EXPECT_OK(graft_storage_reserve(&s, 1u << 20, "scratch"));
+  EXPECT(s.data == big);
+  graft_storage_release(&s);
+  EXPECT(!s.data && s.capacity == 0 && !s.mapped);
+  graft_storage_release(&s); /* empty: nothing to free */
+}
+
+/* Every worker's scratch of 2 MiB and more is mapped and usable. */
+static void big_scratch(void) {
+  graft_thread_pool_t* pool = NULL;
+  EXPECT_OK(graft_thread_pool_create(3, &pool));
+  if (!pool) return;
+  count_ctx_t* c = new_ctx(-1);
+  graft_parallel_failure_t failure;
+  EXPECT_OK(graft_thread_pool_parallel_for(pool, 64, (5u << 20) + 8, count_fn,
+                                           c, &failure));
+  EXPECT(failure.code == 0);
+  EXPECT(!atomic_load(&c->bad_scratch));
+  for (int i = 0; i < 64; ++i) EXPECT(atomic_load(&c->hits[i]) == 1);
+  free(c);
+  graft_thread_pool_destroy(pool);
+}
+
 int main(void) {
+  TEST_CASE(storage_heap_and_pages);
+  TEST_CASE(big_scratch);
   TEST_CASE(every_index_once);
   TEST_CASE(failure_stops_loop);
   TEST_CASE(single_thread_inline);

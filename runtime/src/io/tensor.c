@@ -1,81 +1,29 @@
 /* Host tensors: dtype table, aligned allocation and element conversion
  * shared by the text and .npy forms. */
-#define _DEFAULT_SOURCE 1 /* madvise, MAP_ANONYMOUS */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io_internal.h"
+#include "pages.h"
 
 /* Buffers are 64-byte aligned: dispatches may use aligned vector loads. */
 #define GRAFT_TENSOR_ALIGNMENT 64
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
-/* A tensor of at least this many bytes is mapped on its own, starting on a
- * 2 MiB boundary, and asks the kernel for transparent huge pages (the Linux
- * default THP mode is 'madvise'). graft allocates a result per call unless
- * the caller passes storage: with 4 KiB pages a 64 MiB result cost 16384
- * page faults per call, most of a bandwidth-bound call's time, and clearing
- * it with memset wrote it once more before the dispatches did. Fresh
- * anonymous pages are zero already, so a mapped tensor is not cleared.
- * Below this size the padding would cost more memory than the faults cost
- * time. */
-#define GRAFT_TENSOR_HUGE_PAGE ((uint64_t)2 << 20)
+/* A tensor of at least GRAFT_HUGE_PAGE_BYTES is mapped on its own in huge
+ * pages (pages.h). graft allocates a result per call unless the caller
+ * passes storage: with 4 KiB pages a 64 MiB result cost 16384 page faults
+ * per call, most of a bandwidth-bound call's time, and clearing it with
+ * memset wrote it once more before the dispatches did. Fresh anonymous
+ * pages are zero already, so a mapped tensor is not cleared. Below this
+ * size the padding would cost more memory than the faults cost time. */
 
 /* graft_tensor_t.owned: how graft_tensor_release gives the storage back.
  * OWNED_HEAP: free(data) (also what the evaluator's malloc'd results use);
  * OWNED_SHIFTED: free() of the malloc'd block whose address is stored just
  * below |data| (small tensors, see allocate_storage). */
 enum { OWNED_HEAP = 1, OWNED_MAPPED = 2, OWNED_SHIFTED = 3 };
-
-static uint64_t mapped_length(uint64_t rounded) {
-  return (rounded + GRAFT_TENSOR_HUGE_PAGE - 1) & ~(GRAFT_TENSOR_HUGE_PAGE - 1);
-}
-
-#if defined(__linux__) && defined(MAP_ANONYMOUS)
-/* Zeroed storage of mapped_length(|rounded|) bytes on a 2 MiB boundary, or
- * NULL (the caller falls back to the heap). */
-static void* map_storage(uint64_t rounded) {
-  uint64_t length = mapped_length(rounded);
-  uint64_t padded = length + GRAFT_TENSOR_HUGE_PAGE;
-  if (length < rounded || padded < length || padded > SIZE_MAX) return NULL;
-  char* base = mmap(NULL, (size_t)padded, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) return NULL;
-  uintptr_t aligned = ((uintptr_t)base + GRAFT_TENSOR_HUGE_PAGE - 1) &
-                      ~(uintptr_t)(GRAFT_TENSOR_HUGE_PAGE - 1);
-  char* data = (char*)aligned;
-  size_t head = (size_t)(data - base);
-  size_t tail = (size_t)(padded - head - length);
-  if (head) munmap(base, head);
-  if (tail) munmap(data + length, tail);
-#if defined(MADV_HUGEPAGE)
-  /* Advice only: where THP is off, the storage is ordinary pages. */
-  (void)madvise(data, (size_t)length, MADV_HUGEPAGE);
-#endif
-  return data;
-}
-
-static void unmap_storage(void* data, uint64_t size) {
-  uint64_t rounded = (size + GRAFT_TENSOR_ALIGNMENT - 1) &
-                     ~(uint64_t)(GRAFT_TENSOR_ALIGNMENT - 1);
-  munmap(data, (size_t)mapped_length(rounded));
-}
-#else
-static void* map_storage(uint64_t rounded) {
-  (void)rounded;
-  return NULL;
-}
-
-static void unmap_storage(void* data, uint64_t size) {
-  (void)data;
-  (void)size;
-}
-#endif
 
 /* Below this many bytes a tensor is carved out of a malloc'd block one
  * alignment larger (OWNED_SHIFTED): glibc serves such blocks from its
@@ -86,7 +34,7 @@ static void unmap_storage(void* data, uint64_t size) {
 
 /* Zeroed storage of |rounded| bytes; |*owned| says how to release it. */
 static void* allocate_storage(uint64_t rounded, int* owned) {
-  void* data = rounded >= GRAFT_TENSOR_HUGE_PAGE ? map_storage(rounded) : NULL;
+  void* data = rounded >= GRAFT_HUGE_PAGE_BYTES ? graft_pages_map(rounded) : NULL;
   if (data) {
     *owned = OWNED_MAPPED;
     return data;
@@ -215,7 +163,8 @@ graft_status_t graft_tensor_allocate(uint32_t dtype, uint32_t rank,
 void graft_tensor_release(graft_tensor_t* t) {
   if (!t) return;
   if (t->owned == OWNED_MAPPED) {
-    unmap_storage(t->data, t->size);
+    graft_pages_unmap(t->data, (t->size + GRAFT_TENSOR_ALIGNMENT - 1) &
+                                   ~(uint64_t)(GRAFT_TENSOR_ALIGNMENT - 1));
   } else if (t->owned == OWNED_SHIFTED) {
     char* block;
     memcpy(&block, (char*)t->data - sizeof(block), sizeof(block));
