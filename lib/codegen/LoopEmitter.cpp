@@ -158,7 +158,10 @@ private:
   // width floats, the panel at + at * kc. The rhs panel of columns [j, ..)
   // is at column j, the lhs panel of rows [i, ..) at lhsAt + i.
   Value *packedAt(Value *base, Value *pc, Value *kc, Value *at) {
-    Value *off = b_.CreateAdd(b_.CreateMul(pc, params_[L_.packed.widthParam]), b_.CreateMul(at, kc));
+    return packedAt(base, pc, kc, at, params_[L_.packed.widthParam]);
+  }
+  Value *packedAt(Value *base, Value *pc, Value *kc, Value *at, Value *width) {
+    Value *off = b_.CreateAdd(b_.CreateMul(pc, width), b_.CreateMul(at, kc));
     return b_.CreateInBoundsGEP(b_.getFloatTy(), base, off);
   }
   Value *packedLhsAt(Value *base, Value *pc, Value *kc, Value *i) {
@@ -193,7 +196,8 @@ private:
     Value *rhsBlocks = b_.CreateMul(b_.CreateUDiv(b_.CreateAdd(N, b_.getInt64(p.nc - 1)), nc),
                                     params_[p.prepackedParam]);
     Value *x = a_.wgId[0];
-    Value *rhsHere = b_.CreateICmpULT(x, rhsBlocks);
+    // (A constant rhs was packed when building.)
+    Value *rhsHere = p.rhsConstant ? b_.getFalse() : b_.CreateICmpULT(x, rhsBlocks);
     ifThen(rhsHere, [&]() {
       Value *j0 = b_.CreateMul(x, nc, "", true, true);
       Value *j1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(j0, nc), N);
@@ -290,7 +294,9 @@ private:
     Value *lhs = batchBase(p.lhs), *lda = strides_[p.lhs][P - 2];
     Value *rhs = batchBase(p.rhs), *ldb = strides_[p.rhs][P - 2];
     Value *packed = batchBase(p.packedInput);
-    Value *prepacked = b_.CreateICmpNE(params_[p.prepackedParam], b_.getInt64(0));
+    // A constant rhs was packed when building: input rhs is its panels.
+    Value *prepacked = p.rhsConstant ? b_.getTrue()
+                                     : b_.CreateICmpNE(params_[p.prepackedParam], b_.getInt64(0));
     Value *prepackedLhs = b_.CreateICmpNE(params_[p.prepackedLhsParam], b_.getInt64(0));
     Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
     Function *tile = codegen::packedMatmulTile(m_, p, p.mr);
@@ -327,6 +333,8 @@ private:
                        b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(from, j0), kc))});
       });
       auto rhsPanel = [&](Value *jt) {
+        if (p.rhsConstant)
+          return packedAt(rhs, pc, kc, jt, params_[L_.inputs[p.rhs].dimParams[P - 1]]);
         return b_.CreateSelect(prepacked, packedAt(packed, pc, kc, jt),
                                b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(jt, j0), kc)));
       };

@@ -111,6 +111,11 @@ struct PackedMatmul {
   unsigned packedInput = 0, widthParam = 0, lhsAtParam = 0;
   unsigned prepackedParam = 0, prepackedLhsParam = 0;
   bool packOnly = false;
+  // The rhs is a constant packed when building (PackConstants.cpp): input
+  // |rhs| is then [.., K, width] already in panels (width: N rounded up to
+  // nr), neither the pack dispatch nor the workgroups pack it, and
+  // prepackedParam is 0 in both.
+  bool rhsConstant = false;
   unsigned nr() const { return nv * lanes; }
   // Per-worker scratch: partial sums (mw x nc), the rhs block (kc x nc) when
   // the workgroup packs it, then the packed lhs (mc x kc).

@@ -6,6 +6,7 @@
 //   Tiling.cpp      flattening, loop order, tile sizes and the grid
 //   PackedGrid.cpp  a packed matmul's workgroup grid
 //   PackOperands.cpp the dispatch that packs a packed matmul's operands per call
+//   PackConstants.cpp a packed matmul's constant rhs, packed when building
 //   CallKernels.cpp kernel-call dispatches (from the ops' call plans)
 //   Arena.cpp       intermediate buffers planned into one arena
 #pragma once
@@ -96,6 +97,9 @@ struct Former {
   // Output buffer of a value a dispatch produces.
   uint32_t outputBuffer(const Value *v);
   bool usedOutside(const Value *v, int g);
+  // After every step exists: constants no step, alias or result uses (one
+  // a packed copy replaced) become empty, so the slice does not carry them.
+  void emptyUnusedConstants();
 
   // ---- Loop kernels (LoopKernels.cpp, Tiling.cpp) ----
   // A kernel under construction.
@@ -150,6 +154,12 @@ struct Former {
   // per call into a buffer, and that buffer as an input of the matmul
   // (PackOperands.cpp).
   void packOperandsOncePerCall(KernelDraft &draft);
+  // Before that: where the matmul's rhs is a constant, its input becomes a
+  // constant packed when building (PackConstants.cpp); returns whether it
+  // did.
+  bool packConstantRhs(KernelDraft &draft);
+  // The packed copy of each (constant buffer, transposed) in the function.
+  std::map<std::pair<uint32_t, bool>, uint32_t> packedConstants;
 
   // ---- Buffer planning (Arena.cpp) ----
   // After every step exists: TEMP buffers written whole by their first step

@@ -54,7 +54,8 @@ static std::string describeDispatch(const Dispatch &d) {
            std::to_string(p.nr()) + ", block up to " + std::to_string(p.mw) + "x" +
            std::to_string(p.nc) + ", lhs block " + std::to_string(p.mc) + ", kc " +
            std::to_string(p.kc) +
-           (p.rhsTransposed ? ", rhs transposed" : "");
+           (p.rhsTransposed ? ", rhs transposed" : "") +
+           (p.rhsConstant ? ", constant rhs packed when built" : "");
   std::string s = "tile " + std::to_string(L.tileY) + "x" + std::to_string(L.tileX);
   if (L.regRows > 1)
     s += ", register tile " + std::to_string(L.regRows) + "x" + std::to_string(L.regCols);
