@@ -204,7 +204,7 @@ private:
       Value *from = rhsBlock(batchBase(p.rhs), pc, j0), *ldb = strides_[p.rhs][P - 2];
       b_.CreateCall(packRhsFunction(), {kc, b_.CreateSub(j1, j0), from, ldb, packedAt(out, pc, kc, j0)});
     });
-    ifThen(b_.CreateNot(rhsHere), [&]() {
+    ifThen(p.lhsConstant ? b_.getFalse() : b_.CreateNot(rhsHere), [&]() {
       Value *i0 = b_.CreateMul(b_.CreateSub(x, rhsBlocks), b_.getInt64(p.mc), "", true, true);
       Value *i1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(i0, b_.getInt64(p.mc)), M);
       Value *lda = strides_[p.lhs][P - 2];
@@ -297,7 +297,8 @@ private:
     // A constant rhs was packed when building: input rhs is its panels.
     Value *prepacked = p.rhsConstant ? b_.getTrue()
                                      : b_.CreateICmpNE(params_[p.prepackedParam], b_.getInt64(0));
-    Value *prepackedLhs = b_.CreateICmpNE(params_[p.prepackedLhsParam], b_.getInt64(0));
+    Value *prepackedLhs = p.lhsConstant ? b_.getTrue()
+                                        : b_.CreateICmpNE(params_[p.prepackedLhsParam], b_.getInt64(0));
     Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
     Function *tile = codegen::packedMatmulTile(m_, p, p.mr);
     std::vector<unsigned> tails = codegen::packedMatmulTailRows(p);
@@ -345,7 +346,9 @@ private:
           Value *from = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(ib, lda), pc));
           b_.CreateCall(packLhs, {kc, b_.CreateSub(ie, ib), from, lda, ownLhs});
         });
-        Value *lhsBlock = b_.CreateSelect(prepackedLhs, packedLhsAt(packed, pc, kc, ib), ownLhs);
+        Value *lhsBlock =
+            p.lhsConstant ? packedAt(lhs, pc, kc, ib, params_[L_.inputs[p.lhs].dimParams[P - 1]])
+                          : b_.CreateSelect(prepackedLhs, packedLhsAt(packed, pc, kc, ib), ownLhs);
         loop(j0, j1, "jt", [&](Value *jt) {
           Value *panel = rhsPanel(jt);
           loop(ib, ie, "it", [&](Value *it) {

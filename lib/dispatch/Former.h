@@ -6,7 +6,7 @@
 //   Tiling.cpp      flattening, loop order, tile sizes and the grid
 //   PackedGrid.cpp  a packed matmul's workgroup grid
 //   PackOperands.cpp the dispatch that packs a packed matmul's operands per call
-//   PackConstants.cpp a packed matmul's constant rhs, packed when building
+//   PackConstants.cpp a packed matmul's constant operands, packed when building
 //   CallKernels.cpp kernel-call dispatches (from the ops' call plans)
 //   Arena.cpp       intermediate buffers planned into one arena
 #pragma once
@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace graft {
@@ -154,12 +155,14 @@ struct Former {
   // per call into a buffer, and that buffer as an input of the matmul
   // (PackOperands.cpp).
   void packOperandsOncePerCall(KernelDraft &draft);
-  // Before that: where the matmul's rhs is a constant, its input becomes a
-  // constant packed when building (PackConstants.cpp); returns whether it
-  // did.
-  bool packConstantRhs(KernelDraft &draft);
-  // The packed copy of each (constant buffer, transposed) in the function.
-  std::map<std::pair<uint32_t, bool>, uint32_t> packedConstants;
+  // Before that: the matmul's operands that are constants become constants
+  // packed when building (PackConstants.cpp), into panels of |w| along M
+  // or N (|xMajor|: that dim is the outer one of the two); sets
+  // rhsConstant and lhsConstant.
+  void packConstantOperands(KernelDraft &draft);
+  bool packConstantOperand(KernelDraft &draft, unsigned input, bool xMajor, unsigned w);
+  // The packed copy of each (constant buffer, xMajor, w) in the function.
+  std::map<std::tuple<uint32_t, bool, unsigned>, uint32_t> packedConstants;
 
   // ---- Buffer planning (Arena.cpp) ----
   // After every step exists: TEMP buffers written whole by their first step

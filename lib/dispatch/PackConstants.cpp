@@ -1,8 +1,8 @@
-// A packed matmul whose rhs is a constant of the graph (a tensor literal,
-// an ONNX initializer) reads it already packed: graft packs it when it
-// builds the slice, into the panels the per-call packing would make
-// (PackedMatmul in Dispatch.h), and the slice carries that packed copy
-// instead of the constant as written. Packed per call, the same weights
+// A packed matmul operand that is a constant of the graph (a tensor
+// literal, an ONNX initializer; usually the rhs: the weights) is read
+// already packed: graft packs it when it builds the slice, into the panels
+// the per-call packing would make (PackedMatmul in Dispatch.h), and the
+// slice carries that packed copy instead of the constant as written. Packed per call, the same weights
 // are read from their rows and written into panels on every call: for an
 // inference layer of few rows (64 x 1024 x 1024) as much memory traffic as
 // the matmul itself.
@@ -25,20 +25,24 @@
 #include <cassert>
 #include <cstring>
 #include <optional>
+#include <tuple>
 
 namespace graft {
 
-// The rhs |src| ([batch, K, N] floats, or [batch, N, K] if |transposed|)
-// packed as [batch, K, width]: per K block pc of kc rows (fewer in the
-// last), the panel of columns [j, j + nr) at pc * width + j * kcb, its row k
-// at + k * nr, zeros past N; width is N rounded up to nr.
-static std::vector<uint8_t> packRhsPanels(const uint8_t *src, int64_t batch, int64_t K, int64_t N,
-                                          bool transposed, int64_t kc, int64_t nr) {
-  const int64_t width = (N + nr - 1) / nr * nr;
+// The operand |src| packed into panels of |w| along X: [batch, K, X]
+// floats (an rhs [.., K, N]), or [batch, X, K] if |xMajor| (an lhs
+// [.., M, K], an rhs stored [.., N, K]), becomes [batch, K, width] with
+// width X rounded up to w: per K block pc of kc rows (fewer in the last),
+// the panel of [x, x + w) at pc * width + x * kcb, its element (k, x + i)
+// at + k * w + i, zeros past X. What the per-call packing routines write
+// (codegen/PackedMatmul.cpp: pack, packRows).
+static std::vector<uint8_t> packPanels(const uint8_t *src, int64_t batch, int64_t K, int64_t X,
+                                       bool xMajor, int64_t kc, int64_t w) {
+  const int64_t width = (X + w - 1) / w * w;
   std::vector<float> packed(static_cast<size_t>(batch * K * width), 0.0f);
-  auto at = [&](int64_t b, int64_t k, int64_t n) {
+  auto at = [&](int64_t b, int64_t k, int64_t x) {
     float f;
-    int64_t i = b * K * N + (transposed ? n * K + k : k * N + n);
+    int64_t i = b * K * X + (xMajor ? x * K + k : k * X + x);
     std::memcpy(&f, src + i * 4, 4);
     return f;
   };
@@ -46,52 +50,50 @@ static std::vector<uint8_t> packRhsPanels(const uint8_t *src, int64_t batch, int
     for (int64_t pc = 0; pc < K; pc += kc) {
       const int64_t kcb = std::min(kc, K - pc);
       float *block = packed.data() + b * K * width + pc * width;
-      for (int64_t j = 0; j < N; j += nr)
+      for (int64_t x0 = 0; x0 < X; x0 += w)
         for (int64_t k = 0; k < kcb; ++k)
-          for (int64_t n = j; n < std::min(j + nr, N); ++n)
-            block[j * kcb + k * nr + (n - j)] = at(b, pc + k, n);
+          for (int64_t x = x0; x < std::min(x0 + w, X); ++x)
+            block[x0 * kcb + k * w + (x - x0)] = at(b, pc + k, x);
     }
   std::vector<uint8_t> bytes(packed.size() * 4);
   std::memcpy(bytes.data(), packed.data(), bytes.size());
   return bytes;
 }
 
-bool Former::packConstantRhs(KernelDraft &draft) {
+bool Former::packConstantOperand(KernelDraft &draft, unsigned input, bool xMajor, unsigned w) {
   LoopKernel &L = draft.d.loop;
-  PackedMatmul &p = L.packed;
-  KernelInput &rhs = L.inputs[p.rhs];
+  const PackedMatmul &p = L.packed;
+  KernelInput &in = L.inputs[input];
   // The constant, or a reshape of it (an alias: the same bytes).
-  const BufferDesc &source = prog.buffers[rhs.buffer];
-  uint32_t storage = rhs.buffer;
+  uint32_t storage = in.buffer;
   while (prog.buffers[storage].kind == GRAFT_BUFFER_ALIAS)
     storage = prog.buffers[storage].index;
-  if (prog.buffers[storage].kind != GRAFT_BUFFER_CONST || source.dtype != DType::F32)
+  if (prog.buffers[storage].kind != GRAFT_BUFFER_CONST || in.elem != DType::F32)
     return false;
   // Only the matmul's product may read the input (inputs are shared by
   // buffer and map, so another load of it would read the packed layout).
   size_t loads = 0;
   for (const ScalarNode &n : L.nodes)
-    loads += n.kind == ScalarNode::Kind::Load && n.input == p.rhs;
+    loads += n.kind == ScalarNode::Kind::Load && n.input == input;
   if (loads != 1)
     return false;
   ExprTable &ex = shapes.exprs;
   std::vector<int64_t> dims;
-  for (uint32_t e : source.dims) {
+  for (uint32_t e : prog.buffers[in.buffer].dims) {
     std::optional<int64_t> d = ex.constValue(e);
     if (!d) // (a constant's shape is static, an alias's may not be)
       return false;
     dims.push_back(*d);
   }
   const size_t rank = dims.size();
-  assert(rank == L.numParallel && "a packed matmul's rhs has the domain's batch dims");
+  assert(rank == L.numParallel && "a packed matmul's operands have the domain's batch dims");
   const int64_t batch = rank == 3 ? dims[0] : 1;
-  const int64_t K = dims[rank - (p.rhsTransposed ? 1 : 2)];
-  const int64_t N = dims[rank - (p.rhsTransposed ? 2 : 1)];
-  const int64_t width = (N + p.nr() - 1) / p.nr() * p.nr();
+  const int64_t K = dims[rank - (xMajor ? 1 : 2)];
+  const int64_t X = dims[rank - (xMajor ? 2 : 1)];
 
-  // One packed copy per constant and orientation in the function (tied
+  // One packed copy per constant and panel form in the function (tied
   // weights read by several matmuls).
-  auto key = std::make_pair(rhs.buffer, p.rhsTransposed);
+  auto key = std::make_tuple(in.buffer, xMajor, w);
   auto it = packedConstants.find(key);
   uint32_t packed;
   if (it != packedConstants.end()) {
@@ -101,19 +103,24 @@ bool Former::packConstantRhs(KernelDraft &draft) {
     if (rank == 3)
       packedDims.push_back(ex.constant(batch));
     packedDims.push_back(ex.constant(K));
-    packedDims.push_back(ex.constant(width));
-    std::vector<uint8_t> data = packRhsPanels(prog.buffers[storage].data.data(), batch, K, N, p.rhsTransposed,
-                                              p.kc, p.nr());
+    packedDims.push_back(ex.constant((X + w - 1) / w * w));
+    std::vector<uint8_t> data =
+        packPanels(prog.buffers[storage].data.data(), batch, K, X, xMajor, p.kc, w);
     packed = addBuffer(GRAFT_BUFFER_CONST, 0, DType::F32, packedDims);
     prog.buffers[packed].data = std::move(data);
     packedConstants[key] = packed;
   }
-  rhs.buffer = packed;
-  rhs.dimParams.clear();
+  in.buffer = packed;
+  in.dimParams.clear();
   for (uint32_t e : prog.buffers[packed].dims)
-    rhs.dimParams.push_back(param(draft, e));
-  p.rhsConstant = true;
+    in.dimParams.push_back(param(draft, e));
   return true;
+}
+
+void Former::packConstantOperands(KernelDraft &draft) {
+  PackedMatmul &p = draft.d.loop.packed;
+  p.rhsConstant = packConstantOperand(draft, p.rhs, p.rhsTransposed, p.nr());
+  p.lhsConstant = packConstantOperand(draft, p.lhs, true, p.mr);
 }
 
 } // namespace graft
