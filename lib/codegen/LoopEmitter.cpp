@@ -197,7 +197,8 @@ private:
                                     params_[p.prepackedParam]);
     Value *x = a_.wgId[0];
     // (A constant rhs was packed when building.)
-    Value *rhsHere = p.rhsConstant ? b_.getFalse() : b_.CreateICmpULT(x, rhsBlocks);
+    Value *rhsHere =
+        p.rhsConstant ? b_.getFalse() : b_.CreateICmpULT(x, rhsBlocks);
     ifThen(rhsHere, [&]() {
       Value *j0 = b_.CreateMul(x, nc, "", true, true);
       Value *j1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(j0, nc), N);
@@ -295,10 +296,14 @@ private:
     Value *rhs = batchBase(p.rhs), *ldb = strides_[p.rhs][P - 2];
     Value *packed = batchBase(p.packedInput);
     // A constant rhs was packed when building: input rhs is its panels.
-    Value *prepacked = p.rhsConstant ? b_.getTrue()
-                                     : b_.CreateICmpNE(params_[p.prepackedParam], b_.getInt64(0));
-    Value *prepackedLhs = p.lhsConstant ? b_.getTrue()
-                                        : b_.CreateICmpNE(params_[p.prepackedLhsParam], b_.getInt64(0));
+    Value *prepacked =
+        p.rhsConstant
+            ? b_.getTrue()
+            : b_.CreateICmpNE(params_[p.prepackedParam], b_.getInt64(0));
+    Value *prepackedLhs =
+        p.lhsConstant
+            ? b_.getTrue()
+            : b_.CreateICmpNE(params_[p.prepackedLhsParam], b_.getInt64(0));
     Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
     Function *tile = codegen::packedMatmulTile(m_, p, p.mr);
     std::vector<unsigned> tails = codegen::packedMatmulTailRows(p);
@@ -335,7 +340,8 @@ private:
       });
       auto rhsPanel = [&](Value *jt) {
         if (p.rhsConstant)
-          return packedAt(rhs, pc, kc, jt, params_[L_.inputs[p.rhs].dimParams[P - 1]]);
+          return packedAt(rhs, pc, kc, jt,
+                          params_[L_.inputs[p.rhs].dimParams[P - 1]]);
         return b_.CreateSelect(prepacked, packedAt(packed, pc, kc, jt),
                                b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(jt, j0), kc)));
       };
@@ -347,8 +353,11 @@ private:
           b_.CreateCall(packLhs, {kc, b_.CreateSub(ie, ib), from, lda, ownLhs});
         });
         Value *lhsBlock =
-            p.lhsConstant ? packedAt(lhs, pc, kc, ib, params_[L_.inputs[p.lhs].dimParams[P - 1]])
-                          : b_.CreateSelect(prepackedLhs, packedLhsAt(packed, pc, kc, ib), ownLhs);
+            p.lhsConstant
+                ? packedAt(lhs, pc, kc, ib,
+                           params_[L_.inputs[p.lhs].dimParams[P - 1]])
+                : b_.CreateSelect(prepackedLhs, packedLhsAt(packed, pc, kc, ib),
+                                  ownLhs);
         loop(j0, j1, "jt", [&](Value *jt) {
           Value *panel = rhsPanel(jt);
           loop(ib, ie, "it", [&](Value *it) {

@@ -5,9 +5,9 @@
 //   LoopKernels.cpp building LoopKernels (scalar DAGs) from op groups
 //   Tiling.cpp      flattening, loop order, tile sizes and the grid
 //   PackedGrid.cpp  a packed matmul's workgroup grid
-//   PackOperands.cpp the dispatch that packs a packed matmul's operands per call
-//   PackConstants.cpp a packed matmul's constant operands, packed when building
-//   CallKernels.cpp kernel-call dispatches (from the ops' call plans)
+//   PackOperands.cpp the dispatch that packs a packed matmul's operands per
+//   call PackConstants.cpp a packed matmul's constant operands, packed when
+//   building CallKernels.cpp kernel-call dispatches (from the ops' call plans)
 //   Arena.cpp       intermediate buffers planned into one arena
 #pragma once
 
@@ -160,7 +160,8 @@ struct Former {
   // or N (|xMajor|: that dim is the outer one of the two); sets
   // rhsConstant and lhsConstant.
   void packConstantOperands(KernelDraft &draft);
-  bool packConstantOperand(KernelDraft &draft, unsigned input, bool xMajor, unsigned w);
+  bool packConstantOperand(KernelDraft &draft, unsigned input, bool xMajor,
+                           unsigned w);
   // The packed copy of each (constant buffer, xMajor, w) in the function.
   std::map<std::tuple<uint32_t, bool, unsigned>, uint32_t> packedConstants;
 

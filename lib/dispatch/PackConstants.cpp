@@ -2,10 +2,10 @@
 // literal, an ONNX initializer; usually the rhs: the weights) is read
 // already packed: graft packs it when it builds the slice, into the panels
 // the per-call packing would make (PackedMatmul in Dispatch.h), and the
-// slice carries that packed copy instead of the constant as written. Packed per call, the same weights
-// are read from their rows and written into panels on every call: for an
-// inference layer of few rows (64 x 1024 x 1024) as much memory traffic as
-// the matmul itself.
+// slice carries that packed copy instead of the constant as written.
+// Packed per call, the same weights are read from their rows and written
+// into panels on every call: for an inference layer of few rows
+// (64 x 1024 x 1024) as much memory traffic as the matmul itself.
 //
 // Why when building, not when the module is loaded or first called: the
 // slice already holds one copy of the constant per ISA variant (every
@@ -36,8 +36,9 @@ namespace graft {
 // the panel of [x, x + w) at pc * width + x * kcb, its element (k, x + i)
 // at + k * w + i, zeros past X. What the per-call packing routines write
 // (codegen/PackedMatmul.cpp: pack, packRows).
-static std::vector<uint8_t> packPanels(const uint8_t *src, int64_t batch, int64_t K, int64_t X,
-                                       bool xMajor, int64_t kc, int64_t w) {
+static std::vector<uint8_t> packPanels(const uint8_t *src, int64_t batch,
+                                       int64_t K, int64_t X, bool xMajor,
+                                       int64_t kc, int64_t w) {
   const int64_t width = (X + w - 1) / w * w;
   std::vector<float> packed(static_cast<size_t>(batch * K * width), 0.0f);
   auto at = [&](int64_t b, int64_t k, int64_t x) {
@@ -60,7 +61,8 @@ static std::vector<uint8_t> packPanels(const uint8_t *src, int64_t batch, int64_
   return bytes;
 }
 
-bool Former::packConstantOperand(KernelDraft &draft, unsigned input, bool xMajor, unsigned w) {
+bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
+                                 bool xMajor, unsigned w) {
   LoopKernel &L = draft.d.loop;
   const PackedMatmul &p = L.packed;
   KernelInput &in = L.inputs[input];
@@ -86,7 +88,8 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input, bool xMajor
     dims.push_back(*d);
   }
   const size_t rank = dims.size();
-  assert(rank == L.numParallel && "a packed matmul's operands have the domain's batch dims");
+  assert(rank == L.numParallel &&
+         "a packed matmul's operands have the domain's batch dims");
   const int64_t batch = rank == 3 ? dims[0] : 1;
   const int64_t K = dims[rank - (xMajor ? 1 : 2)];
   const int64_t X = dims[rank - (xMajor ? 2 : 1)];
@@ -104,8 +107,8 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input, bool xMajor
       packedDims.push_back(ex.constant(batch));
     packedDims.push_back(ex.constant(K));
     packedDims.push_back(ex.constant((X + w - 1) / w * w));
-    std::vector<uint8_t> data =
-        packPanels(prog.buffers[storage].data.data(), batch, K, X, xMajor, p.kc, w);
+    std::vector<uint8_t> data = packPanels(prog.buffers[storage].data.data(),
+                                           batch, K, X, xMajor, p.kc, w);
     packed = addBuffer(GRAFT_BUFFER_CONST, 0, DType::F32, packedDims);
     prog.buffers[packed].data = std::move(data);
     packedConstants[key] = packed;

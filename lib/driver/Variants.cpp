@@ -47,22 +47,25 @@ static std::string describeDispatch(const Dispatch &d) {
   if (p.packOnly) {
     // (A constant operand was packed when building: PackConstants.cpp.)
     std::string rhs = "its rhs (kc x nc blocks " + std::to_string(p.kc) + "x" +
-                      std::to_string(p.nc) + ") where several rows of workgroups read it";
+                      std::to_string(p.nc) +
+                      ") where several rows of workgroups read it";
     std::string lhs = "its lhs (mc x kc blocks " + std::to_string(p.mc) + "x" +
                       std::to_string(p.kc) + ") where several columns do";
     if (p.rhsConstant && p.lhsConstant)
-      return "packs nothing: both of the matmul's operands are constants packed when built";
+      return "packs nothing: both of the matmul's operands are constants "
+             "packed when built";
     if (p.rhsConstant || p.lhsConstant)
       return "packs the matmul's " + (p.rhsConstant ? lhs : rhs).substr(4) +
-             ", once per call (its constant " + (p.rhsConstant ? "rhs" : "lhs") +
-             " was packed when built)";
-    return "packs the matmul's " + rhs.substr(4) + ", " + lhs + ", once per call";
+             ", once per call (its constant " +
+             (p.rhsConstant ? "rhs" : "lhs") + " was packed when built)";
+    return "packs the matmul's " + rhs.substr(4) + ", " + lhs +
+           ", once per call";
   }
   if (p.mr)
     return "packed matmul, register tile " + std::to_string(p.mr) + "x" +
-           std::to_string(p.nr()) + ", block up to " + std::to_string(p.mw) + "x" +
-           std::to_string(p.nc) + ", lhs block " + std::to_string(p.mc) + ", kc " +
-           std::to_string(p.kc) +
+           std::to_string(p.nr()) + ", block up to " + std::to_string(p.mw) +
+           "x" + std::to_string(p.nc) + ", lhs block " + std::to_string(p.mc) +
+           ", kc " + std::to_string(p.kc) +
            (p.rhsTransposed ? ", rhs transposed" : "") +
            (p.rhsConstant ? ", constant rhs packed when built" : "") +
            (p.lhsConstant ? ", constant lhs packed when built" : "");
