@@ -12,7 +12,9 @@
 # when built; the slice does not carry the unpacked copy of a constant
 # only the matmul reads, and keeps it for one that is also returned. On
 # the host, repeated calls and two threads calling one module give the
-# first call's bytes, and two builds give the same bundle.
+# first call's bytes, and two builds give the same bundle. An ONNX dense
+# layer over a batched lhs folds the batch into the matmul's rows and reads
+# its weights packed.
 "$PYTHON" - <<'PY'
 import numpy as np
 rng = np.random.default_rng(5)
@@ -166,6 +168,44 @@ run_cpu "$TARGET" "$model" shared.graft --input @a43.npy --output @r.npy --outpu
 run_cpu "$TARGET" "$model" fc.graft --function fc --input @a43.npy --output @fc.npy
 cmp r.npy fc.npy
 cmp w_out.npy w.npy
+
+# ONNX: a 2-D weight initializer against a [2, seq, 40] and a
+# [2, 3, seq, 40] lhs (tests/e2e/inputs/onnx/gen_models.py, dense_3d) is
+# one matmul each, reading one packed copy, with no per-call broadcast of
+# the weights; it gives the bytes of --weights-as-args.
+dense=$SRC/tests/e2e/inputs/onnx/dense_3d.onnx
+"$GRAFT" build "$dense" --target "$TARGET" -o dense.graft --explain > dense.txt
+[[ $(grep -c "^  dense_3d_dispatch_[0-9]*_matmul: .*, constant rhs packed when built$" dense.txt) -eq \
+   $((2 * ${#levels[@]})) ]] || { cat dense.txt >&2; exit 1; }
+not grep -q broadcast dense.txt
+"$GRAFT" build "$dense" --target "$TARGET" --weights-as-args -o dense_arg.graft
+"$PYTHON" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(6)
+np.save("x.npy", rng.uniform(-1, 1, (2, 37, 40)).astype(np.float32))
+np.save("x4.npy", rng.uniform(-1, 1, (2, 3, 5, 40)).astype(np.float32))
+w = np.array([((i * 7) % 13 - 6) / 8 for i in range(40 * 24)], np.float32).reshape(40, 24)
+np.save("dw.npy", w)
+PY
+for level in ${TARGET_LEVELS[$TARGET]}; do
+  model=$(cpu_for_level "$TARGET" "$level") || continue
+  run_cpu "$TARGET" "$model" dense.graft --isa="$level" --input @x.npy --input @x4.npy \
+    --output @y.npy --output @y4.npy
+  run_cpu "$TARGET" "$model" dense_arg.graft --isa="$level" --input @x.npy --input @x4.npy \
+    --input @dw.npy --output @ya.npy --output @y4a.npy
+  cmp y.npy ya.npy
+  cmp y4.npy y4a.npy
+  "$PYTHON" - "$level" <<'PY'
+import sys
+import numpy as np
+w = np.load("dw.npy").astype(np.float64)
+for x, y in [("x.npy", "y.npy"), ("x4.npy", "y4.npy")]:
+    ref = np.load(x).astype(np.float64) @ w
+    got = np.load(y)
+    assert got.shape == ref.shape, (sys.argv[1], got.shape, ref.shape)
+    assert np.abs(got - ref).max() <= 1e-4, (sys.argv[1], y, np.abs(got - ref).max())
+PY
+done
 
 [[ $TARGET == "$HOST_TARGET" ]] || exit 0
 # Repeated calls, and two threads calling one module at once.
