@@ -158,7 +158,10 @@ private:
   // width floats, the panel at + at * kc. The rhs panel of columns [j, ..)
   // is at column j, the lhs panel of rows [i, ..) at lhsAt + i.
   Value *packedAt(Value *base, Value *pc, Value *kc, Value *at) {
-    Value *off = b_.CreateAdd(b_.CreateMul(pc, params_[L_.packed.widthParam]), b_.CreateMul(at, kc));
+    return packedAt(base, pc, kc, at, params_[L_.packed.widthParam]);
+  }
+  Value *packedAt(Value *base, Value *pc, Value *kc, Value *at, Value *width) {
+    Value *off = b_.CreateAdd(b_.CreateMul(pc, width), b_.CreateMul(at, kc));
     return b_.CreateInBoundsGEP(b_.getFloatTy(), base, off);
   }
   Value *packedLhsAt(Value *base, Value *pc, Value *kc, Value *i) {
@@ -193,14 +196,16 @@ private:
     Value *rhsBlocks = b_.CreateMul(b_.CreateUDiv(b_.CreateAdd(N, b_.getInt64(p.nc - 1)), nc),
                                     params_[p.prepackedParam]);
     Value *x = a_.wgId[0];
-    Value *rhsHere = b_.CreateICmpULT(x, rhsBlocks);
+    // (A constant rhs was packed when building.)
+    Value *rhsHere =
+        p.rhsConstant ? b_.getFalse() : b_.CreateICmpULT(x, rhsBlocks);
     ifThen(rhsHere, [&]() {
       Value *j0 = b_.CreateMul(x, nc, "", true, true);
       Value *j1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(j0, nc), N);
       Value *from = rhsBlock(batchBase(p.rhs), pc, j0), *ldb = strides_[p.rhs][P - 2];
       b_.CreateCall(packRhsFunction(), {kc, b_.CreateSub(j1, j0), from, ldb, packedAt(out, pc, kc, j0)});
     });
-    ifThen(b_.CreateNot(rhsHere), [&]() {
+    ifThen(p.lhsConstant ? b_.getFalse() : b_.CreateNot(rhsHere), [&]() {
       Value *i0 = b_.CreateMul(b_.CreateSub(x, rhsBlocks), b_.getInt64(p.mc), "", true, true);
       Value *i1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(i0, b_.getInt64(p.mc)), M);
       Value *lda = strides_[p.lhs][P - 2];
@@ -290,8 +295,15 @@ private:
     Value *lhs = batchBase(p.lhs), *lda = strides_[p.lhs][P - 2];
     Value *rhs = batchBase(p.rhs), *ldb = strides_[p.rhs][P - 2];
     Value *packed = batchBase(p.packedInput);
-    Value *prepacked = b_.CreateICmpNE(params_[p.prepackedParam], b_.getInt64(0));
-    Value *prepackedLhs = b_.CreateICmpNE(params_[p.prepackedLhsParam], b_.getInt64(0));
+    // A constant rhs was packed when building: input rhs is its panels.
+    Value *prepacked =
+        p.rhsConstant
+            ? b_.getTrue()
+            : b_.CreateICmpNE(params_[p.prepackedParam], b_.getInt64(0));
+    Value *prepackedLhs =
+        p.lhsConstant
+            ? b_.getTrue()
+            : b_.CreateICmpNE(params_[p.prepackedLhsParam], b_.getInt64(0));
     Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
     Function *tile = codegen::packedMatmulTile(m_, p, p.mr);
     std::vector<unsigned> tails = codegen::packedMatmulTailRows(p);
@@ -327,6 +339,9 @@ private:
                        b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(from, j0), kc))});
       });
       auto rhsPanel = [&](Value *jt) {
+        if (p.rhsConstant)
+          return packedAt(rhs, pc, kc, jt,
+                          params_[L_.inputs[p.rhs].dimParams[P - 1]]);
         return b_.CreateSelect(prepacked, packedAt(packed, pc, kc, jt),
                                b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(jt, j0), kc)));
       };
@@ -337,7 +352,12 @@ private:
           Value *from = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(ib, lda), pc));
           b_.CreateCall(packLhs, {kc, b_.CreateSub(ie, ib), from, lda, ownLhs});
         });
-        Value *lhsBlock = b_.CreateSelect(prepackedLhs, packedLhsAt(packed, pc, kc, ib), ownLhs);
+        Value *lhsBlock =
+            p.lhsConstant
+                ? packedAt(lhs, pc, kc, ib,
+                           params_[L_.inputs[p.lhs].dimParams[P - 1]])
+                : b_.CreateSelect(prepackedLhs, packedLhsAt(packed, pc, kc, ib),
+                                  ownLhs);
         loop(j0, j1, "jt", [&](Value *jt) {
           Value *panel = rhsPanel(jt);
           loop(ib, ie, "it", [&](Value *it) {

@@ -66,4 +66,24 @@ uint32_t Former::outputBuffer(const Value *v) {
 
 bool Former::usedOutside(const Value *v, int g) { return !consumedOnlyIn(v, g); }
 
+void Former::emptyUnusedConstants() {
+  std::vector<bool> used(prog.buffers.size(), false);
+  for (const StepDesc &s : prog.steps)
+    for (uint32_t b : s.bindings)
+      used[b] = true;
+  for (uint32_t b : prog.resultBuffers)
+    used[b] = true;
+  // Aliases refer to earlier buffers: from the last, a used alias's target.
+  for (size_t b = prog.buffers.size(); b-- > 0;)
+    if (used[b] && prog.buffers[b].kind == GRAFT_BUFFER_ALIAS)
+      used[prog.buffers[b].index] = true;
+  // A rank-1 constant of no elements: what the loader validates, with no
+  // data in the slice.
+  for (uint32_t b = 0; b < prog.buffers.size(); ++b)
+    if (prog.buffers[b].kind == GRAFT_BUFFER_CONST && !used[b]) {
+      prog.buffers[b].dims = {shapes.exprs.constant(0)};
+      prog.buffers[b].data.clear();
+    }
+}
+
 } // namespace graft

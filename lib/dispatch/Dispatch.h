@@ -111,6 +111,12 @@ struct PackedMatmul {
   unsigned packedInput = 0, widthParam = 0, lhsAtParam = 0;
   unsigned prepackedParam = 0, prepackedLhsParam = 0;
   bool packOnly = false;
+  // The rhs (lhs) is a constant packed when building (PackConstants.cpp):
+  // input |rhs| (|lhs|) is then [.., K, width] already in nr-column
+  // (mr-row) panels, laid out as in the packed buffer above (width: N
+  // rounded up to nr, M to mr); neither the pack dispatch nor the
+  // workgroups pack it, and prepackedParam (prepackedLhsParam) is 0.
+  bool rhsConstant = false, lhsConstant = false;
   unsigned nr() const { return nv * lanes; }
   // Per-worker scratch: partial sums (mw x nc), the rhs block (kc x nc) when
   // the workgroup packs it, then the packed lhs (mc x kc).

@@ -84,6 +84,7 @@ void Former::run() {
     prog.resultBuffers.push_back(b);
   }
   planArena();
+  emptyUnusedConstants();
   reportFoldErrors(fn.loc);
 }
 

@@ -5,8 +5,9 @@
 //   LoopKernels.cpp building LoopKernels (scalar DAGs) from op groups
 //   Tiling.cpp      flattening, loop order, tile sizes and the grid
 //   PackedGrid.cpp  a packed matmul's workgroup grid
-//   PackOperands.cpp the dispatch that packs a packed matmul's operands per call
-//   CallKernels.cpp kernel-call dispatches (from the ops' call plans)
+//   PackOperands.cpp the dispatch that packs a packed matmul's operands per
+//   call PackConstants.cpp a packed matmul's constant operands, packed when
+//   building CallKernels.cpp kernel-call dispatches (from the ops' call plans)
 //   Arena.cpp       intermediate buffers planned into one arena
 #pragma once
 
@@ -15,6 +16,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace graft {
@@ -96,6 +98,9 @@ struct Former {
   // Output buffer of a value a dispatch produces.
   uint32_t outputBuffer(const Value *v);
   bool usedOutside(const Value *v, int g);
+  // After every step exists: constants no step, alias or result uses (one
+  // a packed copy replaced) become empty, so the slice does not carry them.
+  void emptyUnusedConstants();
 
   // ---- Loop kernels (LoopKernels.cpp, Tiling.cpp) ----
   // A kernel under construction.
@@ -150,6 +155,15 @@ struct Former {
   // per call into a buffer, and that buffer as an input of the matmul
   // (PackOperands.cpp).
   void packOperandsOncePerCall(KernelDraft &draft);
+  // Before that: the matmul's operands that are constants become constants
+  // packed when building (PackConstants.cpp), into panels of |w| along M
+  // or N (|xMajor|: that dim is the outer one of the two); sets
+  // rhsConstant and lhsConstant.
+  void packConstantOperands(KernelDraft &draft);
+  bool packConstantOperand(KernelDraft &draft, unsigned input, bool xMajor,
+                           unsigned w);
+  // The packed copy of each (constant buffer, xMajor, w) in the function.
+  std::map<std::tuple<uint32_t, bool, unsigned>, uint32_t> packedConstants;
 
   // ---- Buffer planning (Arena.cpp) ----
   // After every step exists: TEMP buffers written whole by their first step

@@ -28,7 +28,10 @@ void Former::packOperandsOncePerCall(KernelDraft &draft) {
   const std::vector<uint32_t> &domain = draft.domain;
   const unsigned P = mm.loop.numParallel;
   const uint32_t M = domain[P - 2], N = domain[P - 1], K = domain[P];
-  const uint32_t packRhs = several(mm.grid[1]), packLhs = several(mm.grid[0]);
+  // (Constant operands are packed when building instead: PackConstants.cpp.)
+  packConstantOperands(draft);
+  const uint32_t packRhs = p.rhsConstant ? c(0) : several(mm.grid[1]);
+  const uint32_t packLhs = p.lhsConstant ? c(0) : several(mm.grid[0]);
   p.prepackedParam = param(draft, packRhs);
   p.prepackedLhsParam = param(draft, packLhs);
   // Rows of [.., K, width]: the rhs's padded columns, then the lhs's padded

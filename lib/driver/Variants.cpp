@@ -44,17 +44,31 @@ static std::string describeDispatch(const Dispatch &d) {
     return "calls " + d.call.plan->symbol;
   const LoopKernel &L = d.loop;
   const PackedMatmul &p = L.packed;
-  if (p.packOnly)
-    return "packs the matmul's rhs (kc x nc blocks " + std::to_string(p.kc) + "x" +
-           std::to_string(p.nc) + ") where several rows of workgroups read it, its lhs (mc x kc "
-           "blocks " + std::to_string(p.mc) + "x" + std::to_string(p.kc) +
-           ") where several columns do, once per call";
+  if (p.packOnly) {
+    // (A constant operand was packed when building: PackConstants.cpp.)
+    std::string rhs = "its rhs (kc x nc blocks " + std::to_string(p.kc) + "x" +
+                      std::to_string(p.nc) +
+                      ") where several rows of workgroups read it";
+    std::string lhs = "its lhs (mc x kc blocks " + std::to_string(p.mc) + "x" +
+                      std::to_string(p.kc) + ") where several columns do";
+    if (p.rhsConstant && p.lhsConstant)
+      return "packs nothing: both of the matmul's operands are constants "
+             "packed when built";
+    if (p.rhsConstant || p.lhsConstant)
+      return "packs the matmul's " + (p.rhsConstant ? lhs : rhs).substr(4) +
+             ", once per call (its constant " +
+             (p.rhsConstant ? "rhs" : "lhs") + " was packed when built)";
+    return "packs the matmul's " + rhs.substr(4) + ", " + lhs +
+           ", once per call";
+  }
   if (p.mr)
     return "packed matmul, register tile " + std::to_string(p.mr) + "x" +
-           std::to_string(p.nr()) + ", block up to " + std::to_string(p.mw) + "x" +
-           std::to_string(p.nc) + ", lhs block " + std::to_string(p.mc) + ", kc " +
-           std::to_string(p.kc) +
-           (p.rhsTransposed ? ", rhs transposed" : "");
+           std::to_string(p.nr()) + ", block up to " + std::to_string(p.mw) +
+           "x" + std::to_string(p.nc) + ", lhs block " + std::to_string(p.mc) +
+           ", kc " + std::to_string(p.kc) +
+           (p.rhsTransposed ? ", rhs transposed" : "") +
+           (p.rhsConstant ? ", constant rhs packed when built" : "") +
+           (p.lhsConstant ? ", constant lhs packed when built" : "");
   std::string s = "tile " + std::to_string(L.tileY) + "x" + std::to_string(L.tileX);
   if (L.regRows > 1)
     s += ", register tile " + std::to_string(L.regRows) + "x" + std::to_string(L.regCols);

@@ -672,6 +672,19 @@ bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::str
     Value acc = zeroAccumulator(ctx, a.type.elem, rs);
     Type t{a.type.elem, {m.size, n.size}, false};
     r = w.emit(mmHint, "matmul " + a.name + ", " + b.name + ", " + acc.name, t);
+  } else if (sb.size() == 2) {
+    // A batched lhs against a 2-D rhs (the weights of a layer over
+    // [batch, seq, hidden]): the batch dims fold into the lhs's rows, one
+    // matmul instead of a batch_matmul of the rhs broadcast to every batch
+    // (a copy per call); a constant rhs then stays a constant, packed when
+    // building (lib/dispatch/PackConstants.cpp). Each element adds its
+    // products in the same order either way.
+    DimRef rows = w.product(sa, 0, sa.size() - 1);
+    Value a2 = w.reshape(a, Shape{rows, k}, hint + ".lhs");
+    Value acc = zeroAccumulator(ctx, a.type.elem, Shape{rows, n});
+    Type t{a.type.elem, {rows.size, n.size}, false};
+    r = w.emit(hint + ".mm2", "matmul " + a2.name + ", " + b.name + ", " + acc.name, t);
+    r = w.reshape(r, rs, vecB ? hint + ".mm" : hint);
   } else {
     Shape fa = batch, fb = batch;
     fa.push_back(m), fa.push_back(k), fb.push_back(k2), fb.push_back(n);

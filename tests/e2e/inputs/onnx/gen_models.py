@@ -256,3 +256,13 @@ save("einsum",
       helper.make_node("Einsum", ["a", "b"], ["dot"], name="dot", equation="...i, ...i -> ...")],
      [vi("a", f32, [2, 2]), vi("b", f32, [2, 2])],
      [vi("mm", f32, [2, 2]), vi("diag", f32, [2]), vi("tr", f32, [2, 2]), vi("dot", f32, [2])])
+# A dense layer over [batch, seq, hidden] (and [2, 3, seq, hidden]): a
+# 2-D weight initializer against a batched lhs, one matmul whose constant
+# rhs is packed when building (each-target/constant_weights.sh).
+dense_w = [((i * 7) % 13 - 6) / 8 for i in range(40 * 24)]
+save("dense_3d",
+     [helper.make_node("MatMul", ["x", "w"], ["y"], name="dense"),
+      helper.make_node("MatMul", ["x4", "w"], ["y4"], name="dense4")],
+     [vi("x", f32, [2, "seq", 40]), vi("x4", f32, [2, 3, "seq", 40])],
+     [vi("y", f32, [2, "seq", 24]), vi("y4", f32, [2, 3, "seq", 24])],
+     [helper.make_tensor("w", f32, [40, 24], dense_w)])

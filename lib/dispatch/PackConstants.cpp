@@ -1,0 +1,129 @@
+// A packed matmul operand that is a constant of the graph (a tensor
+// literal, an ONNX initializer; usually the rhs: the weights) is read
+// already packed: graft packs it when it builds the slice, into the panels
+// the per-call packing would make (PackedMatmul in Dispatch.h), and the
+// slice carries that packed copy instead of the constant as written.
+// Packed per call, the same weights are read from their rows and written
+// into panels on every call: for an inference layer of few rows
+// (64 x 1024 x 1024) as much memory traffic as the matmul itself.
+//
+// Why when building, not when the module is loaded or first called: the
+// slice already holds one copy of the constant per ISA variant (every
+// variant is a fresh lowering with its own constants), so a packed copy in
+// its place costs no bytes where the matmul is the constant's only reader
+// (Former::emptyUnusedConstants drops the copy as written); the layout
+// differs per level (nr = lanes * 2, kc), which each variant's own
+// lowering knows; and the runtime needs no new buffer or step kind, no
+// memory beside the mapped slice and no first-call synchronisation (two
+// threads calling one module only read it). A constant that other ops also
+// read keeps its copy as written beside the packed one.
+//
+// The packed copy holds exactly the floats the per-call packing would
+// write, so results are bit-identical to packing per call.
+#include "dispatch/Former.h"
+
+#include <cassert>
+#include <cstring>
+#include <optional>
+#include <tuple>
+
+namespace graft {
+
+// The operand |src| packed into panels of |w| along X: [batch, K, X]
+// floats (an rhs [.., K, N]), or [batch, X, K] if |xMajor| (an lhs
+// [.., M, K], an rhs stored [.., N, K]), becomes [batch, K, width] with
+// width X rounded up to w: per K block pc of kc rows (fewer in the last),
+// the panel of [x, x + w) at pc * width + x * kcb, its element (k, x + i)
+// at + k * w + i, zeros past X. What the per-call packing routines write
+// (codegen/PackedMatmul.cpp: pack, packRows).
+static std::vector<uint8_t> packPanels(const uint8_t *src, int64_t batch,
+                                       int64_t K, int64_t X, bool xMajor,
+                                       int64_t kc, int64_t w) {
+  const int64_t width = (X + w - 1) / w * w;
+  std::vector<float> packed(static_cast<size_t>(batch * K * width), 0.0f);
+  auto at = [&](int64_t b, int64_t k, int64_t x) {
+    float f;
+    int64_t i = b * K * X + (xMajor ? x * K + k : k * X + x);
+    std::memcpy(&f, src + i * 4, 4);
+    return f;
+  };
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t pc = 0; pc < K; pc += kc) {
+      const int64_t kcb = std::min(kc, K - pc);
+      float *block = packed.data() + b * K * width + pc * width;
+      for (int64_t x0 = 0; x0 < X; x0 += w)
+        for (int64_t k = 0; k < kcb; ++k)
+          for (int64_t x = x0; x < std::min(x0 + w, X); ++x)
+            block[x0 * kcb + k * w + (x - x0)] = at(b, pc + k, x);
+    }
+  std::vector<uint8_t> bytes(packed.size() * 4);
+  std::memcpy(bytes.data(), packed.data(), bytes.size());
+  return bytes;
+}
+
+bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
+                                 bool xMajor, unsigned w) {
+  LoopKernel &L = draft.d.loop;
+  const PackedMatmul &p = L.packed;
+  KernelInput &in = L.inputs[input];
+  // The constant, or a reshape of it (an alias: the same bytes).
+  uint32_t storage = in.buffer;
+  while (prog.buffers[storage].kind == GRAFT_BUFFER_ALIAS)
+    storage = prog.buffers[storage].index;
+  if (prog.buffers[storage].kind != GRAFT_BUFFER_CONST || in.elem != DType::F32)
+    return false;
+  // Only the matmul's product may read the input (inputs are shared by
+  // buffer and map, so another load of it would read the packed layout).
+  size_t loads = 0;
+  for (const ScalarNode &n : L.nodes)
+    loads += n.kind == ScalarNode::Kind::Load && n.input == input;
+  if (loads != 1)
+    return false;
+  ExprTable &ex = shapes.exprs;
+  std::vector<int64_t> dims;
+  for (uint32_t e : prog.buffers[in.buffer].dims) {
+    std::optional<int64_t> d = ex.constValue(e);
+    if (!d) // (a constant's shape is static, an alias's may not be)
+      return false;
+    dims.push_back(*d);
+  }
+  const size_t rank = dims.size();
+  assert(rank == L.numParallel &&
+         "a packed matmul's operands have the domain's batch dims");
+  const int64_t batch = rank == 3 ? dims[0] : 1;
+  const int64_t K = dims[rank - (xMajor ? 1 : 2)];
+  const int64_t X = dims[rank - (xMajor ? 2 : 1)];
+
+  // One packed copy per constant and panel form in the function (tied
+  // weights read by several matmuls).
+  auto key = std::make_tuple(in.buffer, xMajor, w);
+  auto it = packedConstants.find(key);
+  uint32_t packed;
+  if (it != packedConstants.end()) {
+    packed = it->second;
+  } else {
+    std::vector<uint32_t> packedDims;
+    if (rank == 3)
+      packedDims.push_back(ex.constant(batch));
+    packedDims.push_back(ex.constant(K));
+    packedDims.push_back(ex.constant((X + w - 1) / w * w));
+    std::vector<uint8_t> data = packPanels(prog.buffers[storage].data.data(),
+                                           batch, K, X, xMajor, p.kc, w);
+    packed = addBuffer(GRAFT_BUFFER_CONST, 0, DType::F32, packedDims);
+    prog.buffers[packed].data = std::move(data);
+    packedConstants[key] = packed;
+  }
+  in.buffer = packed;
+  in.dimParams.clear();
+  for (uint32_t e : prog.buffers[packed].dims)
+    in.dimParams.push_back(param(draft, e));
+  return true;
+}
+
+void Former::packConstantOperands(KernelDraft &draft) {
+  PackedMatmul &p = draft.d.loop.packed;
+  p.rhsConstant = packConstantOperand(draft, p.rhs, p.rhsTransposed, p.nr());
+  p.lhsConstant = packConstantOperand(draft, p.lhs, true, p.mr);
+}
+
+} // namespace graft

@@ -1,0 +1,216 @@
+# Constant matmul operands packed when building (lib/dispatch/PackConstants.cpp)
+# on $TARGET (CTest runs this once per registered target, under qemu for
+# the others): a matmul whose rhs is a tensor literal (plain, transposed
+# with a fused epilogue, batched, read by two matmuls) or whose lhs is one
+# gives, on every feature level this machine runs (forced with --isa), the
+# bytes of the same graph with those weights as arguments (packed per
+# call), at 1 and 3 threads, and matches the reference evaluator. The
+# sizes end in ragged panels (150 columns, 130 rows) and span several K
+# blocks (600) on every level; 43 rows are one row of workgroups, 230
+# several (the per-call path packs the rhs in the workgroups, or once per
+# call before the matmul). --explain says which operand each level packed
+# when built; the slice does not carry the unpacked copy of a constant
+# only the matmul reads, and keeps it for one that is also returned. On
+# the host, repeated calls and two threads calling one module give the
+# first call's bytes, and two builds give the same bundle. An ONNX dense
+# layer over a batched lhs folds the batch into the matmul's rows and reads
+# its weights packed.
+"$PYTHON" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(5)
+def lit(x):
+    if x.ndim == 1:
+        return "[" + ", ".join(np.format_float_positional(v, unique=True) for v in x) + "]"
+    return "[" + ", ".join(lit(r) for r in x) + "]"
+def f32(*shape):
+    return rng.uniform(-1, 1, shape).astype(np.float32)
+w, wt, v, wb = f32(600, 150), f32(150, 600), f32(130, 600), f32(2, 300, 50)
+for name, x in [("w", w), ("wt", wt), ("v", v), ("wb", wb)]:
+    np.save(name + ".npy", x)
+np.save("a43.npy", f32(43, 600)); np.save("a230.npy", f32(230, 600))
+np.save("b.npy", f32(600, 70)); np.save("ba.npy", f32(2, 90, 300))
+# Each function twice: the weights as constants (@f), then as arguments
+# (@f_arg, the same body).
+funcs = {
+  "fc": ("%a: tensor<?x600xf32>", "tensor<?x150xf32>", [("w", "tensor<600x150xf32>")], """
+  %z = constant 0.0 : f32
+  %m = dim %a {axis = 0} : index
+  %e = empty %m : tensor<?x150xf32>
+  %f = fill %z, %e : tensor<?x150xf32>
+  %r = matmul %a, %w, %f : tensor<?x150xf32>
+  return %r"""),
+  "mlp": ("%a: tensor<?x600xf32>", "tensor<?x150xf32>", [("wt", "tensor<150x600xf32>")], """
+  %c = constant 0.5 : f32
+  %z = constant 0.0 : f32
+  %t = transpose %wt {perm = [1, 0]} : tensor<600x150xf32>
+  %m = dim %a {axis = 0} : index
+  %e = empty %m : tensor<?x150xf32>
+  %f = fill %c, %e : tensor<?x150xf32>
+  %r = matmul %a, %t, %f : tensor<?x150xf32>
+  %y = map %r : tensor<?x150xf32> {
+  ^bb0(%x: f32):
+    %0 = max %x, %z : f32
+    yield %0
+  }
+  return %y"""),
+  "lhs": ("%b: tensor<600x?xf32>", "tensor<130x?xf32>", [("v", "tensor<130x600xf32>")], """
+  %z = constant 0.0 : f32
+  %n = dim %b {axis = 1} : index
+  %e = empty %n : tensor<130x?xf32>
+  %f = fill %z, %e : tensor<130x?xf32>
+  %r = matmul %v, %b, %f : tensor<130x?xf32>
+  return %r"""),
+  "bmm": ("%a: tensor<2x?x300xf32>", "tensor<2x?x50xf32>", [("wb", "tensor<2x300x50xf32>")], """
+  %z = constant 0.0 : f32
+  %m = dim %a {axis = 1} : index
+  %e = empty %m : tensor<2x?x50xf32>
+  %f = fill %z, %e : tensor<2x?x50xf32>
+  %r = batch_matmul %a, %wb, %f : tensor<2x?x50xf32>
+  return %r"""),
+  "tied": ("%a: tensor<?x600xf32>", "tensor<?x150xf32>", [("w", "tensor<600x150xf32>")], """
+  %z = constant 0.0 : f32
+  %one = constant 1.0 : f32
+  %m = dim %a {axis = 0} : index
+  %e = empty %m : tensor<?x150xf32>
+  %f = fill %z, %e : tensor<?x150xf32>
+  %g = fill %one, %e : tensor<?x150xf32>
+  %r = matmul %a, %w, %f : tensor<?x150xf32>
+  %s = matmul %a, %w, %g : tensor<?x150xf32>
+  %y = map %r, %s : tensor<?x150xf32> {
+  ^bb0(%x: f32, %q: f32):
+    %0 = mul %x, %q : f32
+    yield %0
+  }
+  return %y"""),
+}
+consts = {"w": w, "wt": wt, "v": v, "wb": wb}
+with open("cw.graph", "w") as out:
+    for name, (args, result, weights, body) in funcs.items():
+        decls = "".join(f"\n  %{n} = constant {lit(consts[n])} : {t}" for n, t in weights)
+        out.write(f"func @{name}({args}) -> {result} {{{decls}{body}\n}}\n")
+        wargs = "".join(f", %{n}: {t}" for n, t in weights)
+        out.write(f"func @{name}_arg({args}{wargs}) -> {result} {{{body}\n}}\n")
+# The constant is also returned: its unpacked copy stays.
+with open("shared.graph", "w") as out:
+    out.write(f"""func @shared(%a: tensor<?x600xf32>) -> (tensor<?x150xf32>, tensor<600x150xf32>) {{
+  %w = constant {lit(w)} : tensor<600x150xf32>{funcs["fc"][3].replace("return %r", "return %r, %w")}
+}}
+""")
+PY
+"$GRAFT" build cw.graph --target "$TARGET" -o cw.graft --explain > explain.txt
+# Every level packs the rhs of fc, mlp, bmm and tied (both matmuls) and the
+# lhs of lhs when building; the _arg functions pack per call.
+for level in ${TARGET_LEVELS[$TARGET]}; do
+  sed -n "/^$level (/,/^[^ ]/p" explain.txt > level.txt
+  for f in fc mlp bmm tied; do
+    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant rhs packed when built$" level.txt ||
+      { echo "$level: $f"; cat explain.txt; exit 1; } >&2
+  done
+  [[ $(grep -c "^  tied_dispatch_[0-9]*_matmul: .*constant rhs packed when built" level.txt) -eq 2 ]] ||
+    { cat explain.txt >&2; exit 1; }
+  grep -q "^  lhs_dispatch_[0-9]*_matmul: packed matmul, .*, constant lhs packed when built$" level.txt ||
+    { cat explain.txt >&2; exit 1; }
+  not grep "_arg_dispatch_.*packed when built" level.txt
+done
+
+cases=("fc a43.npy" "fc a230.npy" "mlp a43.npy" "mlp a230.npy" "lhs b.npy" "bmm ba.npy"
+       "tied a230.npy")
+declare -A weights=([fc]="w.npy" [mlp]="wt.npy" [lhs]="v.npy" [bmm]="wb.npy" [tied]="w.npy")
+ran=0
+for level in ${TARGET_LEVELS[$TARGET]}; do
+  if ! model=$(cpu_for_level "$TARGET" "$level"); then
+    echo "note: nothing on this machine runs $TARGET $level (host CPU or a qemu model); not run"
+    continue
+  fi
+  echo "$level: ${model:-native}"
+  for c in "${cases[@]}"; do
+    read -r fn in <<< "$c"
+    for threads in 1 3; do
+      run_cpu "$TARGET" "$model" cw.graft --isa="$level" --threads $threads --function "$fn" \
+        --input "@$in" --output @const$threads.npy
+    done
+    run_cpu "$TARGET" "$model" cw.graft --isa="$level" --function "${fn}_arg" \
+      --input "@$in" --input "@${weights[$fn]}" --output @arg.npy
+    cmp const1.npy const3.npy || { echo "error: $level $c: 1 and 3 threads differ" >&2; exit 1; }
+    cmp const1.npy arg.npy || { echo "error: $level $c: differs from the weights as arguments" >&2; exit 1; }
+    "$GRAFT" eval cw.graph --function "$fn" --input "@$in" --output @ref.npy
+    "$PYTHON" - "$level $c" <<'PY'
+import sys
+import numpy as np
+got, ref = np.load("const1.npy"), np.load("ref.npy")
+assert got.shape == ref.shape, (got.shape, ref.shape)
+err = np.abs(got.astype(np.float64) - ref)
+assert (err <= 1e-4 + 1e-4 * np.abs(ref)).all(), f"{sys.argv[1]}: max error {err.max()}"
+assert (got != 0).any(), sys.argv[1]
+PY
+  done
+  ran=$((ran + 1))
+done
+[[ $ran -gt 0 ]] || { echo "error: no variant of $TARGET could run here" >&2; exit 1; }
+
+# The slice carries one copy of each constant per level: packed (rows
+# padded to whole panels), not also as written. With the constant
+# returned as well, it carries both.
+levels=(${TARGET_LEVELS[$TARGET]})
+"$PYTHON" - <<'PY'
+with open("fc.graph", "w") as out:
+    src = open("cw.graph").read().split("func @")
+    out.write("".join("func @" + f for f in src if f.startswith("fc(") or f.startswith("fc_arg(")))
+PY
+"$GRAFT" build fc.graph --target "$TARGET" --levels=baseline -o fc.graft
+"$GRAFT" build shared.graph --target "$TARGET" --levels=baseline -o shared.graft
+size() { stat -c %s "$1"; }
+bytes=$((600 * 150 * 4))
+[[ $(size fc.graft) -lt $((bytes * 3 / 2)) ]] || { echo "fc.graft: $(size fc.graft) bytes" >&2; exit 1; }
+[[ $(size shared.graft) -gt $((bytes * 2)) ]] || { echo "shared.graft: $(size shared.graft) bytes" >&2; exit 1; }
+model=$(cpu_for_level "$TARGET" "${levels[0]}")
+run_cpu "$TARGET" "$model" shared.graft --input @a43.npy --output @r.npy --output @w_out.npy
+run_cpu "$TARGET" "$model" fc.graft --function fc --input @a43.npy --output @fc.npy
+cmp r.npy fc.npy
+cmp w_out.npy w.npy
+
+# ONNX: a 2-D weight initializer against a [2, seq, 40] and a
+# [2, 3, seq, 40] lhs (tests/e2e/inputs/onnx/gen_models.py, dense_3d) is
+# one matmul each, reading one packed copy, with no per-call broadcast of
+# the weights; it gives the bytes of --weights-as-args.
+dense=$SRC/tests/e2e/inputs/onnx/dense_3d.onnx
+"$GRAFT" build "$dense" --target "$TARGET" -o dense.graft --explain > dense.txt
+[[ $(grep -c "^  dense_3d_dispatch_[0-9]*_matmul: .*, constant rhs packed when built$" dense.txt) -eq \
+   $((2 * ${#levels[@]})) ]] || { cat dense.txt >&2; exit 1; }
+not grep -q broadcast dense.txt
+"$GRAFT" build "$dense" --target "$TARGET" --weights-as-args -o dense_arg.graft
+"$PYTHON" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(6)
+np.save("x.npy", rng.uniform(-1, 1, (2, 37, 40)).astype(np.float32))
+np.save("x4.npy", rng.uniform(-1, 1, (2, 3, 5, 40)).astype(np.float32))
+w = np.array([((i * 7) % 13 - 6) / 8 for i in range(40 * 24)], np.float32).reshape(40, 24)
+np.save("dw.npy", w)
+PY
+for level in ${TARGET_LEVELS[$TARGET]}; do
+  model=$(cpu_for_level "$TARGET" "$level") || continue
+  run_cpu "$TARGET" "$model" dense.graft --isa="$level" --input @x.npy --input @x4.npy \
+    --output @y.npy --output @y4.npy
+  run_cpu "$TARGET" "$model" dense_arg.graft --isa="$level" --input @x.npy --input @x4.npy \
+    --input @dw.npy --output @ya.npy --output @y4a.npy
+  cmp y.npy ya.npy
+  cmp y4.npy y4a.npy
+  "$PYTHON" - "$level" <<'PY'
+import sys
+import numpy as np
+w = np.load("dw.npy").astype(np.float64)
+for x, y in [("x.npy", "y.npy"), ("x4.npy", "y4.npy")]:
+    ref = np.load(x).astype(np.float64) @ w
+    got = np.load(y)
+    assert got.shape == ref.shape, (sys.argv[1], got.shape, ref.shape)
+    assert np.abs(got - ref).max() <= 1e-4, (sys.argv[1], y, np.abs(got - ref).max())
+PY
+done
+
+[[ $TARGET == "$HOST_TARGET" ]] || exit 0
+# Repeated calls, and two threads calling one module at once.
+"$GRAFT_REPEAT_CHECK" cw.graft tied 3 5 @a230.npy
+"$GRAFT_REPEAT_CHECK" cw.graft lhs 3 5 @b.npy
+# Two builds, the same bytes.
+"$GRAFT" build cw.graph --target "$TARGET" -o again.graft
+cmp cw.graft again.graft
