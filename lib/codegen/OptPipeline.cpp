@@ -89,6 +89,7 @@ const std::vector<PassRun> &handVectorizedIdleRuns(llvm::StringRef kind) {
       {"InstCombinePass", 5},  {"InstCombinePass", 7},
       {"LoopDeletionPass", kEveryRun}, {"CorrelatedValuePropagationPass", 0},
       {"SimplifyCFGPass", 3},  {"InstSimplifyPass", 0}, {"Float2IntPass", 0},
+      {"IndVarSimplifyPass", 0}, {"IndVarSimplifyPass", 1}, {"IndVarSimplifyPass", 3},
   };
   static const std::vector<PassRun> tile = {
       {"SLPVectorizerPass", kEveryRun},    {"InstCombinePass", 4},
