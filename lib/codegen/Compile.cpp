@@ -36,6 +36,7 @@ static std::unique_ptr<llvm::Module> emitVariantFunctions(LLVMContext &ctx,
                                                           const FeatureLevel &level,
                                                           llvm::TargetMachine &tm) {
   auto m = std::make_unique<llvm::Module>(level.name, ctx);
+  m->setSourceFileName("variant"); // the same for every level (variantText)
   m->setTargetTriple(target.triple);
   m->setDataLayout(tm.createDataLayout());
   for (const Dispatch &d : programs.dispatches) {

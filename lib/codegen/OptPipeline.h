@@ -21,12 +21,28 @@ const std::vector<std::string> &idleOnGraftCodePasses();
 
 // The function attribute that marks a routine graft vectorizes by hand
 // (the packed matmul's packing routines and microkernels, PackedMatmul.cpp):
-// the pipeline skips handVectorizedSkippedPasses() on it.
+// the pipeline skips handVectorizedSkippedPasses() on it, and the runs of
+// handVectorizedIdleRuns() of its value, the routine's kind ("pack",
+// "packrows", "tile", "tilepack").
 inline constexpr const char kHandVectorizedAttr[] = "graft-hand-vectorized";
 
 // The O3 passes that change nothing in a hand-vectorized routine (but do
 // elsewhere: LoopIdiomRecognize turns a fill into a memset).
 const std::vector<std::string> &handVectorizedSkippedPasses();
+
+// One run of an O3 pass on a routine: the |run|-th time (from 0) the
+// pipeline comes to |pass| on it, or every time (kEveryRun).
+struct PassRun {
+  const char *pass;
+  int run;
+};
+inline constexpr int kEveryRun = -1;
+
+// The runs of O3 passes that change nothing in a hand-vectorized routine
+// of |kind| (a kHandVectorizedAttr value; none for an unknown kind): a
+// pass that reshapes the routine early in the pipeline may find nothing
+// left to do when O3 comes back to it.
+const std::vector<PassRun> &handVectorizedIdleRuns(llvm::StringRef kind);
 
 // What a slice module skips: skippedOptPasses(), and idleOnGraftCodePasses()
 // unless the slice links a kernel as bitcode.

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "codegen/Codegen.h"
 #include "dispatch/FormForTest.h"
 
@@ -106,8 +108,9 @@ TEST(OptPipeline, StillVectorises) {
   EXPECT_EQ(graft, optimized({}, "scale"));
 }
 
-// A matmul (packed on the levels that pack), a softmax (reductions,
-// broadcasts, exp) and a 1D elementwise chain: the loops graft emits.
+// A matmul (packed on the levels that pack), one with a transposed rhs
+// (packed by rows), a softmax (reductions, broadcasts, exp) and a 1D
+// elementwise chain: the loops graft emits.
 const std::string kGraftGraph = std::string(kFilledMatmulGraph) + R"(
 func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %n = dim %x {axis = 1} : index
@@ -128,6 +131,16 @@ func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   }
   return %r
 }
+func @mmt(%a: tensor<?x?xf32>, %bt: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %z = constant 0.0 : f32
+  %m = dim %a {axis = 0} : index
+  %n = dim %bt {axis = 0} : index
+  %b = transpose %bt {perm = [1, 0]} : tensor<?x?xf32>
+  %e = empty %m, %n : tensor<?x?xf32>
+  %f = fill %z, %e : tensor<?x?xf32>
+  %r = matmul %a, %b, %f : tensor<?x?xf32>
+  return %r
+}
 func @chain(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   %zero = constant 0.0 : f32
   %p = map %x, %y : tensor<?xf32> {
@@ -145,10 +158,12 @@ func @chain(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
 // |skipped|. (Their IR may differ in the attributes the function-attribute
 // passes infer: the code is what must not.)
 // Without |handVectorizedMark|, kHandVectorizedAttr is taken off first
-// (the routines then run every pass); |marked| counts where it was.
+// (the routines then run every pass); |marked| collects the routines that
+// had it, by kind.
 std::string optimizedDispatches(const TargetInfo &target, const FeatureLevel &level,
                                 const std::vector<std::string> &skipped,
-                                bool handVectorizedMark = true, unsigned *marked = nullptr) {
+                                bool handVectorizedMark = true,
+                                std::map<std::string, unsigned> *marked = nullptr) {
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(target, error, &level);
   EXPECT_TRUE(tm) << error;
@@ -167,7 +182,7 @@ std::string optimizedDispatches(const TargetInfo &target, const FeatureLevel &le
     if (!f.isDeclaration() && f.hasLocalLinkage())
       f.setLinkage(llvm::GlobalValue::ExternalLinkage);
     if (marked && f.hasFnAttribute(kHandVectorizedAttr))
-      ++*marked;
+      ++(*marked)[f.getFnAttribute(kHandVectorizedAttr).getValueAsString().str()];
     if (!handVectorizedMark)
       f.removeFnAttr(kHandVectorizedAttr);
   }
@@ -197,16 +212,26 @@ TEST(OptPipeline, IdlePassesChangeNothingInGraftCode) {
   EXPECT_GE(levels, 5u);
 }
 
+// Also the runs of handVectorizedIdleRuns(): every kind of routine is
+// there (the rhs packed by rows too), each one whose runs are listed. A
+// change to a routine's IR that makes a listed run do something fails
+// here: take that run off its kind's list.
 TEST(OptPipeline, HandVectorizedSkipsChangeNothing) {
   unsigned levels = 0;
   for (const TargetInfo *t : allTargets())
     for (const FeatureLevel &level : t->levels) {
       SCOPED_TRACE(std::string(t->name) + " " + level.name);
-      unsigned marked = 0;
+      std::map<std::string, unsigned> marked;
       std::string skipping = optimizedDispatches(*t, level, skippedOptPasses(false), true, &marked);
-      if (marked == 0)
+      if (marked.empty())
         continue; // the level does not pack its matmul
       ++levels;
+      for (const char *kind : {"pack", "packrows", "tile", "tilepack"}) {
+        EXPECT_GE(marked[kind], 1u) << kind;
+        EXPECT_FALSE(handVectorizedIdleRuns(kind).empty()) << kind;
+      }
+      EXPECT_GE(marked["packrows"], 2u) << "the lhs and the transposed rhs";
+      EXPECT_EQ(marked.size(), 4u);
       EXPECT_TRUE(skipping == optimizedDispatches(*t, level, skippedOptPasses(false), false));
     }
   EXPECT_GE(levels, 5u) << "x86_64 and aarch64 levels pack their matmuls";

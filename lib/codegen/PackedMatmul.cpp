@@ -53,7 +53,8 @@ Function *leaf(Module &m, const std::string &kind, ArrayRef<Type *> params,
   f->addFnAttr(Attribute::NoUnwind);
   f->addFnAttr(Attribute::NoInline);
   f->addFnAttr("frame-pointer", "none");
-  f->addFnAttr(kHandVectorizedAttr);
+  // The kind without its width (packrows12: packrows), for the pipeline.
+  f->addFnAttr(kHandVectorizedAttr, StringRef(kind).rtrim("0123456789"));
   if (p.lanes > 1) {
     std::string bits = std::to_string(p.lanes * 32);
     f->addFnAttr("prefer-vector-width", bits);

@@ -27,8 +27,9 @@ bool levelMayChangeCode(const FeatureLevel &level, const llvm::Module &m);
 // through other levels.
 bool levelImplies(const TargetInfo &target, const FeatureLevel &level, const FeatureLevel &lower);
 
-// The IR of |m| for comparing variants: its globals and functions with
-// their attributes, not the module's name.
+// The IR of |m| for comparing variants (as bitcode): its globals and
+// functions with their attributes, and its source file name, which
+// variant modules leave the same for every level.
 std::string variantText(const llvm::Module &m);
 
 } // namespace graft::codegen
