@@ -3,10 +3,9 @@
 // (shapes are dynamic), so that a matmul with enough work has enough
 // workgroups to keep many threads busy and a small one stays in a few.
 //
-// The result never depends on the grid: every split is along M or N, and
-// each output element still adds its products in k order, so a grid may
-// read the call's thread count (GRAFT_EXPR_THREADS) and results stay
-// bit-identical at any thread count. Only the split below reads it.
+// The grid never depends on the thread count: a bundle serves any. Neither
+// does the result: every split is along M or N, and each output element
+// still adds its products in k order.
 //
 // From rows of one lhs block (mc), the columns narrow from nc down to one
 // nr-column panel until the grid has about kTargetWorkgroups workgroups,
@@ -15,37 +14,23 @@
 // workgroups read is packed once per call (PackOperands.cpp). Where the
 // columns stay whole and there are many more workgroups than the target,
 // a workgroup covers up to kMaxLhsBlocks lhs blocks, which amortises the
-// trips of the rhs panels from L3 over more rows.
-//
-// The rows split below one lhs block only where M is one block and the
-// grid above leaves a thread fewer than kWorkgroupsPerThread workgroups:
-// into groups of whole mr-row panels, as many as give each thread that
-// many, none under kMinSplitMacs multiply-adds. Every row group reads the
-// whole rhs, which is then packed once per call by the pack dispatch
-// (PackOperands.cpp) instead of in cache by each workgroup: that costs a
-// copy of the rhs (+22% at 1 thread for 64 x 1024 x 1024 on the 2-core
-// VM), which only pays where the workgroups are too few for the threads.
-// So 1 thread keeps the grid above: 64 x 1024 x 1024 splits at 16
-// threads (32 workgroups for 64 wanted), not at 1 to 8.
+// trips of the rhs panels from L3 over more rows. The rows never split
+// below one lhs block: that would send the rhs of a one-row matmul, packed
+// in cache by each workgroup, through a buffer.
 //
 // Every expression here is evaluated on every call (the 2x2 MLP pays for
 // each): divisions by constants and clamps, no search.
 //
 // On x86-64-v4 (mr 12, nr 32, mc 96, nc 256): 64 x 1024 x 1024 is 32
-// workgroups of 64 x 32 (4 of 64 x 256 before), and at 16 threads 64 of
-// 36 (or 28) x 32; 1024-square 77 of 96 x 160 (44 of 96 x 256);
-// 2048-square 88 of 192 x 256 (48 of 384 x 256).
+// workgroups of 64 x 32 (4 of 64 x 256 before); 1024-square 77 of
+// 96 x 160 (44 of 96 x 256); 2048-square 88 of 192 x 256 (48 of 384 x 256).
 #include "dispatch/Former.h"
-
-#include <optional>
 
 namespace graft {
 
 constexpr int64_t kTargetWorkgroups = 64;
 constexpr int64_t kMinWorkgroupMacs = int64_t(1) << 20;
 constexpr int64_t kMaxLhsBlocks = 4;
-constexpr int64_t kWorkgroupsPerThread = 4;
-constexpr int64_t kMinSplitMacs = int64_t(1) << 19;
 
 void Former::packedMatmulGrid(KernelDraft &draft) {
   Dispatch &d = draft.d;
@@ -77,20 +62,6 @@ void Former::packedMatmulGrid(KernelDraft &draft) {
   uint32_t workgroups = op(GRAFT_EXPR_MUL, blockRows, d.grid[0]);
   uint32_t blocks = clamp(op(GRAFT_EXPR_DIV, workgroups, c(kTargetWorkgroups)), c(1), kMaxLhsBlocks);
   uint32_t rows = op(GRAFT_EXPR_MUL, blocks, c(p.mc));
-  std::optional<int64_t> staticM = ex.constValue(M);
-  if (!staticM || *staticM <= int64_t(p.mc)) {
-    // Row groups for the threads: wanted per thread, at most as many as
-    // leave each kMinSplitMacs; 1 (no split) unless more than one.
-    uint32_t panels = op(GRAFT_EXPR_CEILDIV, M, c(p.mr));
-    uint32_t wanted = op(GRAFT_EXPR_CEILDIV, op(GRAFT_EXPR_MUL, ex.threads(), c(kWorkgroupsPerThread)),
-                         op(GRAFT_EXPR_MAX, workgroups, c(1)));
-    uint32_t panelMacs = op(GRAFT_EXPR_MUL, c(p.mr), op(GRAFT_EXPR_MUL, cols, op(GRAFT_EXPR_MAX, K, c(1))));
-    uint32_t most = op(GRAFT_EXPR_DIV, panels, op(GRAFT_EXPR_CEILDIV, c(kMinSplitMacs), panelMacs));
-    uint32_t groups = op(GRAFT_EXPR_MAX, op(GRAFT_EXPR_MIN, wanted, most), c(1));
-    uint32_t split = op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_LT, c(1), groups), op(GRAFT_EXPR_LT, M, c(p.mc + 1)));
-    uint32_t splitRows = op(GRAFT_EXPR_MUL, c(p.mr), op(GRAFT_EXPR_CEILDIV, panels, groups));
-    rows = op(GRAFT_EXPR_SUB, rows, op(GRAFT_EXPR_MUL, split, op(GRAFT_EXPR_SUB, rows, splitRows)));
-  }
   d.grid[1] = op(GRAFT_EXPR_CEILDIV, M, rows);
   p.mwParam = param(draft, rows);
   p.nwParam = param(draft, cols);

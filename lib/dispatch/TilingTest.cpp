@@ -41,23 +41,15 @@ void expectPacksOperandsOf(const Dispatch &pack, const Dispatch &mm) {
   EXPECT_EQ(pack.grid[2], mm.grid[2]);
 }
 
-// The value of expression |id| of a function whose shapes are static (its
-// leaves are constants and THREADS) on a call at |threads| threads.
-std::optional<int64_t> valueAt(const ExprTable &ex, uint32_t id, int64_t threads) {
-  const graft_expr_v1_t &e = ex.exprs().at(id);
-  if (e.op == GRAFT_EXPR_CONST)
-    return e.imm;
-  if (e.op == GRAFT_EXPR_THREADS)
-    return threads;
-  if (graft_expr_is_leaf(e.op))
-    return std::nullopt;
-  std::optional<int64_t> a = valueAt(ex, e.a, threads), b = valueAt(ex, uint32_t(e.imm), threads);
-  int64_t r = 0;
-  if (!a || !b || graft_expr_apply(e.op, *a, *b, &r) != GRAFT_EXPR_STATUS_OK)
-    return std::nullopt;
-  return r;
+// The value of |mm|'s param |index|, where it is a constant.
+std::optional<int64_t> paramValue(const ProgramSet &ps, const Dispatch &mm, unsigned index) {
+  return ps.functions[0].shapes.exprs.constValue(mm.params[index]);
 }
 
+// The flag saying whether |mm|'s rhs is packed before the call.
+std::optional<int64_t> prepacked(const ProgramSet &ps, const Dispatch &mm) {
+  return paramValue(ps, mm, mm.loop.packed.prepackedParam);
+}
 
 TEST(Tiling, PackedMatmulFromEveryLevel) {
   for (const TargetInfo *t : allTargets())
@@ -112,15 +104,9 @@ TEST(Tiling, WiderLevelsGetWiderTiles) {
 // columns (44 workgroups before); 2048-square: two lhs blocks (4 and 48
 // before); 2 x 2: one workgroup, nothing packed before; 1024 x 64 x 1024:
 // columns of 192, the fewest that give each workgroup 1M multiply-adds.
-// Where M is one lhs block and a thread would have fewer than 4
-// workgroups, the rows split into groups of mr-row panels and the rhs is
-// packed once: 64 x 1024 x 1024 at 12 and 16 threads in 2 rows of 36 (and
-// 28), at 64 threads in 3 of 24 (no more: 0.5M multiply-adds each at
-// least); 70 x 700 x 1000 (ragged) at 16 in rows of 36 (and 34). Larger M
-// never reads the thread count: its grid is a constant.
 TEST(Tiling, PackedMatmulGrids) {
   const char *graph = R"(
-func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x2048xf32>, %d: tensor<2x2xf32>, %e: tensor<1024x64xf32>, %f: tensor<64x1024xf32>, %g: tensor<70x700xf32>, %h: tensor<700x1000xf32>) -> (tensor<64x1024xf32>, tensor<1024x1024xf32>, tensor<2048x2048xf32>, tensor<2x2xf32>, tensor<1024x1024xf32>, tensor<70x1000xf32>) {
+func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x2048xf32>, %d: tensor<2x2xf32>, %e: tensor<1024x64xf32>, %f: tensor<64x1024xf32>) -> (tensor<64x1024xf32>, tensor<1024x1024xf32>, tensor<2048x2048xf32>, tensor<2x2xf32>, tensor<1024x1024xf32>) {
   %z = constant 0.0 : f32
   %e1 = empty : tensor<64x1024xf32>
   %f1 = fill %z, %e1 : tensor<64x1024xf32>
@@ -137,52 +123,35 @@ func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x204
   %e5 = empty : tensor<1024x1024xf32>
   %f5 = fill %z, %e5 : tensor<1024x1024xf32>
   %r5 = matmul %e, %f, %f5 : tensor<1024x1024xf32>
-  %e6 = empty : tensor<70x1000xf32>
-  %f6 = fill %z, %e6 : tensor<70x1000xf32>
-  %r6 = matmul %g, %h, %f6 : tensor<70x1000xf32>
-  return %r1, %r2, %r3, %r4, %r5, %r6
+  return %r1, %r2, %r3, %r4, %r5
 }
 )";
   struct Want {
-    unsigned matmul;
-    int64_t threads, M, N, K, rows, cols, gridX, gridY, packRhs, packLhs;
-  } want[] = {{0, 1, 64, 1024, 1024, 96, 32, 32, 1, 0, 1},
-              {0, 8, 64, 1024, 1024, 96, 32, 32, 1, 0, 1},
-              {0, 12, 64, 1024, 1024, 36, 32, 32, 2, 1, 1},
-              {0, 16, 64, 1024, 1024, 36, 32, 32, 2, 1, 1},
-              {0, 64, 64, 1024, 1024, 24, 32, 32, 3, 1, 1},
-              {1, 1, 1024, 1024, 1024, 96, 160, 7, 11, 1, 1},
-              {1, 16, 1024, 1024, 1024, 96, 160, 7, 11, 1, 1},
-              {2, 16, 2048, 2048, 2048, 192, 256, 8, 11, 1, 1},
-              {3, 1, 2, 2, 2, 96, 256, 1, 1, 0, 0},
-              {3, 16, 2, 2, 2, 96, 256, 1, 1, 0, 0},
-              {4, 16, 1024, 1024, 64, 96, 192, 6, 11, 1, 1},
-              {5, 1, 70, 1000, 700, 96, 32, 32, 1, 0, 1},
-              {5, 16, 70, 1000, 700, 36, 32, 32, 2, 1, 1}};
+    int64_t M, N, K, rows, cols, gridX, gridY, packRhs, packLhs;
+  } want[] = {{64, 1024, 1024, 96, 32, 32, 1, 0, 1},
+              {1024, 1024, 1024, 96, 160, 7, 11, 1, 1},
+              {2048, 2048, 2048, 192, 256, 8, 11, 1, 1},
+              {2, 2, 2, 96, 256, 1, 1, 0, 0},
+              {1024, 1024, 64, 96, 192, 6, 11, 1, 1}};
   const TargetInfo *x86 = lookupTarget("x86_64");
   ASSERT_TRUE(x86);
   ProgramSet ps = form(*lookupLevel(*x86, "x86-64-v4"), graph);
-  ASSERT_EQ(ps.dispatches.size(), 12u);
+  ASSERT_EQ(ps.dispatches.size(), 10u);
   ASSERT_EQ(ps.functions.size(), 1u);
   const ExprTable &ex = ps.functions[0].shapes.exprs;
-  for (const Want &w : want) {
-    const Dispatch &pack = ps.dispatches[2 * w.matmul], &d = ps.dispatches[2 * w.matmul + 1];
-    SCOPED_TRACE(std::to_string(w.M) + "x" + std::to_string(w.K) + "x" + std::to_string(w.N) + " at " +
-                 std::to_string(w.threads) + " threads");
+  for (unsigned i = 0; i < 5; ++i) {
+    const Want &w = want[i];
+    const Dispatch &pack = ps.dispatches[2 * i], &d = ps.dispatches[2 * i + 1];
+    SCOPED_TRACE(std::to_string(w.M) + "x" + std::to_string(w.K) + "x" + std::to_string(w.N));
     expectPacksOperandsOf(pack, d);
     const PackedMatmul &p = d.loop.packed;
     ASSERT_EQ(p.mr, 12u);
-    auto at = [&](uint32_t e) { return valueAt(ex, e, w.threads); };
-    EXPECT_EQ(at(d.params[p.mwParam]), w.rows);
-    EXPECT_EQ(at(d.params[p.nwParam]), w.cols);
-    EXPECT_EQ(at(d.grid[0]), w.gridX);
-    EXPECT_EQ(at(d.grid[1]), w.gridY);
-    EXPECT_EQ(at(d.params[p.prepackedParam]), w.packRhs);
-    EXPECT_EQ(at(d.params[p.prepackedLhsParam]), w.packLhs);
-    // Only a one-block M reads the thread count.
-    if (w.M > p.mc) {
-      EXPECT_TRUE(ex.constValue(d.grid[1]).has_value());
-    }
+    EXPECT_EQ(paramValue(ps, d, p.mwParam), w.rows);
+    EXPECT_EQ(paramValue(ps, d, p.nwParam), w.cols);
+    EXPECT_EQ(ex.constValue(d.grid[0]), w.gridX);
+    EXPECT_EQ(ex.constValue(d.grid[1]), w.gridY);
+    EXPECT_EQ(prepacked(ps, d), w.packRhs);
+    EXPECT_EQ(paramValue(ps, d, p.prepackedLhsParam), w.packLhs);
     // Blocks of whole register tiles, within the scratch.
     EXPECT_EQ(w.rows % p.mr, 0);
     EXPECT_EQ(w.cols % p.nr(), 0);
@@ -192,8 +161,8 @@ func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x204
     // blocks, over the K blocks; no workgroups where nothing is packed.
     int64_t kBlocks = (w.K + p.kc - 1) / p.kc;
     int64_t x = w.packRhs * ((w.N + p.nc - 1) / p.nc) + w.packLhs * ((w.M + p.mc - 1) / p.mc);
-    EXPECT_EQ(at(pack.grid[0]), x);
-    EXPECT_EQ(at(pack.grid[1]), (w.packRhs || w.packLhs) ? kBlocks : 0);
+    EXPECT_EQ(ex.constValue(pack.grid[0]), x);
+    EXPECT_EQ(ex.constValue(pack.grid[1]), (w.packRhs || w.packLhs) ? kBlocks : 0);
   }
 }
 
