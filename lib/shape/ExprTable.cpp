@@ -27,8 +27,6 @@ uint32_t ExprTable::argScalar(uint32_t arg) {
   return intern(GRAFT_EXPR_ARG_SCALAR, arg, 0);
 }
 
-uint32_t ExprTable::threads() { return intern(GRAFT_EXPR_THREADS, 0, 0); }
-
 std::optional<int64_t> ExprTable::constValue(uint32_t id) const {
   if (id < exprs_.size() && exprs_[id].op == GRAFT_EXPR_CONST)
     return exprs_[id].imm;
@@ -81,7 +79,6 @@ std::string ExprTable::str(uint32_t id) const {
   case GRAFT_EXPR_ARG_DIM:
     return "arg" + std::to_string(e.a) + ".dim" + std::to_string(e.imm);
   case GRAFT_EXPR_ARG_SCALAR: return "arg" + std::to_string(e.a);
-  case GRAFT_EXPR_THREADS: return "threads";
   default: break;
   }
   std::string sym = graft_expr_op_symbol(e.op);

@@ -35,9 +35,6 @@ public:
   uint32_t constant(int64_t v);
   uint32_t argDim(uint32_t arg, uint32_t dim);
   uint32_t argScalar(uint32_t arg);
-  // The thread count of the call (GRAFT_EXPR_THREADS): never a constant,
-  // whatever the shapes. Only grids may read it, never a size or a result.
-  uint32_t threads();
   // op is one of the binary graft_expr_op_t values; folds constants and
   // trivial identities (x*1, x+0, ceildiv(x,1)).
   uint32_t binary(graft_expr_op_t op, uint32_t a, uint32_t b);

@@ -415,7 +415,6 @@ struct Analyzer {
           ids.push_back(info.dimsOf(op.operands.at(e.a)).at(static_cast<size_t>(e.imm)));
           break;
         case GRAFT_EXPR_ARG_SCALAR: ids.push_back(scalar(op.operands.at(e.a))); break;
-        case GRAFT_EXPR_THREADS: ids.push_back(ex.threads()); break;
         default:
           ids.push_back(ex.binary(static_cast<graft_expr_op_t>(e.op), ids.at(e.a),
                                   ids.at(static_cast<size_t>(e.imm))));

@@ -211,7 +211,8 @@ private:
     // Operands come before their users: one backward sweep marks them all.
     for (size_t i = all.size(); i-- > 0;) {
       const graft_expr_v1_t &e = all[i];
-      if (!used[i] || graft_expr_is_leaf(e.op))
+      if (!used[i] || e.op == GRAFT_EXPR_CONST || e.op == GRAFT_EXPR_ARG_DIM ||
+          e.op == GRAFT_EXPR_ARG_SCALAR)
         continue;
       used[e.a] = true;
       used[static_cast<size_t>(e.imm)] = true;
@@ -221,7 +222,7 @@ private:
       if (!used[i])
         continue;
       graft_expr_v1_t e = all[i];
-      if (!graft_expr_is_leaf(e.op)) {
+      if (e.op != GRAFT_EXPR_CONST && e.op != GRAFT_EXPR_ARG_DIM && e.op != GRAFT_EXPR_ARG_SCALAR) {
         e.a = newId[e.a];
         e.imm = newId[static_cast<size_t>(e.imm)];
       }

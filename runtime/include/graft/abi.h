@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define GRAFT_ABI_VERSION 3u
+#define GRAFT_ABI_VERSION 2u
 #define GRAFT_LIBRARY_MAGIC 0x54464152u /* "RAFT" read little-endian */
 #define GRAFT_QUERY_SYMBOL "graft_library_query"
 
@@ -185,11 +185,7 @@ typedef enum graft_expr_op_e {
   GRAFT_EXPR_REM = 10,       /* floor remainder (sign of the divisor) */
   GRAFT_EXPR_EQ = 11,        /* value = e[a] == e[imm] ? 1 : 0 (v2) */
   GRAFT_EXPR_LT = 12,        /* value = e[a] < e[imm] ? 1 : 0 (v2) */
-  /* (v3) value = the number of threads the invocation's dispatches run on
-   * (the pool's size, >= 1, fixed for a module); a and imm are 0. A leaf:
-   * what a grid reads to give many threads more workgroups. */
-  GRAFT_EXPR_THREADS = 13,
-  GRAFT_EXPR_OP_COUNT_ = 14,
+  GRAFT_EXPR_OP_COUNT_ = 13,
 } graft_expr_op_t;
 
 typedef struct graft_expr_v1_t {

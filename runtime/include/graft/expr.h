@@ -108,13 +108,6 @@ static inline graft_expr_status_t graft_expr_apply(uint32_t op, int64_t a,
   return GRAFT_EXPR_STATUS_OK;
 }
 
-/* Whether |op| is a leaf (CONST, ARG_DIM, ARG_SCALAR, THREADS): an
- * expression with no operand expressions. Every other op is binary. */
-static inline int graft_expr_is_leaf(uint32_t op) {
-  return op == GRAFT_EXPR_CONST || op == GRAFT_EXPR_ARG_DIM ||
-         op == GRAFT_EXPR_ARG_SCALAR || op == GRAFT_EXPR_THREADS;
-}
-
 /* How messages write binary op |op|: "+", "-", "*", "/", "%", "ceildiv",
  * "min", "max", "==", "<"; "?" for anything else. Infix ops are the
  * one-character ones and the comparisons. */

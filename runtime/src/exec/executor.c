@@ -803,7 +803,6 @@ static graft_status_t invoke(const graft_library_v1_t* library,
                            "out of memory invoking '%s'", f->name);
   if (!st)
     st = graft_expr_memos_evaluate(executor->memos, function_ordinal, f, args,
-                                   graft_thread_pool_size(executor->pool),
                                    inv.values);
   if (!st) st = run_checks(&inv);
   if (!st) st = setup_buffers(&inv);

@@ -63,11 +63,11 @@ graft_status_t graft_function_invoke(const graft_library_v1_t* library,
 
 /* Evaluates f->exprs in order into |values| (f->expr_count entries):
  * overflow-checked int64 arithmetic, floor division; division by zero is
- * an error; GRAFT_EXPR_THREADS is |threads| (>= 1). |f| is validated and
- * |args| were already checked against f->args. Exposed for tests. */
+ * an error. |f| is validated and |args| were already checked against
+ * f->args. Exposed for tests. */
 graft_status_t graft_host_exprs_evaluate(const graft_function_v1_t* f,
                                          const graft_tensor_t* args,
-                                         uint32_t threads, int64_t* values);
+                                         int64_t* values);
 
 /* The value of leaf expression |e| (GRAFT_EXPR_ARG_DIM or
  * GRAFT_EXPR_ARG_SCALAR) for |args|, checked as above. */

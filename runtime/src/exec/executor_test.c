@@ -359,24 +359,9 @@ static graft_status_t eval(uint32_t op, int64_t a, int64_t b, int64_t* out) {
   f.expr_count = 3;
   f.exprs = exprs;
   int64_t values[3];
-  graft_status_t s = graft_host_exprs_evaluate(&f, NULL, 1, values);
+  graft_status_t s = graft_host_exprs_evaluate(&f, NULL, values);
   *out = values[2];
   return s;
-}
-
-/* The THREADS leaf is the thread count the program is evaluated for: a
- * grid of ceildiv(4 * threads, 3) workgroups. */
-static int64_t eval_threads(uint32_t threads) {
-  graft_expr_v1_t exprs[5] = {{GRAFT_EXPR_THREADS, 0, 0},
-                              {GRAFT_EXPR_CONST, 0, 4},
-                              {GRAFT_EXPR_MUL, 0, 1},
-                              {GRAFT_EXPR_CONST, 0, 3},
-                              {GRAFT_EXPR_CEILDIV, 2, 3}};
-  graft_function_v1_t f = {.name = "threads", .expr_count = 5, .exprs = exprs};
-  int64_t values[5] = {0};
-  EXPECT_OK(graft_host_exprs_evaluate(&f, NULL, threads, values));
-  EXPECT(values[0] == threads);
-  return values[4];
 }
 
 #define EXPECT_EVAL(op, a, b, expected)        \
@@ -407,8 +392,6 @@ static void expressions(void) {
   EXPECT_ERROR(eval(GRAFT_EXPR_REM, 7, 0, &v), "divides 7 by zero");
   EXPECT_ERROR(eval(GRAFT_EXPR_MUL, INT64_MAX, 2, &v), "overflows 64 bits");
   EXPECT_ERROR(eval(GRAFT_EXPR_DIV, INT64_MIN, -1, &v), "overflows 64 bits");
-  EXPECT(eval_threads(1) == 2);
-  EXPECT(eval_threads(16) == 22);
 }
 
 static void threads_1_vs_2_identical(void) {

@@ -22,9 +22,7 @@ struct graft_expr_memos_t {
   memo_t* memos;
 };
 
-/* The leaves a memo is keyed by (GRAFT_EXPR_THREADS is not one: fixed for
- * the module). */
-static int is_arg_leaf(const graft_expr_v1_t* e) {
+static int is_leaf(const graft_expr_v1_t* e) {
   return e->op == GRAFT_EXPR_ARG_DIM || e->op == GRAFT_EXPR_ARG_SCALAR;
 }
 
@@ -52,13 +50,13 @@ graft_status_t graft_expr_memos_create(const graft_library_v1_t* library,
     memo_t* m = &memos->memos[i];
     atomic_flag_clear(&m->busy);
     for (uint32_t e = 0; e < f->expr_count; ++e)
-      m->leaf_count += is_arg_leaf(&f->exprs[e]);
+      m->leaf_count += is_leaf(&f->exprs[e]);
     m->leaf_exprs = calloc(m->leaf_count ? m->leaf_count : 1, sizeof(uint32_t));
     m->leaves = calloc(m->leaf_count ? m->leaf_count : 1, sizeof(int64_t));
     m->values = calloc(f->expr_count ? f->expr_count : 1, sizeof(int64_t));
     ok = m->leaf_exprs && m->leaves && m->values;
     for (uint32_t e = 0, l = 0; ok && e < f->expr_count; ++e)
-      if (is_arg_leaf(&f->exprs[e])) m->leaf_exprs[l++] = e;
+      if (is_leaf(&f->exprs[e])) m->leaf_exprs[l++] = e;
   }
   if (!ok) {
     graft_expr_memos_free(memos);
@@ -83,10 +81,10 @@ graft_status_t graft_expr_memos_evaluate(graft_expr_memos_t* memos,
                                          uint32_t ordinal,
                                          const graft_function_v1_t* f,
                                          const graft_tensor_t* args,
-                                         uint32_t threads, int64_t* values) {
+                                         int64_t* values) {
   memo_t* m = memos ? &memos->memos[ordinal] : NULL;
   if (!m || atomic_flag_test_and_set_explicit(&m->busy, memory_order_acquire))
-    return graft_host_exprs_evaluate(f, args, threads, values);
+    return graft_host_exprs_evaluate(f, args, values);
   graft_status_t st = NULL;
   size_t bytes = sizeof(int64_t) * f->expr_count;
   if (m->valid && leaves_match(m, f, args)) {
@@ -96,7 +94,7 @@ graft_status_t graft_expr_memos_evaluate(graft_expr_memos_t* memos,
         &m->hits, atomic_load_explicit(&m->hits, memory_order_relaxed) + 1,
         memory_order_relaxed);
   } else {
-    st = graft_host_exprs_evaluate(f, args, threads, values);
+    st = graft_host_exprs_evaluate(f, args, values);
     m->valid = !st;
     if (!st) {
       memcpy(m->values, values, bytes);

@@ -3,9 +3,8 @@
  * arguments the expressions read), so that a call with the same leaves
  * copies the values instead of evaluating every expression again: a call
  * repeated with the same shapes, the usual case, evaluates none. The values
- * are a pure function of the leaves and the thread count
- * (graft_host_exprs_evaluate), which is fixed for one module's memos, so a
- * copy is exactly what evaluating would give; only a successful evaluation is
+ * are a pure function of the leaves (graft_host_exprs_evaluate), so a copy
+ * is exactly what evaluating would give; only a successful evaluation is
  * kept, and the checks, which read the values, run on every call.
  *
  * Safe across threads: a call takes a function's memo with an atomic flag
@@ -32,13 +31,12 @@ graft_status_t graft_expr_memos_create(const graft_library_v1_t* library,
 void graft_expr_memos_free(graft_expr_memos_t* memos);
 
 /* graft_host_exprs_evaluate of function |ordinal| (|f|), through its memo
- * when |memos| is not NULL. |threads| must be the same on every call with
- * the same |memos| (a module's pool size): it is not a key of the memo. */
+ * when |memos| is not NULL. */
 graft_status_t graft_expr_memos_evaluate(graft_expr_memos_t* memos,
                                          uint32_t ordinal,
                                          const graft_function_v1_t* f,
                                          const graft_tensor_t* args,
-                                         uint32_t threads, int64_t* values);
+                                         int64_t* values);
 
 /* Calls of function |ordinal| whose values came from its memo (tests). */
 uint64_t graft_expr_memos_hits(const graft_expr_memos_t* memos,

@@ -120,7 +120,6 @@ static void floor_division_table(void) {
   EXPECT_APPLY_FAILS(GRAFT_EXPR_CEILDIV, 5, 0,
                      GRAFT_EXPR_STATUS_DIVIDE_BY_ZERO);
   EXPECT_APPLY_FAILS(GRAFT_EXPR_ARG_DIM, 1, 1, GRAFT_EXPR_STATUS_NOT_BINARY);
-  EXPECT_APPLY_FAILS(GRAFT_EXPR_THREADS, 1, 1, GRAFT_EXPR_STATUS_NOT_BINARY);
 }
 
 /* Element rules: floor, never failing; the caller truncates to the width. */
@@ -154,7 +153,7 @@ static void host_exprs_agree_with_header(void) {
                                     {kBinaryOps[o], 0, 1}};
         graft_function_v1_t f = {.name = "f", .expr_count = 3, .exprs = exprs};
         int64_t values[3] = {0};
-        graft_status_t s = graft_host_exprs_evaluate(&f, NULL, 1, values);
+        graft_status_t s = graft_host_exprs_evaluate(&f, NULL, values);
         graft_expr_status_t ws = graft_expr_apply(kBinaryOps[o], a, b, &want);
         const char* text = s ? graft_status_message(s) : "";
         int ok = ws == GRAFT_EXPR_STATUS_OK

@@ -1,6 +1,6 @@
 /* Evaluation of a function's integer expressions (graft_expr_v1_t): the
  * sizes, grid counts and dispatch constants of one invocation, computed from
- * the argument dims, scalar arguments and the thread count. All arithmetic is checked: an
+ * the argument dims and scalar arguments. All arithmetic is checked: an
  * overflow or a division by zero is the caller's error (odd input sizes), not
  * undefined behaviour. The arithmetic is graft/expr.h's, shared with the
  * compiler, so a size folded at compile time and the same size computed here
@@ -56,7 +56,7 @@ static graft_status_t failed(const graft_function_v1_t* f, uint32_t i,
 
 graft_status_t graft_host_exprs_evaluate(const graft_function_v1_t* f,
                                          const graft_tensor_t* args,
-                                         uint32_t threads, int64_t* values) {
+                                         int64_t* values) {
   for (uint32_t i = 0; i < f->expr_count; ++i) {
     const graft_expr_v1_t* e = &f->exprs[i];
     if (e->op == GRAFT_EXPR_CONST) {
@@ -65,10 +65,6 @@ graft_status_t graft_host_exprs_evaluate(const graft_function_v1_t* f,
     }
     if (e->op == GRAFT_EXPR_ARG_DIM || e->op == GRAFT_EXPR_ARG_SCALAR) {
       values[i] = graft_host_expr_leaf(e, args);
-      continue;
-    }
-    if (e->op == GRAFT_EXPR_THREADS) {
-      values[i] = threads;
       continue;
     }
     /* Binary: operands are earlier expressions (validated). */

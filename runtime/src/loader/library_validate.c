@@ -106,13 +106,6 @@ static graft_status_t validate_exprs(const graft_elf_image_t* image,
                f->name, i, e->a, f->args[e->a].rank);
         }
         break;
-      case GRAFT_EXPR_THREADS:
-        if (e->a != 0 || e->imm != 0) {
-          FAIL("function '" NAME "' expr %u is THREADS with operands %u and "
-               "%lld; it has none (both 0)",
-               f->name, i, e->a, (long long)e->imm);
-        }
-        break;
       default:
         if (e->op >= GRAFT_EXPR_OP_COUNT_) {
           FAIL("function '" NAME "' expr %u has unknown op %u", f->name, i,

@@ -88,12 +88,6 @@ static void expr_and_buffer_cases(fixture_t* f) {
          "validate: expr dim out of range");
   exprs[2].op = 77;
   expect(f, "expr 2 has unknown op 77", "validate: unknown expr op");
-  exprs[2].op = GRAFT_EXPR_THREADS;
-  exprs[2].a = 0;
-  exprs[2].imm = 1;
-  expect(f, "function 'add' expr 2 is THREADS with operands 0 and 1; it has "
-            "none (both 0)",
-         "validate: THREADS with an operand");
 
   graft_buffer_v1_t* buffers = MUT(graft_buffer_v1_t, f->fn->buffers);
   buffers[0].kind = GRAFT_BUFFER_ALIAS;
