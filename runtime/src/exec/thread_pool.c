@@ -330,6 +330,14 @@ uint32_t graft_thread_pool_size(const graft_thread_pool_t* pool) {
   return pool->size;
 }
 
+uint64_t graft_thread_pool_spin_ns(const graft_thread_pool_t* pool) {
+  return pool->spin_ns;
+}
+
+uint32_t graft_thread_pool_sleepers(graft_thread_pool_t* pool) {
+  return atomic_load(&pool->sleepers);
+}
+
 /* Grows every worker's scratch to |size|. Workers are idle (run_lock held
  * and no loop published), so their scratch fields can be written. */
 static graft_status_t reserve_scratch(graft_thread_pool_t* pool,
