@@ -16,10 +16,17 @@
  * workers that joined, which still run indices they took. Only then may
  * the next loop reuse the job, the counter or the workers' scratch.
  *
- * A worker that has left a loop spins on |state| for a short while
- * (SPIN_ROUNDS pauses, tens of microseconds) before it sleeps on a
- * condition variable, so back-to-back dispatches find it awake without a
- * system call, and an idle pool costs no CPU.
+ * A worker that has left a loop spins on |state| for a while (the pool's
+ * spin window: SPIN_NS, measured on the clock) before it sleeps on a
+ * condition variable, so back-to-back dispatches, and back-to-back calls of
+ * a function, find it awake without a system call, and an idle pool costs
+ * no CPU. The caller waiting for the workers of its loop spins the same
+ * window. The window is long enough to span the gap between two calls (the
+ * slowest worker of one call's last loop to the next call's first): a
+ * worker woken from the futex is tens of microseconds late in a sandbox,
+ * which is what an awake pool saves each call. A pool with more threads
+ * than the CPUs it may run on spins only SPIN_NS_OVERSUBSCRIBED: there a
+ * spinning worker takes the CPU of one with work to do.
  *
  * A profiled loop (graft_thread_pool_parallel_for_profiled) carries its
  * profile in the job: a worker reads the clock when it joins and leaves,
@@ -27,18 +34,23 @@
  * writes (exec/loop_profile.h). run_job is compiled twice, with and
  * without the clock reads, so an unprofiled loop tests for the profile
  * once per loop and never per chunk or workgroup. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE 1 /* sched_getaffinity */
 #include "exec/thread_pool.h"
 
 #include "exec/arena.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define SPIN_ROUNDS 2048
+/* The spin windows (see the top of the file), and how many pauses go by
+ * between two reads of the clock (a pause is 10-50 ns). */
+#define SPIN_NS 500000u
+#define SPIN_NS_OVERSUBSCRIBED 20000u
+#define SPIN_PAUSES_PER_CLOCK 64u
 
 /* One polite pause of a spin loop. */
 static inline void cpu_relax(void) {
@@ -51,6 +63,24 @@ static inline void cpu_relax(void) {
 #endif
 }
 #define MAX_THREADS 256
+
+/* One spin-wait: spin(&w) pauses once and returns 1 while the window that
+ * began at the first call lasts, then 0 (the waiter sleeps). */
+typedef struct spin_wait_s {
+  uint64_t window_ns;
+  uint64_t deadline_ns; /* 0 until the first clock read */
+  uint32_t pauses;
+} spin_wait_t;
+
+static inline int spin(spin_wait_t* w) {
+  if (w->pauses++ % SPIN_PAUSES_PER_CLOCK == 0) {
+    uint64_t now = graft_loop_profile_now_ns();
+    if (w->deadline_ns == 0) w->deadline_ns = now + w->window_ns;
+    else if (now >= w->deadline_ns) return 0;
+  }
+  cpu_relax();
+  return 1;
+}
 
 /* Per-worker state on its own cache line. */
 typedef struct worker_s {
@@ -69,6 +99,7 @@ typedef struct job_s {
 
 struct graft_thread_pool_s {
   uint32_t size;
+  uint64_t spin_ns; /* the spin window */
   uint32_t started; /* threads actually running (size - 1 once created) */
   pthread_t* threads;
   worker_t* workers;
@@ -169,12 +200,11 @@ static void run_job(graft_thread_pool_t* pool, const job_t* job,
  * spins first, then sleeps. Returns the state it saw. */
 static uint64_t wait_for_loop(graft_thread_pool_t* pool, uint32_t seen) {
   uint64_t s = atomic_load_explicit(&pool->state, memory_order_acquire);
-  for (int i = 0; i < SPIN_ROUNDS && loop_generation(s) == seen &&
-                  !atomic_load_explicit(&pool->shutdown, memory_order_relaxed);
-       ++i) {
-    cpu_relax();
+  spin_wait_t w = {pool->spin_ns, 0, 0};
+  while (loop_generation(s) == seen &&
+         !atomic_load_explicit(&pool->shutdown, memory_order_relaxed) &&
+         spin(&w))
     s = atomic_load_explicit(&pool->state, memory_order_acquire);
-  }
   if (loop_generation(s) != seen || atomic_load(&pool->shutdown)) return s;
   pthread_mutex_lock(&pool->mutex);
   /* sleepers is raised before the generation is read again; the caller
@@ -218,6 +248,18 @@ static void* worker_main(void* arg) {
   }
 }
 
+/* The CPUs this process may run on (its affinity mask: a `taskset -c 1`
+ * run has one), else the online ones. */
+static uint32_t usable_cpus(void) {
+#ifdef __linux__
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+    return (uint32_t)CPU_COUNT(&set);
+#endif
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus > 0 ? (uint32_t)cpus : 1;
+}
+
 graft_status_t graft_thread_pool_create(uint32_t thread_count,
                                         graft_thread_pool_t** out_pool) {
   *out_pool = NULL;
@@ -229,6 +271,7 @@ graft_status_t graft_thread_pool_create(uint32_t thread_count,
   graft_thread_pool_t* pool = calloc(1, sizeof(*pool));
   if (!pool) goto oom;
   pool->size = thread_count;
+  pool->spin_ns = thread_count > usable_cpus() ? SPIN_NS_OVERSUBSCRIBED : SPIN_NS;
   pool->workers = aligned_alloc(64, sizeof(worker_t) * thread_count);
   pool->threads = calloc(thread_count, sizeof(pthread_t));
   if (!pool->workers || !pool->threads) goto oom;
@@ -285,6 +328,14 @@ void graft_thread_pool_destroy(graft_thread_pool_t* pool) {
 
 uint32_t graft_thread_pool_size(const graft_thread_pool_t* pool) {
   return pool->size;
+}
+
+uint64_t graft_thread_pool_spin_ns(const graft_thread_pool_t* pool) {
+  return pool->spin_ns;
+}
+
+uint32_t graft_thread_pool_sleepers(graft_thread_pool_t* pool) {
+  return atomic_load(&pool->sleepers);
 }
 
 /* Grows every worker's scratch to |size|. Workers are idle (run_lock held
@@ -388,10 +439,9 @@ static inline __attribute__((always_inline)) graft_status_t parallel_for(
   /* Every index is handed out: close the loop and wait for the workers
    * that joined it. */
   uint64_t s = atomic_fetch_or(&pool->state, LOOP_CLOSED) | LOOP_CLOSED;
-  for (int i = 0; i < SPIN_ROUNDS && loop_joined(s) > 0; ++i) {
-    cpu_relax();
+  spin_wait_t w = {pool->spin_ns, 0, 0};
+  while (loop_joined(s) > 0 && spin(&w))
     s = atomic_load_explicit(&pool->state, memory_order_acquire);
-  }
   if (loop_joined(s) > 0) {
     pthread_mutex_lock(&pool->mutex);
     while (loop_joined(atomic_load(&pool->state)) > 0)

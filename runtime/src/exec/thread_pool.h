@@ -53,6 +53,13 @@ graft_status_t graft_thread_pool_parallel_for(graft_thread_pool_t* pool,
                                               void* context,
                                               graft_parallel_failure_t* out_failure);
 
+/* How long a worker of |pool| spins after a loop before it sleeps, in
+ * nanoseconds (thread_pool.c: shorter where the pool has more threads than
+ * the CPUs the process may run on), and how many workers sleep now. For
+ * tests. */
+uint64_t graft_thread_pool_spin_ns(const graft_thread_pool_t* pool);
+uint32_t graft_thread_pool_sleepers(graft_thread_pool_t* pool);
+
 /* The most chunks one loop of |pool| hands out, whatever its count: the
  * chunk slots a profile needs. */
 uint32_t graft_thread_pool_chunk_capacity(const graft_thread_pool_t* pool);

@@ -1,10 +1,15 @@
 /* Tests of the thread pool: every index runs exactly once, failures stop the
  * loop, scratch is per worker and aligned, a one-thread pool runs inline,
- * and loops from several threads at once are serialized correctly.
+ * loops from several threads at once are serialized correctly, and idle
+ * workers spin their window, then sleep.
  * Build with -DGRAFT_SANITIZE=thread to check for races. */
+#define _GNU_SOURCE 1 /* sched_getaffinity */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "exec/arena.h"
 #include "exec/thread_pool.h"
@@ -189,6 +194,40 @@ static void big_scratch(void) {
   graft_thread_pool_destroy(pool);
 }
 
+/* The CPUs this process may run on, as the pool counts them. */
+static uint32_t usable_cpus(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+    return (uint32_t)CPU_COUNT(&set);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus > 0 ? (uint32_t)cpus : 1;
+}
+
+/* A pool spins 500 us after a loop where each thread has a CPU, 20 us where
+ * it has more threads than CPUs; either way an idle pool's workers all end
+ * up asleep (an idle pool costs no CPU). */
+static void idle_workers_spin_then_sleep(void) {
+  uint32_t cpus = usable_cpus();
+  uint32_t sizes[2] = {cpus < 2 ? 2 : cpus, cpus + 1};
+  for (int k = 0; k < 2; ++k) {
+    graft_thread_pool_t* pool = NULL;
+    EXPECT_OK(graft_thread_pool_create(sizes[k], &pool));
+    if (!pool) return;
+    EXPECT(graft_thread_pool_spin_ns(pool) ==
+           (sizes[k] > cpus ? 20000u : 500000u));
+    count_ctx_t* c = new_ctx(-1);
+    graft_parallel_failure_t failure;
+    EXPECT_OK(graft_thread_pool_parallel_for(pool, 1000, 0, count_fn, c,
+                                             &failure));
+    free(c);
+    struct timespec tick = {0, 1000000}; /* 1 ms, up to 5 s */
+    for (int i = 0; i < 5000 && graft_thread_pool_sleepers(pool) < sizes[k] - 1; ++i)
+      nanosleep(&tick, NULL);
+    EXPECT(graft_thread_pool_sleepers(pool) == sizes[k] - 1);
+    graft_thread_pool_destroy(pool);
+  }
+}
+
 int main(void) {
   TEST_CASE(storage_heap_and_pages);
   TEST_CASE(big_scratch);
@@ -197,5 +236,6 @@ int main(void) {
   TEST_CASE(single_thread_inline);
   TEST_CASE(default_size_is_cpus);
   TEST_CASE(concurrent_loops);
+  TEST_CASE(idle_workers_spin_then_sleep);
   return graft_test_finish();
 }
