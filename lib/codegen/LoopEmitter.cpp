@@ -11,6 +11,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/RowVector.h"
 #include "codegen/ScalarOps.h"
+#include "codegen/TileEpilogue.h"
 
 #include <functional>
 #include <map>
@@ -253,10 +254,12 @@ private:
                                b_.CreateSub(j, j0));
       return b_.CreateInBoundsGEP(f32, sums, at);
     };
-    auto overBlock = [&](const std::string &name, const std::function<void(Value *)> &point) {
+    // Each row i of the block from column rowStart(i) (j0 where none given).
+    auto overBlock = [&](const std::string &name, const std::function<void(Value *)> &point,
+                         const std::function<Value *(Value *)> &rowStart = nullptr) {
       loop(i0, i1, "i_" + name, [&](Value *i) {
         idx_[P - 2] = i;
-        loop(j0, j1, "j_" + name, [&](Value *j) {
+        loop(rowStart ? rowStart(i) : j0, j1, "j_" + name, [&](Value *j) {
           idx_[P - 1] = j;
           point(sum(i, j));
         });
@@ -293,7 +296,12 @@ private:
     Value *prepacked = b_.CreateICmpNE(params_[p.prepackedParam], b_.getInt64(0));
     Value *prepackedLhs = b_.CreateICmpNE(params_[p.prepackedLhsParam], b_.getInt64(0));
     Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
-    Function *tile = codegen::packedMatmulTile(m_, p, p.mr);
+    // Where the epilogue has a vector form, the last K block's whole mr x nr
+    // tiles inside the output apply it in registers and store the outputs
+    // (TileEpilogue.h); the out pass then covers only the rest.
+    std::optional<TileEpilogue> epilogue = tileEpilogue(L_);
+    const TileEpilogue *epi = epilogue ? &*epilogue : nullptr;
+    Function *tile = codegen::packedMatmulTile(m_, p, p.mr, epi);
     std::vector<unsigned> tails = codegen::packedMatmulTailRows(p);
     // The microkernel for |left| rows: mr, or the smallest tail height that
     // covers them (a block's last panel, padded with zero rows).
@@ -318,6 +326,7 @@ private:
       // Whether the microkernels start their accumulators from the fill.
       Value *first = uniformInit ? b_.CreateZExt(b_.CreateICmpEQ(pc, b_.getInt64(0)), b_.getInt64Ty())
                                  : b_.getInt64(0);
+      Value *lastBlock = epi ? b_.CreateICmpEQ(b_.CreateAdd(pc, kc), K) : nullptr;
       // The rhs block: packed before the call, or now into the scratch
       // (its ragged panel only, where the tiles pack the rest).
       ifThen(b_.CreateNot(prepacked), [&]() {
@@ -346,14 +355,27 @@ private:
                 b_.CreateAnd(tilePacks, b_.CreateICmpULT(jt, wholeEnd)),
                 b_.CreateAnd(b_.CreateICmpEQ(ib, i0), b_.CreateICmpEQ(it, ib)));
             Value *at = sum(it, jt);
+            // The outputs: where this tile stores them (a whole mr x nr
+            // tile inside the output, in the last K block).
+            Value *out = ConstantPointerNull::get(b_.getPtrTy()), *last = b_.getInt64(0);
+            if (epi) {
+              idx_[P - 2] = it;
+              idx_[P - 1] = jt;
+              out = outputPtr(0);
+              Value *whole = b_.CreateAnd(b_.CreateICmpULT(jt, wholeEnd),
+                                          b_.CreateICmpUGE(b_.CreateSub(ie, it), b_.getInt64(p.mr)));
+              last = b_.CreateZExt(b_.CreateAnd(lastBlock, whole), b_.getInt64Ty());
+            }
+            Value *ldout = epi ? N : b_.getInt64(0);
             ifThen(packsHere, [&]() {
-              b_.CreateCall(codegen::packedMatmulTilePacking(m_, p),
+              b_.CreateCall(codegen::packedMatmulTilePacking(m_, p, epi),
                             {kc, lhsPanel, rhsBlock(rhs, pc, jt), at, b_.getInt64(p.nc), initRow,
-                             first, ldb, panel});
+                             first, ldb, panel, out, ldout, last});
             });
             ifThen(b_.CreateNot(packsHere), [&]() {
               b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)),
-                            {kc, lhsPanel, panel, at, b_.getInt64(p.nc), initRow, first});
+                            {kc, lhsPanel, panel, at, b_.getInt64(p.nc), initRow, first, out, ldout,
+                             last});
             });
           }, p.mr);
         }, p.nr());
@@ -362,11 +384,22 @@ private:
     // Left as written: a loop of calls, nothing to gain from unrolling it
     // or peeling its first K block (which differs only in |first|).
     noLoopVectorize(kBlocks, true);
+    // The outputs the tiles did not store: all of them where K is 0 or the
+    // epilogue has no vector form, else the ragged last panel's columns and
+    // the rows of a partial last tile (whole tiles cover [i0, rowsEnd) x
+    // [j0, wholeEnd): the tiles start at i0 + multiples of mr, mc being one).
+    std::function<Value *(Value *)> rowStart;
+    if (epi) {
+      Value *rowsEnd = b_.CreateSelect(b_.CreateICmpEQ(K, b_.getInt64(0)), i0, fullEnd(i0, i1, p.mr));
+      rowStart = [&, rowsEnd](Value *i) {
+        return b_.CreateSelect(b_.CreateICmpULT(i, rowsEnd), wholeEnd, j0);
+      };
+    }
     overBlock("out", [&](Value *slot) {
       Scope s = evalScope();
       s.acc = load(DType::F32, slot);
       storeOutputs(s);
-    });
+    }, rowStart);
   }
 
   // acc[j - ja] for j in [ja, jb) of the current row: init, every reduction

@@ -15,6 +15,7 @@
 #include "codegen/AbiTypes.h"
 #include "codegen/Codegen.h"
 #include "codegen/OptPipeline.h"
+#include "codegen/TileEpilogue.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -296,7 +297,7 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 }
 
 // void tile(i64 kc, const float *lhs, const float *rhs, float *acc, i64 ldacc,
-//           const float *init, i64 first):
+//           const float *init, i64 first, float *out, i64 ldout, i64 last):
 // acc[r][0..nr) = start[r] + sum over k in order of lhs[k][r] * rhs[k][..]
 // for r < rows, where start[r] is acc[r][..] (going on from the previous K
 // block) or, where |first| is nonzero, the row of nr values at |init| (the
@@ -310,11 +311,21 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 //
 // With |packing| it is tilepack(i64 kc, const float *lhs, const float *rhs,
 // float *acc, i64 ldacc, const float *init, i64 first, i64 ldb,
-// float *packed): the same sums, reading its rhs panel in place (row k at
-// rhs + k*ldb) and storing each row it reads into |packed| as pack would,
-// so that the tiles of the panel's other rows read it packed. Packing thus overlaps the multiply-adds of
+// float *packed, float *out, i64 ldout, i64 last): the same sums, reading
+// its rhs panel in place (row k at rhs + k*ldb) and storing each row it
+// reads into |packed| as pack would, so that the tiles of the panel's
+// other rows read it packed. Packing thus overlaps the multiply-adds of
 // the panel's first tile instead of running before them.
-static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool packing) {
+//
+// Every microkernel takes three more arguments, float *out, i64 ldout,
+// i64 last (one signature, so that a dispatch picks its tile height with a
+// select); only one made with an epilogue |epi| (TileEpilogue.h) reads
+// them: where |last| is nonzero the finished sums are not stored into
+// |acc|, the epilogue's value of each is stored at out[r * ldout + ..]
+// instead (all |rows| x nr of them: the caller passes last only for a
+// tile inside the output).
+static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool packing,
+                          const TileEpilogue *epi) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
@@ -322,7 +333,11 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   std::vector<Type *> params = {i64, t.ptr, t.ptr, t.ptr, i64, t.ptr, i64};
   if (packing)
     params.insert(params.end(), {i64, t.ptr});
-  Function *f = leaf(m, packing ? "tilepack" : "tile", params, p, fresh, rows);
+  params.insert(params.end(), {t.ptr, i64, i64});
+  std::string kind = packing ? "tilepack" : "tile";
+  if (epi)
+    kind += "_" + epi->key;
+  Function *f = leaf(m, kind, params, p, fresh, rows);
   if (!fresh)
     return f;
   BasicBlock *entry = BasicBlock::Create(c, "entry", f);
@@ -386,6 +401,22 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   k->addIncoming(b.CreateAdd(k, b.getInt64(1), "k.next", true, true), body);
   b.CreateBr(head);
   b.SetInsertPoint(exit);
+  if (epi) {
+    const unsigned at = packing ? 9 : 7;
+    Value *out = f->getArg(at), *ldout = f->getArg(at + 1);
+    BasicBlock *toOut = BasicBlock::Create(c, "out", f);
+    BasicBlock *toAcc = BasicBlock::Create(c, "acc", f);
+    b.CreateCondBr(b.CreateICmpNE(f->getArg(at + 2), b.getInt64(0)), toOut, toAcc);
+    b.SetInsertPoint(toOut);
+    for (unsigned r = 0; r < mr; ++r) {
+      Value *outRow = b.CreateInBoundsGEP(f32, out, b.CreateMul(b.getInt64(r), ldout));
+      for (unsigned v = 0; v < nv; ++v)
+        b.CreateAlignedStore(emitTileEpilogue(b, *epi, accs[r * nv + v]),
+                             b.CreateConstInBoundsGEP1_64(f32, outRow, v * lanes), Align(4));
+    }
+    b.CreateRetVoid();
+    b.SetInsertPoint(toAcc);
+  }
   for (unsigned t = 0; t < mr * nv; ++t)
     b.CreateAlignedStore(accs[t], accPtr[t], Align(4));
   b.CreateRetVoid();
@@ -397,12 +428,13 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   return f;
 }
 
-Function *packedMatmulTile(Module &m, const PackedMatmul &p, unsigned rows) {
-  return emitTile(m, p, rows, false);
+Function *packedMatmulTile(Module &m, const PackedMatmul &p, unsigned rows,
+                           const TileEpilogue *epi) {
+  return emitTile(m, p, rows, false, epi);
 }
 
-Function *packedMatmulTilePacking(Module &m, const PackedMatmul &p) {
-  return emitTile(m, p, p.mr, true);
+Function *packedMatmulTilePacking(Module &m, const PackedMatmul &p, const TileEpilogue *epi) {
+  return emitTile(m, p, p.mr, true, epi);
 }
 
 } // namespace graft::codegen
