@@ -257,14 +257,24 @@ private:
     // Each row i of the block from column rowStart(i) (j0 where none given).
     auto overBlock = [&](const std::string &name, const std::function<void(Value *)> &point,
                          const std::function<Value *(Value *)> &rowStart = nullptr) {
+      BranchInst *inner = nullptr;
       loop(i0, i1, "i_" + name, [&](Value *i) {
         idx_[P - 2] = i;
-        loop(rowStart ? rowStart(i) : j0, j1, "j_" + name, [&](Value *j) {
+        inner = loop(rowStart ? rowStart(i) : j0, j1, "j_" + name, [&](Value *j) {
           idx_[P - 1] = j;
           point(sum(i, j));
         });
       });
+      return inner;
     };
+    // Where the epilogue has an exact vector form, the last K block's whole
+    // mr x nr tiles inside the output store their sums there and apply it
+    // in place (TileEpilogue.h); the out pass then covers only the rest,
+    // a few rows and columns, and is left scalar (vectorized, with a start
+    // that depends on the row, it cost the build a tenth more).
+    std::optional<TileEpilogue> epilogue = tileEpilogue(L_);
+    const TileEpilogue *epi = epilogue ? &*epilogue : nullptr;
+    const TileEpilogue *tileEpi = epi && !epi->identity() ? epi : nullptr;
     // The fill value or the accumulator operand: the first term of every sum.
     // A fill (a constant or a dispatch constant: one value for the whole
     // block) is not written into the sums: the first K block's microkernels
@@ -286,8 +296,9 @@ private:
         store(DType::F32, slot, eval(L_.accInit, s));
       });
     };
+    Value *emptyK = b_.CreateICmpEQ(K, b_.getInt64(0));
     if (uniformInit)
-      ifThen(b_.CreateICmpEQ(K, b_.getInt64(0)), initPass);
+      ifThen(emptyK, initPass);
     else
       initPass();
     Value *lhs = batchBase(p.lhs), *lda = strides_[p.lhs][P - 2];
@@ -296,12 +307,7 @@ private:
     Value *prepacked = b_.CreateICmpNE(params_[p.prepackedParam], b_.getInt64(0));
     Value *prepackedLhs = b_.CreateICmpNE(params_[p.prepackedLhsParam], b_.getInt64(0));
     Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
-    // Where the epilogue has a vector form, the last K block's whole mr x nr
-    // tiles inside the output apply it in registers and store the outputs
-    // (TileEpilogue.h); the out pass then covers only the rest.
-    std::optional<TileEpilogue> epilogue = tileEpilogue(L_);
-    const TileEpilogue *epi = epilogue ? &*epilogue : nullptr;
-    Function *tile = codegen::packedMatmulTile(m_, p, p.mr, epi);
+    Function *tile = codegen::packedMatmulTile(m_, p, p.mr, tileEpi);
     std::vector<unsigned> tails = codegen::packedMatmulTailRows(p);
     // The microkernel for |left| rows: mr, or the smallest tail height that
     // covers them (a block's last panel, padded with zero rows).
@@ -368,7 +374,7 @@ private:
             }
             Value *ldout = epi ? N : b_.getInt64(0);
             ifThen(packsHere, [&]() {
-              b_.CreateCall(codegen::packedMatmulTilePacking(m_, p, epi),
+              b_.CreateCall(codegen::packedMatmulTilePacking(m_, p, tileEpi),
                             {kc, lhsPanel, rhsBlock(rhs, pc, jt), at, b_.getInt64(p.nc), initRow,
                              first, ldb, panel, out, ldout, last});
             });
@@ -390,16 +396,18 @@ private:
     // [j0, wholeEnd): the tiles start at i0 + multiples of mr, mc being one).
     std::function<Value *(Value *)> rowStart;
     if (epi) {
-      Value *rowsEnd = b_.CreateSelect(b_.CreateICmpEQ(K, b_.getInt64(0)), i0, fullEnd(i0, i1, p.mr));
+      Value *rowsEnd = b_.CreateSelect(emptyK, i0, fullEnd(i0, i1, p.mr));
       rowStart = [&, rowsEnd](Value *i) {
         return b_.CreateSelect(b_.CreateICmpULT(i, rowsEnd), wholeEnd, j0);
       };
     }
-    overBlock("out", [&](Value *slot) {
+    BranchInst *outLoop = overBlock("out", [&](Value *slot) {
       Scope s = evalScope();
       s.acc = load(DType::F32, slot);
       storeOutputs(s);
     }, rowStart);
+    if (epi)
+      noLoopVectorize(outLoop, true);
   }
 
   // acc[j - ja] for j in [ja, jb) of the current row: init, every reduction

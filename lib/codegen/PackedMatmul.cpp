@@ -319,11 +319,11 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 //
 // Every microkernel takes three more arguments, float *out, i64 ldout,
 // i64 last (one signature, so that a dispatch picks its tile height with a
-// select); only one made with an epilogue |epi| (TileEpilogue.h) reads
-// them: where |last| is nonzero the finished sums are not stored into
-// |acc|, the epilogue's value of each is stored at out[r * ldout + ..]
-// instead (all |rows| x nr of them: the caller passes last only for a
-// tile inside the output).
+// select). In the mr-row ones, where |last| is nonzero, the finished sums
+// are stored at out[r * ldout + ..] instead of into |acc| (all mr x nr of
+// them: the caller passes last only for a tile inside the output), and one
+// made for an epilogue |epi| (TileEpilogue.h; nullptr: the sums are the
+// outputs) then applies it to them in place.
 static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool packing,
                           const TileEpilogue *epi) {
   LLVMContext &c = m.getContext();
@@ -350,10 +350,20 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   Value *start = b.CreateSelect(first, f->getArg(5), acc);
   Value *ldstart = b.CreateSelect(first, b.getInt64(0), ldacc);
   Value *ldRhs = packing ? f->getArg(7) : nrV, *packed = packing ? f->getArg(8) : nullptr;
+  // The finished sums go to |out| (row stride ldout) where |last| is
+  // nonzero, else back to |acc|. Only whole mr-row tiles store outputs:
+  // the shorter ones ignore the three arguments.
+  const unsigned outArg = packing ? 9 : 7;
+  Value *last = b.CreateICmpNE(f->getArg(outArg + 2), b.getInt64(0));
+  Value *dest = acc, *lddest = ldacc;
+  if (rows == p.mr) {
+    dest = b.CreateSelect(last, f->getArg(outArg), acc);
+    lddest = b.CreateSelect(last, f->getArg(outArg + 1), ldacc);
+  }
   const unsigned mr = rows, nv = p.nv, lanes = p.lanes;
   std::vector<Value *> accPtr(mr * nv), init(mr * nv);
   for (unsigned r = 0; r < mr; ++r) {
-    Value *accRow = b.CreateInBoundsGEP(f32, acc, b.CreateMul(b.getInt64(r), ldacc));
+    Value *accRow = b.CreateInBoundsGEP(f32, dest, b.CreateMul(b.getInt64(r), lddest));
     Value *startRow = b.CreateInBoundsGEP(f32, start, b.CreateMul(b.getInt64(r), ldstart));
     for (unsigned v = 0; v < nv; ++v) {
       accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, accRow, v * lanes);
@@ -401,24 +411,26 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   k->addIncoming(b.CreateAdd(k, b.getInt64(1), "k.next", true, true), body);
   b.CreateBr(head);
   b.SetInsertPoint(exit);
-  if (epi) {
-    const unsigned at = packing ? 9 : 7;
-    Value *out = f->getArg(at), *ldout = f->getArg(at + 1);
-    BasicBlock *toOut = BasicBlock::Create(c, "out", f);
-    BasicBlock *toAcc = BasicBlock::Create(c, "acc", f);
-    b.CreateCondBr(b.CreateICmpNE(f->getArg(at + 2), b.getInt64(0)), toOut, toAcc);
-    b.SetInsertPoint(toOut);
-    for (unsigned r = 0; r < mr; ++r) {
-      Value *outRow = b.CreateInBoundsGEP(f32, out, b.CreateMul(b.getInt64(r), ldout));
-      for (unsigned v = 0; v < nv; ++v)
-        b.CreateAlignedStore(emitTileEpilogue(b, *epi, accs[r * nv + v]),
-                             b.CreateConstInBoundsGEP1_64(f32, outRow, v * lanes), Align(4));
-    }
-    b.CreateRetVoid();
-    b.SetInsertPoint(toAcc);
-  }
   for (unsigned t = 0; t < mr * nv; ++t)
     b.CreateAlignedStore(accs[t], accPtr[t], Align(4));
+  // The epilogue, in place over the outputs just stored (in L1): a loop
+  // over the rows, not one copy per accumulator (build time).
+  if (epi) {
+    BasicBlock *apply = BasicBlock::Create(c, "epilogue", f);
+    BasicBlock *done = BasicBlock::Create(c, "done", f);
+    b.CreateCondBr(last, apply, done);
+    b.SetInsertPoint(apply);
+    emitLoop(b, b.getInt64(0), b.getInt64(mr), "r", [&](Value *r) {
+      Value *row = b.CreateInBoundsGEP(f32, dest, b.CreateMul(r, lddest));
+      for (unsigned v = 0; v < nv; ++v) {
+        Value *at = b.CreateConstInBoundsGEP1_64(f32, row, v * lanes);
+        Value *x = b.CreateAlignedLoad(vec, at, Align(4));
+        b.CreateAlignedStore(emitTileEpilogue(b, *epi, x), at, Align(4));
+      }
+    });
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+  }
   b.CreateRetVoid();
   // Its loop is left as written too: LLVM unrolled the short tiles' loops
   // (x86-64-v4's 4-row tile doubled to 588 bytes) for no measured gain, and

@@ -1,9 +1,11 @@
-// The fused epilogue of a packed matmul in the form its microkernel applies
-// to the accumulator tile while it is still in registers: on the last K
-// block, the mr-row microkernel (PackedMatmul.cpp) computes each output
-// vector from its vector of sums and stores it straight into the output,
-// so those sums never go back to the workgroup's sums block and the
-// dispatch's scalar "out" pass (LoopEmitter.cpp) skips them.
+// The fused epilogue of a packed matmul in the form its microkernel
+// applies to the tile it just finished: on the last K block, an mr-row
+// microkernel (PackedMatmul.cpp) stores its sums straight into the output
+// instead of the workgroup's sums block and, unless the epilogue is the
+// identity (a plain matmul), applies it there in place, on vectors, while
+// those lines are in L1. The dispatch's scalar "out" pass (LoopEmitter.cpp)
+// then covers only what such tiles do not: the ragged last panel and a
+// partial last tile of rows.
 //
 // Only epilogues that give the same bits on vectors as the scalar pass do:
 // one f32 output computed from the sum and constants by IEEE operations
@@ -25,8 +27,10 @@ namespace graft::codegen {
 struct TileEpilogue {
   const LoopKernel *kernel = nullptr;
   int root = -1;   // the output's node
-  std::string key; // the computation spelt out in postfix (a symbol-safe
-                   // name part: equal keys, equal code)
+  std::string key; // the computation, node by node (a symbol-safe name
+                   // part: equal keys, equal code)
+  // The output is the sum itself.
+  bool identity() const { return kernel->nodes[root].kind == ScalarNode::Kind::Acc; }
 };
 
 // The epilogue of packed matmul |L| in that form, or nullopt.
