@@ -372,16 +372,19 @@ private:
                                           b_.CreateICmpUGE(b_.CreateSub(ie, it), b_.getInt64(p.mr)));
               last = b_.CreateZExt(b_.CreateAnd(lastBlock, whole), b_.getInt64Ty());
             }
-            Value *ldout = epi ? N : b_.getInt64(0);
+            std::vector<Value *> outArgs;
+            if (tileStoresOutputs(p))
+              outArgs = {out, epi ? N : b_.getInt64(0), last};
             ifThen(packsHere, [&]() {
-              b_.CreateCall(codegen::packedMatmulTilePacking(m_, p, tileEpi),
-                            {kc, lhsPanel, rhsBlock(rhs, pc, jt), at, b_.getInt64(p.nc), initRow,
-                             first, ldb, panel, out, ldout, last});
+              std::vector<Value *> args = {kc, lhsPanel, rhsBlock(rhs, pc, jt), at,
+                                           b_.getInt64(p.nc), initRow, first, ldb, panel};
+              args.insert(args.end(), outArgs.begin(), outArgs.end());
+              b_.CreateCall(codegen::packedMatmulTilePacking(m_, p, tileEpi), args);
             });
             ifThen(b_.CreateNot(packsHere), [&]() {
-              b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)),
-                            {kc, lhsPanel, panel, at, b_.getInt64(p.nc), initRow, first, out, ldout,
-                             last});
+              std::vector<Value *> args = {kc, lhsPanel, panel, at, b_.getInt64(p.nc), initRow, first};
+              args.insert(args.end(), outArgs.begin(), outArgs.end());
+              b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)), args);
             });
           }, p.mr);
         }, p.nr());

@@ -297,7 +297,7 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 }
 
 // void tile(i64 kc, const float *lhs, const float *rhs, float *acc, i64 ldacc,
-//           const float *init, i64 first, float *out, i64 ldout, i64 last):
+//           const float *init, i64 first[, float *out, i64 ldout, i64 last]):
 // acc[r][0..nr) = start[r] + sum over k in order of lhs[k][r] * rhs[k][..]
 // for r < rows, where start[r] is acc[r][..] (going on from the previous K
 // block) or, where |first| is nonzero, the row of nr values at |init| (the
@@ -311,13 +311,14 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 //
 // With |packing| it is tilepack(i64 kc, const float *lhs, const float *rhs,
 // float *acc, i64 ldacc, const float *init, i64 first, i64 ldb,
-// float *packed, float *out, i64 ldout, i64 last): the same sums, reading
+// float *packed[, float *out, i64 ldout, i64 last]): the same sums, reading
 // its rhs panel in place (row k at rhs + k*ldb) and storing each row it
 // reads into |packed| as pack would, so that the tiles of the panel's
 // other rows read it packed. Packing thus overlaps the multiply-adds of
 // the panel's first tile instead of running before them.
 //
-// Every microkernel takes three more arguments, float *out, i64 ldout,
+// Where the level's tiles store outputs (tileStoresOutputs, TileEpilogue.h),
+// every microkernel takes three more arguments, float *out, i64 ldout,
 // i64 last (one signature, so that a dispatch picks its tile height with a
 // select). In the mr-row ones, where |last| is nonzero, the finished sums
 // are stored at out[r * ldout + ..] instead of into |acc| (all mr x nr of
@@ -333,7 +334,9 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   std::vector<Type *> params = {i64, t.ptr, t.ptr, t.ptr, i64, t.ptr, i64};
   if (packing)
     params.insert(params.end(), {i64, t.ptr});
-  params.insert(params.end(), {t.ptr, i64, i64});
+  const bool stores = tileStoresOutputs(p);
+  if (stores)
+    params.insert(params.end(), {t.ptr, i64, i64});
   std::string kind = packing ? "tilepack" : "tile";
   if (epi)
     kind += "_" + epi->key;
@@ -350,23 +353,11 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   Value *start = b.CreateSelect(first, f->getArg(5), acc);
   Value *ldstart = b.CreateSelect(first, b.getInt64(0), ldacc);
   Value *ldRhs = packing ? f->getArg(7) : nrV, *packed = packing ? f->getArg(8) : nullptr;
-  // The finished sums go to |out| (row stride ldout) where |last| is
-  // nonzero, else back to |acc|. Only whole mr-row tiles store outputs:
-  // the shorter ones ignore the three arguments.
-  const unsigned outArg = packing ? 9 : 7;
-  Value *last = b.CreateICmpNE(f->getArg(outArg + 2), b.getInt64(0));
-  Value *dest = acc, *lddest = ldacc;
-  if (rows == p.mr) {
-    dest = b.CreateSelect(last, f->getArg(outArg), acc);
-    lddest = b.CreateSelect(last, f->getArg(outArg + 1), ldacc);
-  }
   const unsigned mr = rows, nv = p.nv, lanes = p.lanes;
-  std::vector<Value *> accPtr(mr * nv), init(mr * nv);
+  std::vector<Value *> init(mr * nv);
   for (unsigned r = 0; r < mr; ++r) {
-    Value *accRow = b.CreateInBoundsGEP(f32, dest, b.CreateMul(b.getInt64(r), lddest));
     Value *startRow = b.CreateInBoundsGEP(f32, start, b.CreateMul(b.getInt64(r), ldstart));
     for (unsigned v = 0; v < nv; ++v) {
-      accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, accRow, v * lanes);
       init[r * nv + v] = b.CreateAlignedLoad(
           vec, b.CreateConstInBoundsGEP1_64(f32, startRow, v * lanes), Align(4));
     }
@@ -411,8 +402,24 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   k->addIncoming(b.CreateAdd(k, b.getInt64(1), "k.next", true, true), body);
   b.CreateBr(head);
   b.SetInsertPoint(exit);
-  for (unsigned t = 0; t < mr * nv; ++t)
-    b.CreateAlignedStore(accs[t], accPtr[t], Align(4));
+  // The finished sums go to |out| (row stride ldout) where |last| is
+  // nonzero, else back to |acc|. Only whole mr-row tiles store outputs:
+  // the shorter ones ignore the three arguments. (Chosen here, after the
+  // loop: made in the entry block, the store addresses stayed live across
+  // the k loop and AArch64's build of the bundle took a sixteenth longer.)
+  const unsigned outArg = packing ? 9 : 7;
+  Value *last = stores ? b.CreateICmpNE(f->getArg(outArg + 2), b.getInt64(0)) : nullptr;
+  Value *dest = acc, *lddest = ldacc;
+  if (stores && rows == p.mr) {
+    dest = b.CreateSelect(last, f->getArg(outArg), acc);
+    lddest = b.CreateSelect(last, f->getArg(outArg + 1), ldacc);
+  }
+  for (unsigned r = 0; r < mr; ++r) {
+    Value *row = b.CreateInBoundsGEP(f32, dest, b.CreateMul(b.getInt64(r), lddest));
+    for (unsigned v = 0; v < nv; ++v)
+      b.CreateAlignedStore(accs[r * nv + v], b.CreateConstInBoundsGEP1_64(f32, row, v * lanes),
+                           Align(4));
+  }
   // The epilogue, in place over the outputs just stored (in L1): a loop
   // over the rows, not one copy per accumulator (build time).
   if (epi) {
