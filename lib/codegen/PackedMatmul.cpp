@@ -354,10 +354,13 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   Value *ldstart = b.CreateSelect(first, b.getInt64(0), ldacc);
   Value *ldRhs = packing ? f->getArg(7) : nrV, *packed = packing ? f->getArg(8) : nullptr;
   const unsigned mr = rows, nv = p.nv, lanes = p.lanes;
-  std::vector<Value *> init(mr * nv);
+  std::vector<Value *> accPtr(mr * nv), init(mr * nv);
   for (unsigned r = 0; r < mr; ++r) {
+    Value *accRow = b.CreateInBoundsGEP(f32, acc, b.CreateMul(b.getInt64(r), ldacc));
     Value *startRow = b.CreateInBoundsGEP(f32, start, b.CreateMul(b.getInt64(r), ldstart));
     for (unsigned v = 0; v < nv; ++v) {
+      if (!stores)
+        accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, accRow, v * lanes);
       init[r * nv + v] = b.CreateAlignedLoad(
           vec, b.CreateConstInBoundsGEP1_64(f32, startRow, v * lanes), Align(4));
     }
@@ -414,12 +417,13 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     dest = b.CreateSelect(last, f->getArg(outArg), acc);
     lddest = b.CreateSelect(last, f->getArg(outArg + 1), ldacc);
   }
-  for (unsigned r = 0; r < mr; ++r) {
+  for (unsigned r = 0; r < mr && stores; ++r) {
     Value *row = b.CreateInBoundsGEP(f32, dest, b.CreateMul(b.getInt64(r), lddest));
     for (unsigned v = 0; v < nv; ++v)
-      b.CreateAlignedStore(accs[r * nv + v], b.CreateConstInBoundsGEP1_64(f32, row, v * lanes),
-                           Align(4));
+      accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, row, v * lanes);
   }
+  for (unsigned t = 0; t < mr * nv; ++t)
+    b.CreateAlignedStore(accs[t], accPtr[t], Align(4));
   // The epilogue, in place over the outputs just stored (in L1): a loop
   // over the rows, not one copy per accumulator (build time).
   if (epi) {
