@@ -21,6 +21,8 @@ struct TargetInfo;
 struct FeatureLevel;
 
 namespace codegen {
+struct TileEpilogue;
+
 // One variant as the library header lists it: its level and its dispatch
 // functions' symbols in the slice module, in dispatch order.
 struct VariantSymbols {
@@ -37,12 +39,16 @@ void emitCallDispatch(llvm::Module &m, const Dispatch &d);
 llvm::Function *packedMatmulPackRhs(llvm::Module &m, const PackedMatmul &p);
 llvm::Function *packedMatmulPackRows(llvm::Module &m, const PackedMatmul &p, unsigned width);
 // The microkernel for the first |rows| (at most mr) rows of an mr-row lhs
-// panel: mr for whole panels, fewer for the last rows of a block.
-llvm::Function *packedMatmulTile(llvm::Module &m, const PackedMatmul &p, unsigned rows);
+// panel: mr for whole panels, fewer for the last rows of a block. With an
+// epilogue (TileEpilogue.h), one that can also apply it to its finished
+// tile and store the outputs (three more arguments: out, ldout, last).
+llvm::Function *packedMatmulTile(llvm::Module &m, const PackedMatmul &p, unsigned rows,
+                                 const TileEpilogue *epi = nullptr);
 // The mr-row microkernel that reads a whole rhs panel in place (row stride
 // ldb; not for a transposed rhs) and packs it as it goes, for the panel's
 // first tile where the workgroup packs its own rhs block.
-llvm::Function *packedMatmulTilePacking(llvm::Module &m, const PackedMatmul &p);
+llvm::Function *packedMatmulTilePacking(llvm::Module &m, const PackedMatmul &p,
+                                        const TileEpilogue *epi = nullptr);
 // The heights of the microkernels a block's last, partial panel uses
 // (packedMatmulTailRows), below mr: multiples of 4 (of 2 below 8 rows).
 std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p);

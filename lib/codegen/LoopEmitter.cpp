@@ -11,6 +11,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/RowVector.h"
 #include "codegen/ScalarOps.h"
+#include "codegen/TileEpilogue.h"
 
 #include <functional>
 #include <map>
@@ -258,15 +259,27 @@ private:
                                b_.CreateSub(j, j0));
       return b_.CreateInBoundsGEP(f32, sums, at);
     };
-    auto overBlock = [&](const std::string &name, const std::function<void(Value *)> &point) {
+    // Each row i of the block from column rowStart(i) (j0 where none given).
+    auto overBlock = [&](const std::string &name, const std::function<void(Value *)> &point,
+                         const std::function<Value *(Value *)> &rowStart = nullptr) {
+      BranchInst *inner = nullptr;
       loop(i0, i1, "i_" + name, [&](Value *i) {
         idx_[P - 2] = i;
-        loop(j0, j1, "j_" + name, [&](Value *j) {
+        inner = loop(rowStart ? rowStart(i) : j0, j1, "j_" + name, [&](Value *j) {
           idx_[P - 1] = j;
           point(sum(i, j));
         });
       });
+      return inner;
     };
+    // Where the epilogue has an exact vector form, the last K block's whole
+    // mr x nr tiles inside the output store their sums there and apply it
+    // in place (TileEpilogue.h); the out pass then covers only the rest,
+    // a few rows and columns, and is left scalar (vectorized, with a start
+    // that depends on the row, it cost the build a tenth more).
+    std::optional<TileEpilogue> epilogue = tileEpilogue(L_);
+    const TileEpilogue *epi = epilogue ? &*epilogue : nullptr;
+    const TileEpilogue *tileEpi = epi && !epi->identity() ? epi : nullptr;
     // The fill value or the accumulator operand: the first term of every sum.
     // A fill (a constant or a dispatch constant: one value for the whole
     // block) is not written into the sums: the first K block's microkernels
@@ -288,8 +301,9 @@ private:
         store(DType::F32, slot, eval(L_.accInit, s));
       });
     };
+    Value *emptyK = b_.CreateICmpEQ(K, b_.getInt64(0));
     if (uniformInit)
-      ifThen(b_.CreateICmpEQ(K, b_.getInt64(0)), initPass);
+      ifThen(emptyK, initPass);
     else
       initPass();
     Value *lhs = batchBase(p.lhs), *lda = strides_[p.lhs][P - 2];
@@ -305,7 +319,7 @@ private:
             ? b_.getTrue()
             : b_.CreateICmpNE(params_[p.prepackedLhsParam], b_.getInt64(0));
     Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
-    Function *tile = codegen::packedMatmulTile(m_, p, p.mr);
+    Function *tile = codegen::packedMatmulTile(m_, p, p.mr, tileEpi);
     std::vector<unsigned> tails = codegen::packedMatmulTailRows(p);
     // The microkernel for |left| rows: mr, or the smallest tail height that
     // covers them (a block's last panel, padded with zero rows).
@@ -330,6 +344,7 @@ private:
       // Whether the microkernels start their accumulators from the fill.
       Value *first = uniformInit ? b_.CreateZExt(b_.CreateICmpEQ(pc, b_.getInt64(0)), b_.getInt64Ty())
                                  : b_.getInt64(0);
+      Value *lastBlock = epi ? b_.CreateICmpEQ(b_.CreateAdd(pc, kc), K) : nullptr;
       // The rhs block: packed before the call, or now into the scratch
       // (its ragged panel only, where the tiles pack the rest).
       ifThen(b_.CreateNot(prepacked), [&]() {
@@ -366,14 +381,30 @@ private:
                 b_.CreateAnd(tilePacks, b_.CreateICmpULT(jt, wholeEnd)),
                 b_.CreateAnd(b_.CreateICmpEQ(ib, i0), b_.CreateICmpEQ(it, ib)));
             Value *at = sum(it, jt);
+            // The outputs: where this tile stores them (a whole mr x nr
+            // tile inside the output, in the last K block).
+            Value *out = ConstantPointerNull::get(b_.getPtrTy()), *last = b_.getInt64(0);
+            if (epi) {
+              idx_[P - 2] = it;
+              idx_[P - 1] = jt;
+              out = outputPtr(0);
+              Value *whole = b_.CreateAnd(b_.CreateICmpULT(jt, wholeEnd),
+                                          b_.CreateICmpUGE(b_.CreateSub(ie, it), b_.getInt64(p.mr)));
+              last = b_.CreateZExt(b_.CreateAnd(lastBlock, whole), b_.getInt64Ty());
+            }
+            std::vector<Value *> outArgs;
+            if (tileStoresOutputs(p))
+              outArgs = {out, epi ? N : b_.getInt64(0), last};
             ifThen(packsHere, [&]() {
-              b_.CreateCall(codegen::packedMatmulTilePacking(m_, p),
-                            {kc, lhsPanel, rhsBlock(rhs, pc, jt), at, b_.getInt64(p.nc), initRow,
-                             first, ldb, panel});
+              std::vector<Value *> args = {kc, lhsPanel, rhsBlock(rhs, pc, jt), at,
+                                           b_.getInt64(p.nc), initRow, first, ldb, panel};
+              args.insert(args.end(), outArgs.begin(), outArgs.end());
+              b_.CreateCall(codegen::packedMatmulTilePacking(m_, p, tileEpi), args);
             });
             ifThen(b_.CreateNot(packsHere), [&]() {
-              b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)),
-                            {kc, lhsPanel, panel, at, b_.getInt64(p.nc), initRow, first});
+              std::vector<Value *> args = {kc, lhsPanel, panel, at, b_.getInt64(p.nc), initRow, first};
+              args.insert(args.end(), outArgs.begin(), outArgs.end());
+              b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)), args);
             });
           }, p.mr);
         }, p.nr());
@@ -382,11 +413,24 @@ private:
     // Left as written: a loop of calls, nothing to gain from unrolling it
     // or peeling its first K block (which differs only in |first|).
     noLoopVectorize(kBlocks, true);
-    overBlock("out", [&](Value *slot) {
+    // The outputs the tiles did not store: all of them where K is 0 or the
+    // epilogue has no vector form, else the ragged last panel's columns and
+    // the rows of a partial last tile (whole tiles cover [i0, rowsEnd) x
+    // [j0, wholeEnd): the tiles start at i0 + multiples of mr, mc being one).
+    std::function<Value *(Value *)> rowStart;
+    if (epi) {
+      Value *rowsEnd = b_.CreateSelect(emptyK, i0, fullEnd(i0, i1, p.mr));
+      rowStart = [&, rowsEnd](Value *i) {
+        return b_.CreateSelect(b_.CreateICmpULT(i, rowsEnd), wholeEnd, j0);
+      };
+    }
+    BranchInst *outLoop = overBlock("out", [&](Value *slot) {
       Scope s = evalScope();
       s.acc = load(DType::F32, slot);
       storeOutputs(s);
-    });
+    }, rowStart);
+    if (epi)
+      noLoopVectorize(outLoop, true);
   }
 
   // acc[j - ja] for j in [ja, jb) of the current row: init, every reduction

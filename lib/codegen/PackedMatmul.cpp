@@ -15,6 +15,7 @@
 #include "codegen/AbiTypes.h"
 #include "codegen/Codegen.h"
 #include "codegen/OptPipeline.h"
+#include "codegen/TileEpilogue.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -297,7 +298,7 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 }
 
 // void tile(i64 kc, const float *lhs, const float *rhs, float *acc, i64 ldacc,
-//           const float *init, i64 first):
+//           const float *init, i64 first[, float *out, i64 ldout, i64 last]):
 // acc[r][0..nr) = start[r] + sum over k in order of lhs[k][r] * rhs[k][..]
 // for r < rows, where start[r] is acc[r][..] (going on from the previous K
 // block) or, where |first| is nonzero, the row of nr values at |init| (the
@@ -311,11 +312,22 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 //
 // With |packing| it is tilepack(i64 kc, const float *lhs, const float *rhs,
 // float *acc, i64 ldacc, const float *init, i64 first, i64 ldb,
-// float *packed): the same sums, reading its rhs panel in place (row k at
-// rhs + k*ldb) and storing each row it reads into |packed| as pack would,
-// so that the tiles of the panel's other rows read it packed. Packing thus overlaps the multiply-adds of
+// float *packed[, float *out, i64 ldout, i64 last]): the same sums, reading
+// its rhs panel in place (row k at rhs + k*ldb) and storing each row it
+// reads into |packed| as pack would, so that the tiles of the panel's
+// other rows read it packed. Packing thus overlaps the multiply-adds of
 // the panel's first tile instead of running before them.
-static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool packing) {
+//
+// Where the level's tiles store outputs (tileStoresOutputs, TileEpilogue.h),
+// every microkernel takes three more arguments, float *out, i64 ldout,
+// i64 last (one signature, so that a dispatch picks its tile height with a
+// select). In the mr-row ones, where |last| is nonzero, the finished sums
+// are stored at out[r * ldout + ..] instead of into |acc| (all mr x nr of
+// them: the caller passes last only for a tile inside the output), and one
+// made for an epilogue |epi| (TileEpilogue.h; nullptr: the sums are the
+// outputs) then applies it to them in place.
+static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool packing,
+                          const TileEpilogue *epi) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
@@ -323,7 +335,13 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   std::vector<Type *> params = {i64, t.ptr, t.ptr, t.ptr, i64, t.ptr, i64};
   if (packing)
     params.insert(params.end(), {i64, t.ptr});
-  Function *f = leaf(m, packing ? "tilepack" : "tile", params, p, fresh, rows);
+  const bool stores = tileStoresOutputs(p);
+  if (stores)
+    params.insert(params.end(), {t.ptr, i64, i64});
+  std::string kind = packing ? "tilepack" : "tile";
+  if (epi)
+    kind += "_" + epi->key;
+  Function *f = leaf(m, kind, params, p, fresh, rows);
   if (!fresh)
     return f;
   BasicBlock *entry = BasicBlock::Create(c, "entry", f);
@@ -342,7 +360,8 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     Value *accRow = b.CreateInBoundsGEP(f32, acc, b.CreateMul(b.getInt64(r), ldacc));
     Value *startRow = b.CreateInBoundsGEP(f32, start, b.CreateMul(b.getInt64(r), ldstart));
     for (unsigned v = 0; v < nv; ++v) {
-      accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, accRow, v * lanes);
+      if (!stores)
+        accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, accRow, v * lanes);
       init[r * nv + v] = b.CreateAlignedLoad(
           vec, b.CreateConstInBoundsGEP1_64(f32, startRow, v * lanes), Align(4));
     }
@@ -387,8 +406,43 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   k->addIncoming(b.CreateAdd(k, b.getInt64(1), "k.next", true, true), body);
   b.CreateBr(head);
   b.SetInsertPoint(exit);
+  // The finished sums go to |out| (row stride ldout) where |last| is
+  // nonzero, else back to |acc|. Only whole mr-row tiles store outputs:
+  // the shorter ones ignore the three arguments. (Chosen here, after the
+  // loop: made in the entry block, the store addresses stayed live across
+  // the k loop and AArch64's build of the bundle took a sixteenth longer.)
+  const unsigned outArg = packing ? 9 : 7;
+  Value *last = stores ? b.CreateICmpNE(f->getArg(outArg + 2), b.getInt64(0)) : nullptr;
+  Value *dest = acc, *lddest = ldacc;
+  if (stores && rows == p.mr) {
+    dest = b.CreateSelect(last, f->getArg(outArg), acc);
+    lddest = b.CreateSelect(last, f->getArg(outArg + 1), ldacc);
+  }
+  for (unsigned r = 0; r < mr && stores; ++r) {
+    Value *row = b.CreateInBoundsGEP(f32, dest, b.CreateMul(b.getInt64(r), lddest));
+    for (unsigned v = 0; v < nv; ++v)
+      accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, row, v * lanes);
+  }
   for (unsigned t = 0; t < mr * nv; ++t)
     b.CreateAlignedStore(accs[t], accPtr[t], Align(4));
+  // The epilogue, in place over the outputs just stored (in L1): a loop
+  // over the rows, not one copy per accumulator (build time).
+  if (epi) {
+    BasicBlock *apply = BasicBlock::Create(c, "epilogue", f);
+    BasicBlock *done = BasicBlock::Create(c, "done", f);
+    b.CreateCondBr(last, apply, done);
+    b.SetInsertPoint(apply);
+    emitLoop(b, b.getInt64(0), b.getInt64(mr), "r", [&](Value *r) {
+      Value *row = b.CreateInBoundsGEP(f32, dest, b.CreateMul(r, lddest));
+      for (unsigned v = 0; v < nv; ++v) {
+        Value *at = b.CreateConstInBoundsGEP1_64(f32, row, v * lanes);
+        Value *x = b.CreateAlignedLoad(vec, at, Align(4));
+        b.CreateAlignedStore(emitTileEpilogue(b, *epi, x), at, Align(4));
+      }
+    });
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+  }
   b.CreateRetVoid();
   // Its loop is left as written too: LLVM unrolled the short tiles' loops
   // (x86-64-v4's 4-row tile doubled to 588 bytes) for no measured gain, and
@@ -398,12 +452,13 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   return f;
 }
 
-Function *packedMatmulTile(Module &m, const PackedMatmul &p, unsigned rows) {
-  return emitTile(m, p, rows, false);
+Function *packedMatmulTile(Module &m, const PackedMatmul &p, unsigned rows,
+                           const TileEpilogue *epi) {
+  return emitTile(m, p, rows, false, epi);
 }
 
-Function *packedMatmulTilePacking(Module &m, const PackedMatmul &p) {
-  return emitTile(m, p, p.mr, true);
+Function *packedMatmulTilePacking(Module &m, const PackedMatmul &p, const TileEpilogue *epi) {
+  return emitTile(m, p, p.mr, true, epi);
 }
 
 } // namespace graft::codegen

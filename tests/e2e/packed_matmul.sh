@@ -42,6 +42,46 @@ func @mms(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %s: f32) -> tensor<?x?xf32> 
   %r = matmul %a, %b, %f : tensor<?x?xf32>
   return %r
 }
+func @mme(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %z = constant 0.0 : f32
+  %h = constant 0.5 : f32
+  %t = constant 2.0 : f32
+  %m = dim %a {axis = 0} : index
+  %n = dim %b {axis = 1} : index
+  %e = empty %m, %n : tensor<?x?xf32>
+  %f = fill %z, %e : tensor<?x?xf32>
+  %r = matmul %a, %b, %f : tensor<?x?xf32>
+  %y = map %r : tensor<?x?xf32> {
+  ^bb0(%v: f32):
+    %0 = mul %v, %t : f32
+    %1 = sub %0, %h : f32
+    %2 = abs %1 : f32
+    %3 = sqrt %2 : f32
+    %4 = cmp %v, %h {pred = gt} : i1
+    %5 = select %4, %3, %1 : f32
+    %6 = div %5, %t : f32
+    %7 = min %6, %h : f32
+    %8 = neg %7 : f32
+    yield %8
+  }
+  return %y
+}
+func @mmx(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %z = constant 0.0 : f32
+  %s = constant 0.25 : f32
+  %m = dim %a {axis = 0} : index
+  %n = dim %b {axis = 1} : index
+  %e = empty %m, %n : tensor<?x?xf32>
+  %f = fill %z, %e : tensor<?x?xf32>
+  %r = matmul %a, %b, %f : tensor<?x?xf32>
+  %y = map %r : tensor<?x?xf32> {
+  ^bb0(%v: f32):
+    %0 = mul %v, %s : f32
+    %1 = exp %0 : f32
+    yield %1
+  }
+  return %y
+}
 func @bmm(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %r = batch_matmul %a, %b, %c : tensor<?x?x?xf32>
   return %r
@@ -58,6 +98,16 @@ func @qkt(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>) -> tensor<?x?xf32> {
 }
 G
 "$GRAFT" build mm.graph -o mm.graft
+# mme's epilogue is exact: its microkernels (the whole tile and the packing
+# one) are made for it, named by its ops; mmx's exp is not: none is.
+"$GRAFT" build mm.graph --emit llvm --emit-dir emit -o /dev/null
+for kind in tile tilepack; do
+  grep -q "^define internal [a-z ]*void @graft_matmul_${kind}_a_.*_sqrt\.5_.*_neg\.13_" emit/mm.*.ll ||
+    { echo "error: no $kind microkernel applies mme's epilogue"; exit 1; }
+done
+if grep -q "^define internal [a-z ]*void @graft_matmul_tile[a-z]*_a_.*exp" emit/mm.*.ll; then
+  echo "error: a microkernel applies mmx's exp"; exit 1
+fi
 # Ragged everywhere: M, N and K are not multiples of any tile or block, K
 # spans several K blocks. 43 rows are one row of workgroups on every level
 # (the smallest lhs block is 48 rows), in several columns (the lhs packed
@@ -71,7 +121,12 @@ G
 # the transposed rhs. A fill of a constant (with an epilogue) or of a
 # scalar argument starts the first K block's accumulators from that value
 # (the sums' block is not written before; LoopEmitter.cpp packedMatmul),
-# and an empty K (a0, b0) leaves the fill.
+# and an empty K (a0, b0) leaves the fill. The last K block's whole tiles
+# apply an epilogue of exact f32 ops in registers and store the outputs
+# (mm's none, mmc's max, mme's chain; TileEpilogue.h): the ragged last
+# panel (150, 1500 and 20 columns) and a partial last tile of rows (43,
+# 230) go through the sums block and the scalar pass, as does every
+# output where K is empty or the epilogue (mmx's exp) is not exact.
 "$PYTHON" - <<'PY'
 import numpy as np
 rng = np.random.default_rng(12)
@@ -89,7 +144,9 @@ cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.np
        "mm a5.npy b1.npy"
        "bmm ba.npy bb.npy bc.npy" "bmm ba.npy bb2.npy bc2.npy" "qkt q.npy k.npy"
        "mmc a1.npy b3.npy" "mmc a2.npy b2.npy" "mms a3.npy b4.npy f32=-2.5"
-       "mms a2.npy b2.npy f32=0.75" "mms a0.npy b0.npy f32=-2.5" "mmc a0.npy b0.npy")
+       "mms a2.npy b2.npy f32=0.75" "mms a0.npy b0.npy f32=-2.5" "mmc a0.npy b0.npy"
+       "mme a1.npy b3.npy" "mme a2.npy b2.npy" "mme a5.npy b1.npy" "mme a0.npy b0.npy"
+       "mmx a2.npy b2.npy" "mmx a1.npy b4.npy")
 # Each case's function and inputs as graft-run arguments, and its
 # reference result (ref<i>.npy: the evaluator's, the same for every level).
 case_args() {
