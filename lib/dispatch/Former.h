@@ -5,9 +5,9 @@
 //   LoopKernels.cpp building LoopKernels (scalar DAGs) from op groups
 //   Tiling.cpp      flattening, loop order, tile sizes and the grid
 //   PackedGrid.cpp  a packed matmul's workgroup grid
-//   PackOperands.cpp the dispatch that packs a packed matmul's operands per
-//   call PackConstants.cpp a packed matmul's constant operands, packed when
-//   building CallKernels.cpp kernel-call dispatches (from the ops' call plans)
+//   PackOperands.cpp  the dispatch that packs a matmul's operands per call
+//   PackConstants.cpp its constant operands, packed when building
+//   CallKernels.cpp kernel-call dispatches (from the ops' call plans)
 //   Arena.cpp       intermediate buffers planned into one arena
 #pragma once
 
