@@ -109,8 +109,10 @@ TEST(OptPipeline, StillVectorises) {
 }
 
 // A matmul (packed on the levels that pack), one with a transposed rhs
-// (packed by rows), a softmax (reductions, broadcasts, exp) and a 1D
-// elementwise chain: the loops graft emits.
+// (packed by rows), one with a relu epilogue (on AVX-512 levels its own
+// microkernels, TileEpilogue.h, of the same kinds), a softmax
+// (reductions, broadcasts, exp) and a 1D elementwise chain: the loops
+// graft emits.
 const std::string kGraftGraph = std::string(kFilledMatmulGraph) + R"(
 func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %n = dim %x {axis = 1} : index
@@ -140,6 +142,20 @@ func @mmt(%a: tensor<?x?xf32>, %bt: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %f = fill %z, %e : tensor<?x?xf32>
   %r = matmul %a, %b, %f : tensor<?x?xf32>
   return %r
+}
+func @mmr(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %z = constant 0.0 : f32
+  %m = dim %a {axis = 0} : index
+  %n = dim %b {axis = 1} : index
+  %e = empty %m, %n : tensor<?x?xf32>
+  %f = fill %z, %e : tensor<?x?xf32>
+  %r = matmul %a, %b, %f : tensor<?x?xf32>
+  %y = map %r : tensor<?x?xf32> {
+  ^bb0(%v: f32):
+    %0 = max %v, %z : f32
+    yield %0
+  }
+  return %y
 }
 func @chain(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   %zero = constant 0.0 : f32

@@ -54,8 +54,9 @@ Function *leaf(Module &m, const std::string &kind, ArrayRef<Type *> params,
   f->addFnAttr(Attribute::NoUnwind);
   f->addFnAttr(Attribute::NoInline);
   f->addFnAttr("frame-pointer", "none");
-  // The kind without its width (packrows12: packrows), for the pipeline.
-  f->addFnAttr(kHandVectorizedAttr, StringRef(kind).rtrim("0123456789"));
+  // The kind without its width or epilogue (packrows12: packrows;
+  // tile_a_c0_max.0.1: tile), for the pipeline's idle runs.
+  f->addFnAttr(kHandVectorizedAttr, StringRef(kind).split('_').first.rtrim("0123456789"));
   if (p.lanes > 1) {
     std::string bits = std::to_string(p.lanes * 32);
     f->addFnAttr("prefer-vector-width", bits);
