@@ -36,7 +36,7 @@ static std::unique_ptr<llvm::Module> emitVariantFunctions(LLVMContext &ctx,
                                                           const FeatureLevel &level,
                                                           llvm::TargetMachine &tm) {
   auto m = std::make_unique<llvm::Module>(level.name, ctx);
-  m->setSourceFileName("variant"); // the same for every level (variantText)
+  m->setSourceFileName("variant"); // the same for every level (variantKey)
   m->setTargetTriple(target.triple);
   m->setDataLayout(tm.createDataLayout());
   for (const Dispatch &d : programs.dispatches) {
@@ -133,15 +133,15 @@ static void prepareVariant(llvm::Module &m, const std::string &suffix) {
 // |vm|, not yet marked for its level) shares, or -1: neither links kernel
 // bitcode (compiled per level), the earlier level is one variants[i]'s
 // implies, the level's features change nothing in |vm|, and their IR is
-// the same (|texts|: variantText of each variant that may be shared).
+// the same (|keys|: variantKey of each variant that may be shared).
 static int sharedVariant(const std::vector<SliceVariant> &variants, size_t i,
-                         const llvm::Module &vm, const std::vector<std::string> &texts,
+                         const llvm::Module &vm, const std::vector<std::string> &keys,
                          const TargetInfo &target) {
   const SliceVariant &v = variants[i];
-  if (texts[i].empty() || codegen::levelMayChangeCode(*v.level, vm))
+  if (keys[i].empty() || codegen::levelMayChangeCode(*v.level, vm))
     return -1;
   for (size_t j = 0; j < i; ++j)
-    if (texts[j] == texts[i] && codegen::levelImplies(target, *v.level, *variants[j].level))
+    if (keys[j] == keys[i] && codegen::levelImplies(target, *v.level, *variants[j].level))
       return static_cast<int>(j);
   return -1;
 }
@@ -190,15 +190,15 @@ bool compileSliceObject(const std::vector<SliceVariant> &variants, const TargetI
   const bool mayShare = std::any_of(variants.begin(), variants.end(), [](const SliceVariant &v) {
     return !v.level->changesOnly.empty();
   });
-  std::vector<std::string> texts(variants.size()); // variantText, where it may be shared
+  std::vector<std::string> keys(variants.size()); // variantKey, where it may be shared
   std::vector<codegen::VariantSymbols> symbols;
   for (size_t i = 0; i < variants.size(); ++i) {
     const SliceVariant &v = variants[i];
     std::unique_ptr<llvm::Module> vm =
         emitVariantFunctions(ctx, *v.programs, target, *v.level, *tm);
     if (mayShare && v.bitcode.empty())
-      texts[i] = codegen::variantText(*vm);
-    if (int j = sharedVariant(variants, i, *vm, texts, target); j >= 0) {
+      keys[i] = codegen::variantKey(*vm);
+    if (int j = sharedVariant(variants, i, *vm, keys, target); j >= 0) {
       symbols.push_back({v.level, v.programs, symbols[j].dispatchSymbols});
       continue;
     }

@@ -237,8 +237,10 @@ private:
   // scratch; for a fill, one value, the first K block's microkernel starts
   // its registers from it instead), each K block takes the rhs block and,
   // per mc rows, the lhs block, both packed before the call or now into the
-  // scratch, and runs the microkernel over every mr x nr tile, and the
-  // outputs (the fused epilogue) are computed from the finished sums.
+  // scratch, and runs the microkernel over every mr x nr tile. On levels
+  // whose tiles store outputs (tileStoresOutputs), the last K block's whole
+  // tiles store them and apply an exact epilogue in place (TileEpilogue.h);
+  // the outputs they did not store are computed from the finished sums.
   void packedMatmul() {
     const PackedMatmul &p = L_.packed;
     unsigned P = L_.numParallel;
@@ -416,7 +418,9 @@ private:
     // The outputs the tiles did not store: all of them where K is 0 or the
     // epilogue has no vector form, else the ragged last panel's columns and
     // the rows of a partial last tile (whole tiles cover [i0, rowsEnd) x
-    // [j0, wholeEnd): the tiles start at i0 + multiples of mr, mc being one).
+    // [j0, wholeEnd): the tiles start at i0 + multiples of mr because mc is
+    // a multiple of mr, which Tiling.cpp asserts; the tiles' own test,
+    // ie - it >= mr, then picks the same tiles).
     std::function<Value *(Value *)> rowStart;
     if (epi) {
       Value *rowsEnd = b_.CreateSelect(emptyK, i0, fullEnd(i0, i1, p.mr));

@@ -71,7 +71,7 @@ bool levelImplies(const TargetInfo &target, const FeatureLevel &level, const Fea
 
 // Bitcode, not text: the same module, written in a fifth of the time (the
 // IR printer tracks the column of every character it writes).
-std::string variantText(const llvm::Module &m) {
+std::string variantKey(const llvm::Module &m) {
   llvm::SmallVector<char, 0> buffer;
   llvm::BitcodeWriter writer(buffer);
   writer.writeModule(m);

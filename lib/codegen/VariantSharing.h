@@ -27,9 +27,10 @@ bool levelMayChangeCode(const FeatureLevel &level, const llvm::Module &m);
 // through other levels.
 bool levelImplies(const TargetInfo &target, const FeatureLevel &level, const FeatureLevel &lower);
 
-// The IR of |m| for comparing variants (as bitcode): its globals and
-// functions with their attributes, and its source file name, which
-// variant modules leave the same for every level.
-std::string variantText(const llvm::Module &m);
+// The key that says whether two variant modules are the same: |m| as
+// bitcode (its globals and functions with their attributes, and its
+// source file name, which emitVariantFunctions sets to the same name for
+// every level so that it does not tell levels apart).
+std::string variantKey(const llvm::Module &m);
 
 } // namespace graft::codegen

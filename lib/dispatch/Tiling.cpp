@@ -79,6 +79,10 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, u
   const unsigned kcBytes = p.kc * f32;
   p.mc = std::max(p.mr, std::min(8 * p.mr, level.l2Bytes / 2 / kcBytes / p.mr * p.mr));
   p.nc = std::max(nr, std::min(8 * nr, level.l2Bytes / 2 / kcBytes / nr * nr));
+  // The tiles of an lhs block start at multiples of mr from the
+  // workgroup's first row: LoopEmitter's out pass counts on it to know
+  // which outputs the whole tiles stored.
+  assert(p.mc % p.mr == 0 && "an lhs block is whole register tiles");
   return p;
 }
 

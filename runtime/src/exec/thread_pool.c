@@ -42,6 +42,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -248,16 +249,53 @@ static void* worker_main(void* arg) {
   }
 }
 
-/* The CPUs this process may run on (its affinity mask: a `taskset -c 1`
- * run has one), else the online ones. */
-static uint32_t usable_cpus(void) {
+uint32_t graft_cpu_quota_cpus(const char* cpu_max) {
+  unsigned long long quota = 0, period = 0;
+  if (!cpu_max || sscanf(cpu_max, "%llu %llu", &quota, &period) != 2 ||
+      quota == 0 || period == 0)
+    return 0; /* "max PERIOD" (no limit) or not a quota */
+  unsigned long long cpus = (quota + period - 1) / period;
+  return cpus > MAX_THREADS ? MAX_THREADS : (uint32_t)cpus;
+}
+
+#ifdef __linux__
+/* The CPU quota of this process's cgroup (v2: cpu.max of the cgroup that
+ * /proc/self/cgroup names, else the root's, which is the container's own
+ * in a cgroup namespace), in whole CPUs; 0 when there is none. */
+static uint32_t cgroup_quota_cpus(void) {
+  char path[512] = "/sys/fs/cgroup/cpu.max", line[480];
+  FILE* f = fopen("/proc/self/cgroup", "r");
+  if (f) {
+    while (fgets(line, sizeof(line), f))
+      if (strncmp(line, "0::/", 4) == 0) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strcmp(line + 3, "/") != 0)
+          snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cpu.max", line + 3);
+        break;
+      }
+    fclose(f);
+  }
+  f = fopen(path, "r");
+  if (!f) f = fopen("/sys/fs/cgroup/cpu.max", "r");
+  if (!f) return 0;
+  char text[64] = "";
+  char* got = fgets(text, sizeof(text), f);
+  fclose(f);
+  return got ? graft_cpu_quota_cpus(text) : 0;
+}
+#endif
+
+uint32_t graft_thread_pool_usable_cpus(void) {
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  uint32_t cpus = online > 0 ? (uint32_t)online : 1;
 #ifdef __linux__
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-    return (uint32_t)CPU_COUNT(&set);
+    cpus = (uint32_t)CPU_COUNT(&set);
+  uint32_t quota = cgroup_quota_cpus();
+  if (quota > 0 && quota < cpus) cpus = quota;
 #endif
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  return cpus > 0 ? (uint32_t)cpus : 1;
+  return cpus;
 }
 
 graft_status_t graft_thread_pool_create(uint32_t thread_count,
@@ -271,7 +309,8 @@ graft_status_t graft_thread_pool_create(uint32_t thread_count,
   graft_thread_pool_t* pool = calloc(1, sizeof(*pool));
   if (!pool) goto oom;
   pool->size = thread_count;
-  pool->spin_ns = thread_count > usable_cpus() ? SPIN_NS_OVERSUBSCRIBED : SPIN_NS;
+  pool->spin_ns = thread_count > graft_thread_pool_usable_cpus() ? SPIN_NS_OVERSUBSCRIBED
+                                                                 : SPIN_NS;
   pool->workers = aligned_alloc(64, sizeof(worker_t) * thread_count);
   pool->threads = calloc(thread_count, sizeof(pthread_t));
   if (!pool->workers || !pool->threads) goto oom;
@@ -334,8 +373,8 @@ uint64_t graft_thread_pool_spin_ns(const graft_thread_pool_t* pool) {
   return pool->spin_ns;
 }
 
-uint32_t graft_thread_pool_sleepers(graft_thread_pool_t* pool) {
-  return atomic_load(&pool->sleepers);
+uint32_t graft_thread_pool_sleepers(const graft_thread_pool_t* pool) {
+  return atomic_load(&((graft_thread_pool_t*)pool)->sleepers);
 }
 
 /* Grows every worker's scratch to |size|. Workers are idle (run_lock held

@@ -55,10 +55,18 @@ graft_status_t graft_thread_pool_parallel_for(graft_thread_pool_t* pool,
 
 /* How long a worker of |pool| spins after a loop before it sleeps, in
  * nanoseconds (thread_pool.c: shorter where the pool has more threads than
- * the CPUs the process may run on), and how many workers sleep now. For
+ * graft_thread_pool_usable_cpus), and how many workers sleep now. For
  * tests. */
 uint64_t graft_thread_pool_spin_ns(const graft_thread_pool_t* pool);
-uint32_t graft_thread_pool_sleepers(graft_thread_pool_t* pool);
+uint32_t graft_thread_pool_sleepers(const graft_thread_pool_t* pool);
+
+/* The CPUs this process may use: its affinity mask (a `taskset -c 1` run
+ * has one), at most its cgroup's CPU quota rounded up (a container run with
+ * --cpus=2 has two), else the online CPUs. */
+uint32_t graft_thread_pool_usable_cpus(void);
+/* Whole CPUs of a cgroup v2 cpu.max text ("QUOTA PERIOD", rounded up);
+ * 0 for "max PERIOD" (no limit) or anything else. */
+uint32_t graft_cpu_quota_cpus(const char* cpu_max);
 
 /* The most chunks one loop of |pool| hands out, whatever its count: the
  * chunk slots a profile needs. */

@@ -194,22 +194,29 @@ static void big_scratch(void) {
   graft_thread_pool_destroy(pool);
 }
 
-/* The CPUs this process may run on, as the pool counts them. */
-static uint32_t usable_cpus(void) {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-    return (uint32_t)CPU_COUNT(&set);
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  return cpus > 0 ? (uint32_t)cpus : 1;
+/* cpu.max texts: a quota rounds up to whole CPUs; no limit is 0. */
+static void cpu_quota_parse(void) {
+  EXPECT(graft_cpu_quota_cpus("200000 100000\n") == 2);
+  EXPECT(graft_cpu_quota_cpus("150000 100000") == 2);
+  EXPECT(graft_cpu_quota_cpus("50000 100000") == 1);
+  EXPECT(graft_cpu_quota_cpus("max 100000\n") == 0);
+  EXPECT(graft_cpu_quota_cpus("") == 0);
+  EXPECT(graft_cpu_quota_cpus(NULL) == 0);
+  EXPECT(graft_cpu_quota_cpus("100000000 1") == 256);
+  uint32_t cpus = graft_thread_pool_usable_cpus();
+  EXPECT(cpus >= 1);
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  EXPECT(online < 1 || cpus <= (uint32_t)online);
 }
 
 /* A pool spins 500 us after a loop where each thread has a CPU, 20 us where
  * it has more threads than CPUs; either way an idle pool's workers all end
  * up asleep (an idle pool costs no CPU). */
 static void idle_workers_spin_then_sleep(void) {
-  uint32_t cpus = usable_cpus();
+  uint32_t cpus = graft_thread_pool_usable_cpus();
   uint32_t sizes[2] = {cpus < 2 ? 2 : cpus, cpus + 1};
-  for (int k = 0; k < 2; ++k) {
+  /* (A pool has at most 256 threads: no oversubscribed case beyond.) */
+  for (int k = 0; k < (cpus + 1 <= 256 ? 2 : 1); ++k) {
     graft_thread_pool_t* pool = NULL;
     EXPECT_OK(graft_thread_pool_create(sizes[k], &pool));
     if (!pool) return;
@@ -236,6 +243,7 @@ int main(void) {
   TEST_CASE(single_thread_inline);
   TEST_CASE(default_size_is_cpus);
   TEST_CASE(concurrent_loops);
+  TEST_CASE(cpu_quota_parse);
   TEST_CASE(idle_workers_spin_then_sleep);
   return graft_test_finish();
 }
