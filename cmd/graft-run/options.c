@@ -40,7 +40,7 @@ static const struct {
      NULL},
     {"atol", OPT_ATOL, "X", "the absolute part of --tolerance alone", NULL},
     {"rtol", OPT_RTOL, "X", "the relative part of --tolerance alone", NULL},
-    {"threads", OPT_THREADS, "N", "worker threads (default: all CPUs)", NULL},
+    {"threads", OPT_THREADS, "N", "worker threads (default: the CPUs this process may use)", NULL},
     {"benchmark", OPT_BENCHMARK, "N",
      "after one warm-up call, time N calls and print mean/min", NULL},
     {"guard", OPT_GUARD, "[=overflow|underflow]",

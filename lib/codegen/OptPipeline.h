@@ -31,7 +31,10 @@ inline constexpr const char kHandVectorizedAttr[] = "graft-hand-vectorized";
 const std::vector<std::string> &handVectorizedSkippedPasses();
 
 // One run of an O3 pass on a routine: the |run|-th time (from 0) the
-// pipeline comes to |pass| on it, or every time (kEveryRun).
+// pipeline comes to |pass| on it, or every time (kEveryRun). A loop pass
+// comes once per loop of the routine, so its runs count loops too: the
+// numbers hold for the routines as emitted today, which
+// OptPipelineTest's asm-identity check guards.
 struct PassRun {
   const char *pass;
   int run;

@@ -200,7 +200,9 @@ typedef void (*graft_timeout_fn_t)(const graft_timeout_event_t* event,
                                    void* user_data);
 
 typedef struct graft_runtime_options_t {
-  uint32_t threads;      /* workers incl. the caller; 0 = online CPUs */
+  uint32_t threads;      /* workers incl. the caller; 0 = the CPUs the
+                          * process may use: its affinity mask, at most
+                          * its cgroup's CPU quota */
   uint32_t flags;        /* GRAFT_RUNTIME_FLAG_* */
   graft_trace_fn_t trace; /* optional; NULL = no callback */
   void* trace_user_data;

@@ -301,10 +301,7 @@ uint32_t graft_thread_pool_usable_cpus(void) {
 graft_status_t graft_thread_pool_create(uint32_t thread_count,
                                         graft_thread_pool_t** out_pool) {
   *out_pool = NULL;
-  if (thread_count == 0) {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    thread_count = cpus > 0 ? (uint32_t)cpus : 1;
-  }
+  if (thread_count == 0) thread_count = graft_thread_pool_usable_cpus();
   if (thread_count > MAX_THREADS) thread_count = MAX_THREADS;
   graft_thread_pool_t* pool = calloc(1, sizeof(*pool));
   if (!pool) goto oom;

@@ -29,7 +29,7 @@ typedef int (*graft_parallel_fn_t)(void* context, uint64_t index,
                                    uint64_t scratch_size);
 
 /* Creates a pool of |thread_count| workers in total, the caller included
- * (0 = the number of online CPUs). The caller owns *out_pool. */
+ * (0 = graft_thread_pool_usable_cpus()). The caller owns *out_pool. */
 graft_status_t graft_thread_pool_create(uint32_t thread_count,
                                         graft_thread_pool_t** out_pool);
 /* Joins the workers. No loop may be running. */

@@ -107,12 +107,30 @@ static void single_thread_inline(void) {
   graft_thread_pool_destroy(pool);
 }
 
+/* A pool of 0 threads has one per CPU the process may use: restricted to
+ * one CPU (as `taskset -c` does), one thread. */
 static void default_size_is_cpus(void) {
   graft_thread_pool_t* pool = NULL;
   EXPECT_OK(graft_thread_pool_create(0, &pool));
   if (!pool) return;
-  EXPECT(graft_thread_pool_size(pool) >= 1);
+  uint32_t cpus = graft_thread_pool_usable_cpus();
+  EXPECT(graft_thread_pool_size(pool) == (cpus > 256 ? 256 : cpus));
   graft_thread_pool_destroy(pool);
+#if defined(__linux__)
+  cpu_set_t saved, one;
+  if (sched_getaffinity(0, sizeof(saved), &saved) != 0) return;
+  int first = 0;
+  while (first < CPU_SETSIZE && !CPU_ISSET(first, &saved)) ++first;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  if (sched_setaffinity(0, sizeof(one), &one) != 0) return;
+  pool = NULL;
+  EXPECT(graft_thread_pool_usable_cpus() == 1);
+  EXPECT_OK(graft_thread_pool_create(0, &pool));
+  if (pool) EXPECT(graft_thread_pool_size(pool) == 1);
+  graft_thread_pool_destroy(pool);
+  sched_setaffinity(0, sizeof(saved), &saved);
+#endif
 }
 
 typedef struct {
