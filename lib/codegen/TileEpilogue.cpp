@@ -70,7 +70,8 @@ std::optional<TileEpilogue> tileEpilogue(const LoopKernel &L) {
   e.root = L.outputs[0].node;
   if (e.root < 0 || L.nodes[e.root].type != DType::F32)
     return std::nullopt;
-  std::vector<int> order = neededNodes(L, e.root);
+  e.nodes = neededNodes(L, e.root);
+  const std::vector<int> &order = e.nodes;
   if (order.empty())
     return std::nullopt;
   // Each node as a token, its operands by position in |order|.
@@ -114,9 +115,8 @@ std::optional<TileEpilogue> tileEpilogue(const LoopKernel &L) {
 Value *emitTileEpilogue(IRBuilder<> &b, const TileEpilogue &e, Value *sums) {
   const LoopKernel &L = *e.kernel;
   unsigned lanes = cast<FixedVectorType>(sums->getType())->getNumElements();
-  std::vector<int> order = neededNodes(L, e.root);
   std::vector<Value *> value(L.nodes.size(), nullptr);
-  for (int n : order) {
+  for (int n : e.nodes) {
     const ScalarNode &node = L.nodes[n];
     switch (node.kind) {
     case ScalarNode::Kind::Acc:

@@ -21,12 +21,14 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace graft::codegen {
 
 struct TileEpilogue {
   const LoopKernel *kernel = nullptr;
   int root = -1;   // the output's node
+  std::vector<int> nodes; // the nodes |root| needs, in node order
   std::string key; // the computation, node by node (a symbol-safe name
                    // part: equal keys, equal code)
   // The output is the sum itself.
