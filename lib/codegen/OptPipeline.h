@@ -32,9 +32,10 @@ const std::vector<std::string> &handVectorizedSkippedPasses();
 
 // One run of an O3 pass on a routine: the |run|-th time (from 0) the
 // pipeline comes to |pass| on it, or every time (kEveryRun). A loop pass
-// comes once per loop of the routine, so its runs count loops too: the
-// numbers hold for the routines as emitted today, which
-// OptPipelineTest's asm-identity check guards.
+// comes once per loop of the routine, so its runs count loops too; and a
+// routine that DeadArgElim replaces (one of its arguments is dead at every
+// call) counts from 0 again. The numbers hold for the routines as emitted
+// today, which OptPipelineTest's asm-identity check guards.
 struct PassRun {
   const char *pass;
   int run;
