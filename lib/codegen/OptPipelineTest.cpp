@@ -248,8 +248,8 @@ std::string firstDifference(const std::string &a, const std::string &b) {
   // A function's label starts its line (local labels start with '.').
   std::string function = "?";
   for (size_t l = begin; l > 0;) {
-    l = a.rfind('\n', l - 2);
-    l = l == std::string::npos ? 0 : l + 1;
+    const size_t newline = l >= 2 ? a.rfind('\n', l - 2) : std::string::npos;
+    l = newline == std::string::npos ? 0 : newline + 1;
     std::string text = line(a, l);
     if (!text.empty() && text[0] != '.' && text[0] != '\t' && text.back() == ':') {
       function = text;
