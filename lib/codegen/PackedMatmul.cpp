@@ -113,12 +113,16 @@ void prefetchBytes(IRBuilder<> &b, Value *at, uint64_t bytes) {
 }
 
 // A packed operand as stored: f32, or f16/bf16 that the packing routines
-// widen exactly to f32 (mixed precision; storageToFloat, as the generic
-// loops do). For f32 the IR is that of plain f32 loads.
+// widen exactly to f32 (mixed precision: f16 with fpext where the level
+// has an instruction for it, else with storageToFloat's integer
+// operations, as the generic loops do; bf16 is a shift). For f32 the IR is
+// that of plain f32 loads.
 struct Source {
   DType elem;
   Type *mem; // its type in memory: float, or i16 bits
-  Source(LLVMContext &c, DType e) : elem(e), mem(memoryType(c, e)) {}
+  bool fpext; // f16 widened by fpext
+  Source(LLVMContext &c, DType e, const PackedMatmul &p)
+      : elem(e), mem(memoryType(c, e)), fpext(e == DType::F16 && p.halfConversion) {}
   // The element |off| elements past |base|.
   Value *at(IRBuilder<> &b, Value *base, Value *off) const {
     return b.CreateInBoundsGEP(mem, base, off);
@@ -131,6 +135,9 @@ struct Source {
   Value *load(IRBuilder<> &b, Value *ptr, unsigned n = 0) const {
     Type *t = n ? static_cast<Type *>(FixedVectorType::get(mem, n)) : mem;
     Value *v = b.CreateAlignedLoad(t, ptr, Align(bytes()));
+    if (fpext)
+      return b.CreateFPExt(b.CreateBitCast(v, t->getWithNewType(b.getHalfTy())),
+                           t->getWithNewType(b.getFloatTy()));
     return elem == DType::F32 ? v : storageToFloat(b, v, elem);
   }
   // The routine names' mark of it ("" for f32): no underscore and not
@@ -155,7 +162,7 @@ Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32;
-  const Source from(c, p.rhsElem);
+  const Source from(c, p.rhsElem, p);
   bool fresh;
   Function *f = leaf(m, "pack" + from.mark(), {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
   if (!fresh)
@@ -211,7 +218,7 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width,
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32;
-  const Source from(c, elem);
+  const Source from(c, elem, p);
   bool fresh;
   Function *f = leaf(m, "packrows" + std::to_string(width) + from.mark(),
                      {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
@@ -370,7 +377,7 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     params.insert(params.end(), {t.ptr, i64, i64});
   // The rhs as the packing tile reads it in place (the others read f32
   // panels).
-  const Source rhsFrom(c, packing ? p.rhsElem : DType::F32);
+  const Source rhsFrom(c, packing ? p.rhsElem : DType::F32, p);
   std::string kind = packing ? "tilepack" + rhsFrom.mark() : "tile";
   if (epi)
     kind += "_" + epi->key;

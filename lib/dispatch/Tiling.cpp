@@ -87,6 +87,7 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, u
   p.lhs = lhs;
   p.rhs = rhs;
   p.rhsTransposed = rhsTransposed;
+  p.halfConversion = level.halfConversion;
   p.lanes = std::max(1u, level.vectorBits / 32);
   p.nv = 2;
   p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / p.nv);
