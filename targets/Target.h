@@ -63,6 +63,11 @@ struct FeatureLevel {
   // threads ("llvm.x86.sse.sfence"); "" where release ordering already
   // covers them.
   const char *streamingStoreFence = "";
+  // Whether the level widens f16 to f32 with an instruction (x86's F16C,
+  // AArch64's FCVTL): the packed matmul then widens f16 operands with LLVM's
+  // fpext instead of integer operations (the same values; lib/codegen/
+  // PackedMatmul.cpp). Where it does not, fpext would become a libcall.
+  bool halfConversion = false;
 };
 
 struct QemuCpu {

@@ -29,12 +29,13 @@ const TargetInfo aarch64Target = {
          /*implies=*/{}, /*cpuFeatures=*/{"fp-armv8", "neon"},
          /*vectorBits=*/128, /*vectorRegisters=*/32,
          // Cortex-A53/A55 class: 32 KiB L1d, a 256 KiB L2 share.
-         /*l1dBytes=*/32 * 1024, /*l2Bytes=*/256 * 1024},
+         /*l1dBytes=*/32 * 1024, /*l2Bytes=*/256 * 1024, /*changesOnly=*/{},
+         /*streamingStoreBytes=*/0, /*streamingStoreFence=*/"", /*halfConversion=*/true},
         {"armv8.2-a+dotprod", "generic", "+v8.2a,+neon,+fp-armv8,+dotprod",
          {"-march=armv8.2-a+dotprod"}, {"armv8-a"}, {"crc", "lse", "rdm", "dotprod"}, 128, 32, 32 * 1024, 256 * 1024,
          // LSE serves atomics, dotprod and RDM narrow integers, CRC its
          // intrinsics: float code is armv8-a's.
-         /*changesOnly=*/{"atomics", "narrow-integers", "target-intrinsics"}},
+         /*changesOnly=*/{"atomics", "narrow-integers", "target-intrinsics"}, 0, "", true},
     },
     /*elfMachine=*/183, // EM_AARCH64
     /*elfClass=*/2,

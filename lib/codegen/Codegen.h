@@ -35,9 +35,12 @@ struct VariantSymbols {
 void emitLoopDispatch(llvm::Module &m, const Dispatch &d);
 void emitCallDispatch(llvm::Module &m, const Dispatch &d);
 // The leaf routines of a packed matmul (PackedMatmul.cpp), one per tile
-// shape and module.
+// shape, stored element type and module. The rhs packing routine reads
+// p.rhsElem; the one that packs rows |width| at a time, |elem| (the lhs's
+// with width mr, a transposed rhs's with width nr).
 llvm::Function *packedMatmulPackRhs(llvm::Module &m, const PackedMatmul &p);
-llvm::Function *packedMatmulPackRows(llvm::Module &m, const PackedMatmul &p, unsigned width);
+llvm::Function *packedMatmulPackRows(llvm::Module &m, const PackedMatmul &p, unsigned width,
+                                     DType elem);
 // The microkernel for the first |rows| (at most mr) rows of an mr-row lhs
 // panel: mr for whole panels, fewer for the last rows of a block. With an
 // epilogue (TileEpilogue.h), one that can also apply it to its finished

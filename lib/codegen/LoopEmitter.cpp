@@ -150,9 +150,12 @@ private:
   Value *batchBase(unsigned input) {
     Value *v = bases_[input];
     if (L_.numParallel == 3)
-      v = b_.CreateInBoundsGEP(b_.getFloatTy(), v, b_.CreateMul(idx_[0], strides_[input][0]));
+      v = b_.CreateInBoundsGEP(elemType(input), v, b_.CreateMul(idx_[0], strides_[input][0]));
     return v;
   }
+  // How input |input|'s elements are stored (float, or an f16/bf16 operand
+  // of a packed matmul as i16 bits).
+  Type *elemType(unsigned input) { return memoryType(c_, L_.inputs[input].elem); }
 
   // The packed panel of K block [pc, pc + kc) at column |at| of the
   // [.., K, width] buffer at |base| (this batch's): the block's rows of
@@ -210,8 +213,9 @@ private:
       Value *i0 = b_.CreateMul(b_.CreateSub(x, rhsBlocks), b_.getInt64(p.mc), "", true, true);
       Value *i1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(i0, b_.getInt64(p.mc)), M);
       Value *lda = strides_[p.lhs][P - 2];
-      Value *from = b_.CreateInBoundsGEP(f32, batchBase(p.lhs), b_.CreateAdd(b_.CreateMul(i0, lda), pc));
-      b_.CreateCall(codegen::packedMatmulPackRows(m_, p, p.mr),
+      Value *from = b_.CreateInBoundsGEP(elemType(p.lhs), batchBase(p.lhs),
+                                         b_.CreateAdd(b_.CreateMul(i0, lda), pc));
+      b_.CreateCall(codegen::packedMatmulPackRows(m_, p, p.mr, p.lhsElem),
                     {kc, b_.CreateSub(i1, i0), from, lda, packedLhsAt(out, pc, kc, i0)});
     });
   }
@@ -222,13 +226,13 @@ private:
     Value *ldb = strides_[L_.packed.rhs][L_.numParallel - 2];
     Value *at = L_.packed.rhsTransposed ? b_.CreateAdd(b_.CreateMul(j0, ldb), pc)
                                         : b_.CreateAdd(b_.CreateMul(pc, ldb), j0);
-    return b_.CreateInBoundsGEP(b_.getFloatTy(), rhs, at);
+    return b_.CreateInBoundsGEP(elemType(L_.packed.rhs), rhs, at);
   }
 
   // A transposed rhs ([N, K]) is packed like the lhs, nr rows a panel.
   Function *packRhsFunction() {
     const PackedMatmul &p = L_.packed;
-    return p.rhsTransposed ? codegen::packedMatmulPackRows(m_, p, p.nr())
+    return p.rhsTransposed ? codegen::packedMatmulPackRows(m_, p, p.nr(), p.rhsElem)
                            : codegen::packedMatmulPackRhs(m_, p);
   }
 
@@ -320,7 +324,7 @@ private:
         p.lhsConstant
             ? b_.getTrue()
             : b_.CreateICmpNE(params_[p.prepackedLhsParam], b_.getInt64(0));
-    Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr);
+    Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr, p.lhsElem);
     Function *tile = codegen::packedMatmulTile(m_, p, p.mr, tileEpi);
     std::vector<unsigned> tails = codegen::packedMatmulTailRows(p);
     // The microkernel for |left| rows: mr, or the smallest tail height that
@@ -366,7 +370,8 @@ private:
         Value *ie = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(ib, b_.getInt64(p.mc)), i1);
         // The lhs block: packed before the call, or now into the scratch.
         ifThen(b_.CreateNot(prepackedLhs), [&]() {
-          Value *from = b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(ib, lda), pc));
+          Value *from =
+              b_.CreateInBoundsGEP(elemType(p.lhs), lhs, b_.CreateAdd(b_.CreateMul(ib, lda), pc));
           b_.CreateCall(packLhs, {kc, b_.CreateSub(ie, ib), from, lda, ownLhs});
         });
         Value *lhsBlock =

@@ -15,6 +15,7 @@
 #include "codegen/AbiTypes.h"
 #include "codegen/Codegen.h"
 #include "codegen/OptPipeline.h"
+#include "codegen/ScalarOps.h"
 #include "codegen/TileEpilogue.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -111,6 +112,42 @@ void prefetchBytes(IRBuilder<> &b, Value *at, uint64_t bytes) {
     prefetchLine(b, b.CreateConstGEP1_64(b.getInt8Ty(), at, off));
 }
 
+// A packed operand as stored: f32, or f16/bf16 that the packing routines
+// widen exactly to f32 (mixed precision: f16 with fpext where the level
+// has an instruction for it, else with storageToFloat's integer
+// operations, as the generic loops do; bf16 is a shift). For f32 the IR is
+// that of plain f32 loads.
+struct Source {
+  DType elem;
+  Type *mem; // its type in memory: float, or i16 bits
+  bool fpext; // f16 widened by fpext
+  Source(LLVMContext &c, DType e, const PackedMatmul &p)
+      : elem(e), mem(memoryType(c, e)), fpext(e == DType::F16 && p.halfConversion) {}
+  // The element |off| elements past |base|.
+  Value *at(IRBuilder<> &b, Value *base, Value *off) const {
+    return b.CreateInBoundsGEP(mem, base, off);
+  }
+  Value *at(IRBuilder<> &b, Value *base, uint64_t off) const {
+    return b.CreateConstInBoundsGEP1_64(mem, base, off);
+  }
+  unsigned bytes() const { return elem == DType::F32 ? 4 : 2; }
+  // |n| elements at |ptr| as f32 (n = 0: one scalar).
+  Value *load(IRBuilder<> &b, Value *ptr, unsigned n = 0) const {
+    Type *t = n ? static_cast<Type *>(FixedVectorType::get(mem, n)) : mem;
+    Value *v = b.CreateAlignedLoad(t, ptr, Align(bytes()));
+    if (fpext)
+      return b.CreateFPExt(b.CreateBitCast(v, t->getWithNewType(b.getHalfTy())),
+                           t->getWithNewType(b.getFloatTy()));
+    return elem == DType::F32 ? v : storageToFloat(b, v, elem);
+  }
+  // The routine names' mark of it ("" for f32): no underscore and not
+  // only digits, so the routine's kind (OptPipeline's idle runs, which
+  // were measured on f32 routines) is a kind of its own.
+  std::string mark() const {
+    return elem == DType::F32 ? "" : elem == DType::F16 ? "f16" : "bf16";
+  }
+};
+
 } // namespace
 
 // void pack(i64 kc, i64 cols, const float *b, i64 ldb, float *packed):
@@ -124,9 +161,10 @@ void prefetchBytes(IRBuilder<> &b, Value *at, uint64_t bytes) {
 Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
-  Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
+  Type *i64 = t.i64, *f32 = t.f32;
+  const Source from(c, p.rhsElem, p);
   bool fresh;
-  Function *f = leaf(m, "pack", {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
+  Function *f = leaf(m, "pack" + from.mark(), {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
   if (!fresh)
     return f;
   IRBuilder<> b(BasicBlock::Create(c, "entry", f));
@@ -139,11 +177,10 @@ Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
   emitLoop(b, b.getInt64(0), fullCols, "q", [&](Value *q) {
     Value *panel = b.CreateInBoundsGEP(f32, dst, b.CreateMul(q, kc));
     emitLoop(b, b.getInt64(0), kc, "k", [&](Value *k) {
-      Value *from = b.CreateInBoundsGEP(f32, src, b.CreateAdd(b.CreateMul(k, ldb), q));
+      Value *row = from.at(b, src, b.CreateAdd(b.CreateMul(k, ldb), q));
       Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, nrV));
       for (unsigned v = 0; v < p.nv; ++v) {
-        Value *x = b.CreateAlignedLoad(vec, b.CreateConstInBoundsGEP1_64(f32, from, v * p.lanes),
-                                       Align(4));
+        Value *x = from.load(b, from.at(b, row, v * p.lanes), p.lanes);
         b.CreateAlignedStore(x, b.CreateConstInBoundsGEP1_64(f32, to, v * p.lanes), Align(4));
       }
     });
@@ -155,12 +192,11 @@ Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
   Value *lastCol = b.CreateSub(rem, b.getInt64(1));
   Value *kEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), kc, b.getInt64(0));
   emitLoop(b, b.getInt64(0), kEnd, "kr", [&](Value *k) {
-    Value *from = b.CreateInBoundsGEP(f32, src, b.CreateAdd(b.CreateMul(k, ldb), fullCols));
+    Value *row = from.at(b, src, b.CreateAdd(b.CreateMul(k, ldb), fullCols));
     Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, nrV));
     for (uint64_t col = 0; col < nr; ++col) {
       Value *cv = b.getInt64(col);
-      Value *x = b.CreateLoad(
-          f32, b.CreateInBoundsGEP(f32, from, b.CreateBinaryIntrinsic(Intrinsic::umin, cv, lastCol)));
+      Value *x = from.load(b, from.at(b, row, b.CreateBinaryIntrinsic(Intrinsic::umin, cv, lastCol)));
       x = b.CreateSelect(b.CreateICmpULT(cv, rem), x, ConstantFP::get(f32, 0.0));
       b.CreateStore(x, b.CreateConstInBoundsGEP1_64(f32, to, col));
     }
@@ -178,13 +214,14 @@ Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
 // instead of mr rows lda apart (which, at a power-of-two lda, all fall
 // into the same L1 set). With width nr it packs an rhs stored transposed
 // ([N, K], a transpose view) into the panels pack makes from [K, N].
-Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width) {
+Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width, DType elem) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32;
+  const Source from(c, elem, p);
   bool fresh;
-  Function *f = leaf(m, "packrows" + std::to_string(width), {i64, i64, t.ptr, i64, t.ptr}, p,
-                     fresh);
+  Function *f = leaf(m, "packrows" + std::to_string(width) + from.mark(),
+                     {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
   if (!fresh)
     return f;
   IRBuilder<> b(BasicBlock::Create(c, "entry", f));
@@ -199,26 +236,25 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width)
   // last group of 4 and the last kc % 4 columns are copied one by one.
   Value *kc4 = b.CreateAnd(kc, b.getInt64(~uint64_t(3)));
   auto at = [&](Value *top, uint64_t r, Value *k) {
-    return b.CreateInBoundsGEP(f32, top, b.CreateAdd(b.CreateMul(b.getInt64(r), lda), k));
+    return from.at(b, top, b.CreateAdd(b.CreateMul(b.getInt64(r), lda), k));
   };
   auto copyColumn = [&](Value *top, Value *panel, Value *k, uint64_t r0) {
     Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, widthV));
     for (uint64_t r = r0; r < width; ++r)
-      b.CreateStore(b.CreateLoad(f32, at(top, r, k)), b.CreateConstInBoundsGEP1_64(f32, to, r));
+      b.CreateStore(from.load(b, at(top, r, k)), b.CreateConstInBoundsGEP1_64(f32, to, r));
   };
   const uint64_t groups = width / 4;
-  FixedVectorType *quad = FixedVectorType::get(f32, 4);
   emitLoop(b, b.getInt64(0), fullRows, "q", [&](Value *q) {
     Value *panel = b.CreateInBoundsGEP(f32, dst, b.CreateMul(q, kc));
-    Value *top = b.CreateInBoundsGEP(f32, src, b.CreateMul(q, lda));
+    Value *top = from.at(b, src, b.CreateMul(q, lda));
     emitLoop(b, b.getInt64(0), kc4, "k4", [&](Value *k) {
       // A loop, not unrolled: a transposed rhs has nr / 4 groups (8 on
       // x86-64-v4), and each level carries its own copy of this routine.
       emitLoop(b, b.getInt64(0), b.getInt64(groups * 4), "g", [&](Value *g4) {
-        Value *groupTop = b.CreateInBoundsGEP(f32, top, b.CreateMul(g4, lda));
+        Value *groupTop = from.at(b, top, b.CreateMul(g4, lda));
         Value *row[4];
         for (unsigned i = 0; i < 4; ++i)
-          row[i] = b.CreateAlignedLoad(quad, at(groupTop, i, k), Align(4));
+          row[i] = from.load(b, at(groupTop, i, k), 4);
         Value *lo01 = b.CreateShuffleVector(row[0], row[1], {0, 4, 1, 5});
         Value *hi01 = b.CreateShuffleVector(row[0], row[1], {2, 6, 3, 7});
         Value *lo23 = b.CreateShuffleVector(row[2], row[3], {0, 4, 1, 5});
@@ -243,7 +279,7 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width)
   // and keeps the value only when it is inside the block.
   Value *rem = b.CreateSub(rows, fullRows);
   Value *panel = b.CreateInBoundsGEP(f32, dst, b.CreateMul(fullRows, kc));
-  Value *top = b.CreateInBoundsGEP(f32, src, b.CreateMul(fullRows, lda));
+  Value *top = from.at(b, src, b.CreateMul(fullRows, lda));
   Value *lastRow = b.CreateSub(rem, b.getInt64(1));
   Value *kEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), kc, b.getInt64(0));
   emitLoop(b, b.getInt64(0), kEnd, "kr", [&](Value *k) {
@@ -251,7 +287,7 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width)
     for (uint64_t r = 0; r < width; ++r) {
       Value *rv = b.getInt64(r);
       Value *row = b.CreateBinaryIntrinsic(Intrinsic::umin, rv, lastRow);
-      Value *x = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, top, b.CreateAdd(b.CreateMul(row, lda), k)));
+      Value *x = from.load(b, from.at(b, top, b.CreateAdd(b.CreateMul(row, lda), k)));
       x = b.CreateSelect(b.CreateICmpULT(rv, rem), x, ConstantFP::get(f32, 0.0));
       b.CreateStore(x, b.CreateConstInBoundsGEP1_64(f32, to, r));
     }
@@ -281,13 +317,13 @@ constexpr uint64_t kRhsSourcePrefetchRows = 16;
 // panel are harmless (a prefetch never faults), so they are computed
 // without inbounds.
 static void emitPanelPrefetches(IRBuilder<> &b, Value *lhs, Value *k, Value *rhs, Value *ldRhs,
-                                uint64_t rhsAhead, const PackedMatmul &p) {
+                                uint64_t rhsAhead, const PackedMatmul &p, const Source &rhsFrom) {
   Type *f32 = b.getFloatTy();
   const uint64_t lhsRow = uint64_t(p.mr) * 4;
   Value *lhsAhead = b.CreateAdd(k, b.getInt64(std::max<uint64_t>(1, kLhsPrefetchBytes / lhsRow)));
   prefetchLine(b, b.CreateGEP(f32, lhs, b.CreateMul(lhsAhead, b.getInt64(p.mr))));
-  prefetchBytes(b, b.CreateGEP(f32, rhs, b.CreateMul(ldRhs, b.getInt64(rhsAhead))),
-                uint64_t(p.nr()) * 4);
+  prefetchBytes(b, b.CreateGEP(rhsFrom.mem, rhs, b.CreateMul(ldRhs, b.getInt64(rhsAhead))),
+                uint64_t(p.nr()) * rhsFrom.bytes());
 }
 
 std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
@@ -339,7 +375,10 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   const bool stores = tileStoresOutputs(p);
   if (stores)
     params.insert(params.end(), {t.ptr, i64, i64});
-  std::string kind = packing ? "tilepack" : "tile";
+  // The rhs as the packing tile reads it in place (the others read f32
+  // panels).
+  const Source rhsFrom(c, packing ? p.rhsElem : DType::F32, p);
+  std::string kind = packing ? "tilepack" + rhsFrom.mark() : "tile";
   if (epi)
     kind += "_" + epi->key;
   Function *f = leaf(m, kind, params, p, fresh, rows);
@@ -382,12 +421,11 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   }
   b.CreateCondBr(b.CreateICmpSLT(k, kc), body, exit);
   b.SetInsertPoint(body);
-  Value *rhsRow = b.CreateInBoundsGEP(f32, rhs, b.CreateMul(k, ldRhs));
+  Value *rhsRow = rhsFrom.at(b, rhs, b.CreateMul(k, ldRhs));
   Value *lhsCol = b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(p.mr)));
   std::vector<Value *> rv(nv);
   for (unsigned v = 0; v < nv; ++v)
-    rv[v] = b.CreateAlignedLoad(vec, b.CreateConstInBoundsGEP1_64(f32, rhsRow, v * lanes),
-                                Align(4));
+    rv[v] = rhsFrom.load(b, rhsFrom.at(b, rhsRow, v * lanes), lanes);
   if (packing) {
     Value *to = b.CreateInBoundsGEP(f32, packed, b.CreateMul(k, nrV));
     for (unsigned v = 0; v < nv; ++v)
@@ -395,7 +433,7 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   }
   const uint64_t rhsAhead =
       packing ? kRhsSourcePrefetchRows : std::max<uint64_t>(1, kRhsPrefetchBytes / (p.nr() * 4));
-  emitPanelPrefetches(b, lhs, k, rhsRow, ldRhs, rhsAhead, p);
+  emitPanelPrefetches(b, lhs, k, rhsRow, ldRhs, rhsAhead, p, rhsFrom);
   for (unsigned r = 0; r < mr; ++r) {
     Value *x = b.CreateLoad(f32, b.CreateConstInBoundsGEP1_64(f32, lhsCol, r));
     Value *splat = b.CreateVectorSplat(lanes, x);

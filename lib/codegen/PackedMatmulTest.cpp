@@ -94,8 +94,8 @@ TEST(PackedMatmul, PackingLoopsAreKeptAsWritten) {
   unsigned levels = forEachPackingLevel([](const PackedMatmul &p, llvm::TargetMachine &tm,
                                            llvm::Module &m) {
     std::vector<llvm::Function *> packs = {codegen::packedMatmulPackRhs(m, p),
-                                           codegen::packedMatmulPackRows(m, p, p.mr),
-                                           codegen::packedMatmulPackRows(m, p, p.nr())};
+                                           codegen::packedMatmulPackRows(m, p, p.mr, DType::F32),
+                                           codegen::packedMatmulPackRows(m, p, p.nr(), DType::F32)};
     for (llvm::Function *f : packs) {
       // Kept: nothing in the module calls them.
       f->setLinkage(llvm::GlobalValue::ExternalLinkage);

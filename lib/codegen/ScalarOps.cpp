@@ -86,26 +86,28 @@ Value *emitCast(IRBuilder<> &b, Value *v, DType from, DType to) {
 bool isStorageFloat(DType t) { return t == DType::F16 || t == DType::BF16; }
 
 Value *storageToFloat(IRBuilder<> &b, Value *h, DType t) {
-  Type *i32 = b.getInt32Ty();
+  // (Types and constants take |h|'s shape: a scalar or a vector.)
+  Type *i32 = h->getType()->getWithNewType(b.getInt32Ty());
+  Type *f32 = h->getType()->getWithNewType(b.getFloatTy());
+  auto k = [&](uint32_t v) { return ConstantInt::get(i32, v); };
   Value *w = b.CreateZExt(h, i32);
   if (t == DType::BF16)
-    return b.CreateBitCast(b.CreateShl(w, 16), b.getFloatTy());
+    return b.CreateBitCast(b.CreateShl(w, 16), f32);
   // Binary16 -> binary32: move exponent and mantissa into place and rebias;
   // infinities/NaNs get the maximal exponent, subnormals are renormalised by
   // a float subtraction.
   Value *em = b.CreateShl(b.CreateAnd(w, 0x7fff), 13);
   Value *exp = b.CreateAnd(em, 0x0f800000);
-  Value *o = b.CreateAdd(em, b.getInt32((127 - 15) << 23));
-  Value *isSpecial = b.CreateICmpEQ(exp, b.getInt32(0x0f800000));
-  Value *isSmall = b.CreateICmpEQ(exp, b.getInt32(0));
-  Value *special = b.CreateAdd(o, b.getInt32((128 - 16) << 23));
+  Value *o = b.CreateAdd(em, k((127 - 15) << 23));
+  Value *isSpecial = b.CreateICmpEQ(exp, k(0x0f800000));
+  Value *isSmall = b.CreateICmpEQ(exp, k(0));
+  Value *special = b.CreateAdd(o, k((128 - 16) << 23));
   Value *small = b.CreateBitCast(
-      b.CreateFSub(b.CreateBitCast(b.CreateAdd(o, b.getInt32(1 << 23)), b.getFloatTy()),
-                   ConstantFP::get(b.getFloatTy(), 0x1p-14)),
+      b.CreateFSub(b.CreateBitCast(b.CreateAdd(o, k(1 << 23)), f32), ConstantFP::get(f32, 0x1p-14)),
       i32);
   o = b.CreateSelect(isSpecial, special, b.CreateSelect(isSmall, small, o));
   o = b.CreateOr(o, b.CreateShl(b.CreateAnd(w, 0x8000), 16));
-  return b.CreateBitCast(o, b.getFloatTy());
+  return b.CreateBitCast(o, f32);
 }
 
 Value *floatToStorage(IRBuilder<> &b, Value *f, DType t) {

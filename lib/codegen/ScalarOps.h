@@ -29,7 +29,8 @@ llvm::Value *emitScalarOp(llvm::IRBuilder<> &b, OpKind op, const std::string &pr
                           DType resultType, DType operandType,
                           const std::vector<llvm::Value *> &operands);
 
-// i16 storage bits of |t| (F16 or BF16) <-> float.
+// i16 storage bits of |t| (F16 or BF16) <-> float (storageToFloat: a scalar
+// or a vector of them).
 llvm::Value *storageToFloat(llvm::IRBuilder<> &b, llvm::Value *bits, DType t);
 llvm::Value *floatToStorage(llvm::IRBuilder<> &b, llvm::Value *f, DType t);
 // Rounds a float to the nearest value of |t| (F16 or BF16), as a float.

@@ -91,6 +91,11 @@ struct KernelOutput {
 struct PackedMatmul {
   unsigned lhs = 0, rhs = 0; // kernel inputs read as [.., M, K] and [.., K, N]
   bool rhsTransposed = false; // rhs stored as [.., N, K] (a transpose view)
+  // How the lhs and rhs are stored: f32, or f16/bf16 (mixed precision),
+  // which the packing routines widen exactly to f32 as they pack: the
+  // packed panels, the microkernels and the sums are f32 whatever these are.
+  DType lhsElem = DType::F32, rhsElem = DType::F32;
+  bool halfConversion = false; // the level's FeatureLevel::halfConversion
   unsigned lanes = 1;        // f32 elements per vector register
   unsigned mr = 0, nv = 0;   // register tile: mr rows x nv vectors (mr = 0: off)
   unsigned kc = 0;           // K block: a kc x nr rhs panel stays in L1

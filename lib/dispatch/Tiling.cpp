@@ -16,9 +16,24 @@ namespace graft {
 // rows are split into tiles that each compute the statistics again.
 constexpr unsigned kRowStatTile = 16 * 1024;
 
+// An f32 operand of the product: a load of an f32 input, or of an f16 or
+// bf16 one widened to f32 (mixed precision: the widening is exact, and the
+// packing routines do it). The load, or null.
+static const ScalarNode *f32Operand(const LoopKernel &L, const ScalarNode &n) {
+  if (n.kind == ScalarNode::Kind::Load)
+    return n.type == DType::F32 && L.inputs[n.input].elem == DType::F32 ? &n : nullptr;
+  if (n.kind != ScalarNode::Kind::Op || n.op != OpKind::Cast || n.type != DType::F32 ||
+      n.operands.size() != 1)
+    return nullptr;
+  const ScalarNode &load = L.nodes[n.operands[0]];
+  DType elem = load.kind == ScalarNode::Kind::Load ? L.inputs[load.input].elem : DType::Invalid;
+  return (elem == DType::F16 || elem == DType::BF16) && load.type == elem ? &load : nullptr;
+}
+
 // The kernel's update is acc + lhs * rhs over f32 with lhs read as
 // [.., M, K] and rhs as [.., K, N] or, through a transpose view, [.., N, K]
-// (matmul, batch_matmul): the inputs PackedMatmul reads, or false.
+// (matmul, batch_matmul), each stored as f32 or widened from f16 or bf16:
+// the inputs PackedMatmul reads, or false.
 static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
                            bool &rhsTransposed) {
   unsigned P = L.numParallel;
@@ -31,9 +46,11 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
   const ScalarNode &mul = L.nodes[add.operands[1]];
   if (mul.kind != ScalarNode::Kind::Op || mul.op != OpKind::Mul || mul.operands.size() != 2)
     return false;
-  const ScalarNode &a = L.nodes[mul.operands[0]], &b = L.nodes[mul.operands[1]];
-  if (a.kind != ScalarNode::Kind::Load || b.kind != ScalarNode::Kind::Load)
+  const ScalarNode *ap = f32Operand(L, L.nodes[mul.operands[0]]);
+  const ScalarNode *bp = f32Operand(L, L.nodes[mul.operands[1]]);
+  if (!ap || !bp)
     return false;
+  const ScalarNode &a = *ap, &b = *bp;
   const KernelInput &ia = L.inputs[a.input], &ib = L.inputs[b.input];
   int m = int(P) - 2, n = int(P) - 1, k = int(P);
   std::vector<int> am = {m, k}, bm = {k, n}, btm = {n, k};
@@ -42,8 +59,7 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
     bm.insert(bm.begin(), 0);
     btm.insert(btm.begin(), 0);
   }
-  if (ia.elem != DType::F32 || ib.elem != DType::F32 || ia.map != am ||
-      (ib.map != bm && ib.map != btm))
+  if (ia.map != am || (ib.map != bm && ib.map != btm))
     return false;
   lhs = a.input;
   rhs = b.input;
@@ -71,6 +87,7 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, u
   p.lhs = lhs;
   p.rhs = rhs;
   p.rhsTransposed = rhsTransposed;
+  p.halfConversion = level.halfConversion;
   p.lanes = std::max(1u, level.vectorBits / 32);
   p.nv = 2;
   p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / p.nv);
@@ -159,6 +176,8 @@ void Former::finishLoop(KernelDraft &draft) {
   if (reduction && matmulOperands(L, lhs, rhs, rhsTransposed)) {
     L.innerReduction = false;
     L.packed = packedMatmulTiles(level, lhs, rhs, rhsTransposed);
+    L.packed.lhsElem = L.inputs[lhs].elem;
+    L.packed.rhsElem = L.inputs[rhs].elem;
     L.regRows = L.regCols = 1;
   }
   // An input read across its rows (transpose, some broadcasts) gets tall,

@@ -61,12 +61,21 @@ static std::string describeDispatch(const Dispatch &d) {
     return "packs the matmul's " + rhs.substr(4) + ", " + lhs +
            ", once per call";
   }
+  // f16/bf16 operands: widened to f32 as they are packed.
+  auto widened = [&p]() -> std::string {
+    if (p.lhsElem == DType::F32 && p.rhsElem == DType::F32)
+      return "";
+    if (p.lhsElem == p.rhsElem)
+      return std::string(", ") + dtypeName(p.lhsElem) + " operands widened to f32 when packed";
+    return std::string(", lhs ") + dtypeName(p.lhsElem) + ", rhs " + dtypeName(p.rhsElem) +
+           " widened to f32 when packed";
+  };
   if (p.mr)
     return "packed matmul, register tile " + std::to_string(p.mr) + "x" +
            std::to_string(p.nr()) + ", block up to " + std::to_string(p.mw) +
            "x" + std::to_string(p.nc) + ", lhs block " + std::to_string(p.mc) +
            ", kc " + std::to_string(p.kc) +
-           (p.rhsTransposed ? ", rhs transposed" : "") +
+           (p.rhsTransposed ? ", rhs transposed" : "") + widened() +
            (p.rhsConstant ? ", constant rhs packed when built" : "") +
            (p.lhsConstant ? ", constant lhs packed when built" : "");
   std::string s = "tile " + std::to_string(L.tileY) + "x" + std::to_string(L.tileX);

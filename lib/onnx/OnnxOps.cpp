@@ -632,7 +632,12 @@ Value zeroAccumulator(ImportContext &ctx, const std::string &elem, const Shape &
   return ctx.w.splat(zero, elem, s, ctx.hint() + ".acc");
 }
 
-// numpy matmul: 1-D operands get a unit dim, batch dims broadcast.
+// numpy matmul: 1-D operands get a unit dim, batch dims broadcast. f16
+// and bf16 operands accumulate in f32 (graft's mixed-precision matmul,
+// whose packed microkernel takes them), and the result is rounded back to
+// their type once: what ONNX Runtime's CPU provider computes for them
+// (it runs such a MatMul in f32), more exact than sums rounded at every
+// step, and the fast path.
 bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::string &hint,
             Value &out) {
   GraphWriter &w = ctx.w;
@@ -666,11 +671,13 @@ bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::str
   rs.push_back(m);
   rs.push_back(n);
   Value r;
-  bool reshaped = vecA || vecB || batch.size() > 1;
+  const std::string elem = a.type.elem;
+  const std::string accElem = elem == "f16" || elem == "bf16" ? "f32" : elem;
+  bool reshaped = vecA || vecB || batch.size() > 1 || accElem != elem;
   std::string mmHint = reshaped ? hint + ".mm" : hint;
   if (batch.empty()) {
-    Value acc = zeroAccumulator(ctx, a.type.elem, rs);
-    Type t{a.type.elem, {m.size, n.size}, false};
+    Value acc = zeroAccumulator(ctx, accElem, rs);
+    Type t{accElem, {m.size, n.size}, false};
     r = w.emit(mmHint, "matmul " + a.name + ", " + b.name + ", " + acc.name, t);
   } else if (sb.size() == 2) {
     // A batched lhs against a 2-D rhs (the weights of a layer over
@@ -681,10 +688,10 @@ bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::str
     // products in the same order either way.
     DimRef rows = w.product(sa, 0, sa.size() - 1);
     Value a2 = w.reshape(a, Shape{rows, k}, hint + ".lhs");
-    Value acc = zeroAccumulator(ctx, a.type.elem, Shape{rows, n});
-    Type t{a.type.elem, {rows.size, n.size}, false};
+    Value acc = zeroAccumulator(ctx, accElem, Shape{rows, n});
+    Type t{accElem, {rows.size, n.size}, false};
     r = w.emit(hint + ".mm2", "matmul " + a2.name + ", " + b.name + ", " + acc.name, t);
-    r = w.reshape(r, rs, vecB ? hint + ".mm" : hint);
+    r = w.reshape(r, rs, vecB || accElem != elem ? hint + ".mm" : hint);
   } else {
     Shape fa = batch, fb = batch;
     fa.push_back(m), fa.push_back(k), fb.push_back(k2), fb.push_back(n);
@@ -696,11 +703,11 @@ bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::str
       b = w.reshape(b, Shape{bn, k2, n}, hint + ".rhs");
     }
     Shape s3{bn, m, n};
-    Value acc = zeroAccumulator(ctx, a.type.elem, s3);
-    Type t{a.type.elem, {bn.size, m.size, n.size}, false};
+    Value acc = zeroAccumulator(ctx, accElem, s3);
+    Type t{accElem, {bn.size, m.size, n.size}, false};
     r = w.emit(mmHint, "batch_matmul " + a.name + ", " + b.name + ", " + acc.name, t);
     if (batch.size() != 1)
-      r = w.reshape(r, rs, vecA || vecB ? hint + ".mm" : hint);
+      r = w.reshape(r, rs, vecA || vecB || accElem != elem ? hint + ".mm" : hint);
   }
   if (vecA || vecB) {
     Shape final = batch;
@@ -708,8 +715,13 @@ bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::str
       final.push_back(m);
     if (!vecB)
       final.push_back(n);
-    r = w.reshape(r, final, hint);
+    r = w.reshape(r, final, accElem != elem ? hint + ".mm" : hint);
   }
+  if (accElem != elem)
+    r = w.elementwise(
+        {r}, elem,
+        [&](Body &bd, const std::vector<std::string> &x) { return bd.op("cast " + x[0], elem); },
+        hint);
   out = r;
   return true;
 }

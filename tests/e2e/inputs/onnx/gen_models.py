@@ -266,3 +266,12 @@ save("dense_3d",
      [vi("x", f32, [2, "seq", 40]), vi("x4", f32, [2, 3, "seq", 40])],
      [vi("y", f32, [2, "seq", 24]), vi("y4", f32, [2, 3, "seq", 24])],
      [helper.make_tensor("w", f32, [40, 24], dense_w)])
+# MatMul of f16 operands: imported as graft's mixed-precision matmul (f32
+# sums, rounded back to f16 once), which runs packed (onnx_f16_matmul.sh);
+# 2-D and a batched lhs against a 2-D rhs.
+f16 = TensorProto.FLOAT16
+save("matmul_f16",
+     [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm"),
+      helper.make_node("MatMul", ["x3", "w"], ["y3"], name="mm3")],
+     [vi("x", f16, ["rows", "k"]), vi("x3", f16, [2, "seq", "k"]), vi("w", f16, ["k", "n"])],
+     [vi("y", f16, ["rows", "n"]), vi("y3", f16, [2, "seq", "n"])])
