@@ -9,12 +9,12 @@
 # rhs packed by each workgroup (43 rows, one row of workgroups; 5 rows,
 # fewer than a tile), ragged panels and several K blocks (700) on every
 # level, f16 subnormals and extremes among the values. f16 values come
-# from .npy files, bf16 ones from f32 inputs cast in the graph (numpy has
-# no bf16): @bf16 casts them to bf16 before its matmul, @bf16ref rounds
-# them to bf16 and back to f32 before an f32 one. --explain says the f16
-# and bf16 matmuls are packed.
-cat > nm.graph <<'G'
-func @h(%a: tensor<?x?xf16>, %b: tensor<?x?xf16>) -> tensor<?x?xf32> {
+# from .npy files (wide.graph is narrow.graph on f32), bf16 ones from f32
+# inputs cast in the graph (numpy has no bf16): @bf16 casts them to bf16
+# before its matmul, @bf16ref rounds them to bf16 and back to f32 before an
+# f32 one. --explain says the f16 and bf16 matmuls are packed.
+cat > narrow.graph <<'G'
+func @mm(%a: tensor<?x?xf16>, %b: tensor<?x?xf16>) -> tensor<?x?xf32> {
   %z = constant 0.0 : f32
   %m = dim %a {axis = 0} : index
   %n = dim %b {axis = 1} : index
@@ -28,21 +28,7 @@ func @h(%a: tensor<?x?xf16>, %b: tensor<?x?xf16>) -> tensor<?x?xf32> {
   }
   return %y
 }
-func @f(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %z = constant 0.0 : f32
-  %m = dim %a {axis = 0} : index
-  %n = dim %b {axis = 1} : index
-  %e = empty %m, %n : tensor<?x?xf32>
-  %f = fill %z, %e : tensor<?x?xf32>
-  %r = matmul %a, %b, %f : tensor<?x?xf32>
-  %y = map %r : tensor<?x?xf32> {
-  ^bb0(%v: f32):
-    %0 = max %v, %z : f32
-    yield %0
-  }
-  return %y
-}
-func @ht(%q: tensor<?x?xf16>, %k: tensor<?x?xf16>) -> tensor<?x?xf32> {
+func @mmt(%q: tensor<?x?xf16>, %k: tensor<?x?xf16>) -> tensor<?x?xf32> {
   %z = constant 0.0 : f32
   %kt = transpose %k {perm = [1, 0]} : tensor<?x?xf16>
   %m = dim %q {axis = 0} : index
@@ -52,24 +38,15 @@ func @ht(%q: tensor<?x?xf16>, %k: tensor<?x?xf16>) -> tensor<?x?xf32> {
   %r = matmul %q, %kt, %f : tensor<?x?xf32>
   return %r
 }
-func @ft(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %z = constant 0.0 : f32
-  %kt = transpose %k {perm = [1, 0]} : tensor<?x?xf32>
-  %m = dim %q {axis = 0} : index
-  %n = dim %k {axis = 0} : index
-  %e = empty %m, %n : tensor<?x?xf32>
-  %f = fill %z, %e : tensor<?x?xf32>
-  %r = matmul %q, %kt, %f : tensor<?x?xf32>
-  return %r
-}
-func @bh(%a: tensor<?x?x?xf16>, %b: tensor<?x?x?xf16>, %c: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+func @bmm(%a: tensor<?x?x?xf16>, %b: tensor<?x?x?xf16>, %c: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %r = batch_matmul %a, %b, %c : tensor<?x?x?xf32>
   return %r
 }
-func @bf(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %r = batch_matmul %a, %b, %c : tensor<?x?x?xf32>
-  return %r
-}
+G
+sed 's/xf16>/xf32>/g' narrow.graph > wide.graph
+# bf16 operands, and the f32 matmul of the same values: each input rounded
+# to bf16 (a cast in a map), then widened back (@bf16ref) or not (@bf16).
+cat > bf16.graph <<'G'
 func @bf16(%fa: tensor<?x?xf32>, %fb: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %z = constant 0.0 : f32
   %a = map %fa : tensor<?x?xbf16> {
@@ -111,8 +88,10 @@ func @bf16ref(%fa: tensor<?x?xf32>, %fb: tensor<?x?xf32>) -> tensor<?x?xf32> {
   return %r
 }
 G
-"$GRAFT" build nm.graph --target "$TARGET" -o nm.graft --explain > explain.txt
-grep -q "h_dispatch_0_matmul: packed matmul.*, f16 operands widened to f32 when packed" explain.txt || { cat explain.txt >&2; exit 1; }
+"$GRAFT" build narrow.graph --target "$TARGET" -o narrow.graft --explain > explain.txt
+"$GRAFT" build bf16.graph --target "$TARGET" -o bf16.graft --explain >> explain.txt
+"$GRAFT" build wide.graph --target "$TARGET" -o wide.graft
+grep -q "mm_dispatch_0_matmul: packed matmul.*, f16 operands widened to f32 when packed" explain.txt || { cat explain.txt >&2; exit 1; }
 grep -q "bf16_dispatch_[0-9]*_matmul: packed matmul.*, bf16 operands widened to f32 when packed" explain.txt || { cat explain.txt >&2; exit 1; }
 "$PYTHON" - <<'PY'
 import numpy as np
@@ -129,16 +108,15 @@ save("q", 200, 520); save("k", 150, 520)
 save("ba", 3, 130, 300); save("bb", 3, 300, 50)
 np.save("bc.npy", rng.uniform(-1, 1, (3, 130, 50)).astype(np.float32))
 PY
-# Each pair: the narrow function and its inputs | the f32 function and its inputs.
-pairs=("h a230 b|f a230 b" "h a43 b|f a43 b" "h a5 b|f a5 b" "ht q k|ft q k" "bh ba bb bc|bf ba bb bc"
-       "bf16 a230 b|bf16ref a230 b" "bf16 a43 b|bf16ref a43 b")
-args_of() { # <width: 16 or 32> <function> <inputs...>
-  local width=$1 fn=$2 in
-  shift 2
-  args=(--function "$fn")
-  [[ $fn == bf16* ]] && width=32
-  for in in "$@"; do
-    if [[ $in == bc ]]; then args+=(--input @bc.npy); else args+=(--input "@$in$width.npy"); fi
+# Each pair: the narrow bundle, function and input width | the f32 ones; then the inputs.
+pairs=("narrow mm 16|wide mm 32 a230 b" "narrow mm 16|wide mm 32 a43 b" "narrow mm 16|wide mm 32 a5 b"
+       "narrow mmt 16|wide mmt 32 q k" "narrow bmm 16|wide bmm 32 ba bb bc"
+       "bf16 bf16 32|bf16 bf16ref 32 a230 b" "bf16 bf16 32|bf16 bf16ref 32 a43 b")
+args_of() { # <bundle> <function> <width: 16 or 32> <inputs...>
+  local in
+  args=("$1.graft" --function "$2")
+  for in in "${@:4}"; do
+    if [[ $in == bc ]]; then args+=(--input @bc.npy); else args+=(--input "@$in$3.npy"); fi
   done
 }
 ran=0
@@ -150,10 +128,12 @@ for level in ${TARGET_LEVELS[$TARGET]}; do
   ran=$((ran + 1))
   for pair in "${pairs[@]}"; do
     for threads in 1 3; do
-      args_of 16 ${pair%|*}
-      run_cpu "$TARGET" "$model" nm.graft --isa="$level" --threads $threads "${args[@]}" --output @narrow$threads.npy
-      args_of 32 ${pair#*|}
-      run_cpu "$TARGET" "$model" nm.graft --isa="$level" --threads $threads "${args[@]}" --output @wide$threads.npy
+      inputs=${pair#*|}
+      inputs=${inputs#* * * }
+      args_of ${pair%|*} $inputs
+      run_cpu "$TARGET" "$model" "${args[0]}" --isa="$level" --threads $threads "${args[@]:1}" --output @narrow$threads.npy
+      args_of ${pair#*|}
+      run_cpu "$TARGET" "$model" "${args[0]}" --isa="$level" --threads $threads "${args[@]:1}" --output @wide$threads.npy
       cmp narrow$threads.npy wide$threads.npy ||
         { echo "error: $TARGET $level, $threads threads: ${pair%|*} differs from ${pair#*|}"; exit 1; }
     done
