@@ -12,7 +12,9 @@
 # from .npy files (wide.graph is narrow.graph on f32), bf16 ones from f32
 # inputs cast in the graph (numpy has no bf16): @bf16 casts them to bf16
 # before its matmul, @bf16ref rounds them to bf16 and back to f32 before an
-# f32 one. --explain says the f16 and bf16 matmuls are packed.
+# f32 one. The narrow runs have a guard page after every buffer (graft-run
+# --guard): an operand read with the wrong element size stops them.
+# --explain says the f16 and bf16 matmuls are packed.
 cat > narrow.graph <<'G'
 func @mm(%a: tensor<?x?xf16>, %b: tensor<?x?xf16>) -> tensor<?x?xf32> {
   %z = constant 0.0 : f32
@@ -131,7 +133,8 @@ for level in ${TARGET_LEVELS[$TARGET]}; do
       inputs=${pair#*|}
       inputs=${inputs#* * * }
       args_of ${pair%|*} $inputs
-      run_cpu "$TARGET" "$model" "${args[0]}" --isa="$level" --threads $threads "${args[@]:1}" --output @narrow$threads.npy
+      run_cpu "$TARGET" "$model" "${args[0]}" --isa="$level" --threads $threads --guard "${args[@]:1}" \
+        --output @narrow$threads.npy
       args_of ${pair#*|}
       run_cpu "$TARGET" "$model" "${args[0]}" --isa="$level" --threads $threads "${args[@]:1}" --output @wide$threads.npy
       cmp narrow$threads.npy wide$threads.npy ||
