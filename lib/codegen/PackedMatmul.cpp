@@ -130,11 +130,10 @@ struct Source {
   Value *at(IRBuilder<> &b, Value *base, uint64_t off) const {
     return b.CreateConstInBoundsGEP1_64(mem, base, off);
   }
-  unsigned bytes() const { return elem == DType::F32 ? 4 : 2; }
   // |n| elements at |ptr| as f32 (n = 0: one scalar).
   Value *load(IRBuilder<> &b, Value *ptr, unsigned n = 0) const {
     Type *t = n ? static_cast<Type *>(FixedVectorType::get(mem, n)) : mem;
-    Value *v = b.CreateAlignedLoad(t, ptr, Align(bytes()));
+    Value *v = b.CreateAlignedLoad(t, ptr, Align(dtypeSize(elem)));
     if (fpext)
       return b.CreateFPExt(b.CreateBitCast(v, t->getWithNewType(b.getHalfTy())),
                            t->getWithNewType(b.getFloatTy()));
@@ -143,9 +142,7 @@ struct Source {
   // The routine names' mark of it ("" for f32): no underscore and not
   // only digits, so the routine's kind (OptPipeline's idle runs, which
   // were measured on f32 routines) is a kind of its own.
-  std::string mark() const {
-    return elem == DType::F32 ? "" : elem == DType::F16 ? "f16" : "bf16";
-  }
+  std::string mark() const { return elem == DType::F32 ? "" : dtypeName(elem); }
 };
 
 } // namespace
@@ -323,7 +320,7 @@ static void emitPanelPrefetches(IRBuilder<> &b, Value *lhs, Value *k, Value *rhs
   Value *lhsAhead = b.CreateAdd(k, b.getInt64(std::max<uint64_t>(1, kLhsPrefetchBytes / lhsRow)));
   prefetchLine(b, b.CreateGEP(f32, lhs, b.CreateMul(lhsAhead, b.getInt64(p.mr))));
   prefetchBytes(b, b.CreateGEP(rhsFrom.mem, rhs, b.CreateMul(ldRhs, b.getInt64(rhsAhead))),
-                uint64_t(p.nr()) * rhsFrom.bytes());
+                uint64_t(p.nr()) * dtypeSize(rhsFrom.elem));
 }
 
 std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {

@@ -26,6 +26,9 @@ namespace {
 
 bool isFloat(const std::string &elem) { return elem[0] == 'f' || elem == "bf16"; }
 
+// f16 and bf16: graft's storage floats, computed in f32.
+bool isNarrowFloat(const std::string &elem) { return elem == "f16" || elem == "bf16"; }
+
 bool needFloat(ImportContext &ctx, const Value &v) { return ctx.needFloat(v); }
 
 bool needNumeric(ImportContext &ctx, const Value &v) {
@@ -672,7 +675,7 @@ bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::str
   rs.push_back(n);
   Value r;
   const std::string elem = a.type.elem;
-  const std::string accElem = elem == "f16" || elem == "bf16" ? "f32" : elem;
+  const std::string accElem = isNarrowFloat(elem) ? "f32" : elem;
   bool reshaped = vecA || vecB || batch.size() > 1 || accElem != elem;
   std::string mmHint = reshaped ? hint + ".mm" : hint;
   if (batch.empty()) {
@@ -1029,7 +1032,7 @@ bool lowerLayerNormalization(ImportContext &ctx) {
   if (hasBias && !ctx.input(2, bias))
     return false;
   std::string t = x.type.elem;
-  if ((t == "f16" || t == "bf16") && ctx.attrInt("stash_type", 1) == 1)
+  if (isNarrowFloat(t) && ctx.attrInt("stash_type", 1) == 1)
     return ctx.fail("stash_type = 1 (statistics in FLOAT) with " + t +
                     " input is not supported; graft computes in the input's type");
   int64_t axis;
