@@ -179,17 +179,17 @@ private:
   }
 
   // Workgroup (x, y, z) of the dispatch that packs a packed matmul's
-  // operands once per call (PackOperands.cpp), in K block y of batch z into
-  // output 0: rhs columns [x*nc, +nc) from [.., K, N] (or [.., N, K],
-  // packed like the lhs, nr rows a panel) while x is below the rhs's
+  // operands once per call (PackOperands.cpp), in K block x of batch z into
+  // output 0: rhs columns [y*nc, +nc) from [.., K, N] (or [.., N, K],
+  // packed like the lhs, nr rows a panel) while y is below the rhs's
   // column blocks (none where the rhs is not packed here), else lhs rows
-  // [x'*mc, +mc), x' = x - those blocks.
+  // [y'*mc, +mc), y' = y - those blocks.
   void packBlock() {
     const PackedMatmul &p = L_.packed;
     unsigned P = L_.numParallel;
     Type *f32 = b_.getFloatTy();
     Value *M = dims_[P - 2], *N = dims_[P - 1];
-    Value *pc = b_.CreateMul(a_.wgId[1], b_.getInt64(p.kc), "", true, true);
+    Value *pc = b_.CreateMul(a_.wgId[0], b_.getInt64(p.kc), "", true, true);
     Value *kc = kBlock(pc);
     Value *out = bases_[L_.inputs.size()];
     if (P == 3) {
@@ -199,7 +199,7 @@ private:
     Value *nc = b_.getInt64(p.nc);
     Value *rhsBlocks = b_.CreateMul(b_.CreateUDiv(b_.CreateAdd(N, b_.getInt64(p.nc - 1)), nc),
                                     params_[p.prepackedParam]);
-    Value *x = a_.wgId[0];
+    Value *x = a_.wgId[1];
     // (A constant rhs was packed when building.)
     Value *rhsHere =
         p.rhsConstant ? b_.getFalse() : b_.CreateICmpULT(x, rhsBlocks);

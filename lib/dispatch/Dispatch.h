@@ -110,9 +110,9 @@ struct PackedMatmul {
   // matmul), the param index of its row width and of lhsAt, and those of
   // the flags (0 or 1) saying whether the rhs and the lhs were packed
   // before the call. In the dispatch that packs them (packOnly), the buffer
-  // is output 0 instead: workgroup (x, y, z) packs, in K block y of batch
-  // z, rhs columns [x*nc, +nc) while x < the rhs's column blocks, then lhs
-  // rows [x'*mc, +mc) (x' the rest of x).
+  // is output 0 instead: workgroup (x, y, z) packs, in K block x of batch
+  // z, rhs columns [y*nc, +nc) while y < the rhs's column blocks, then lhs
+  // rows [y'*mc, +mc) (y' the rest of y).
   unsigned packedInput = 0, widthParam = 0, lhsAtParam = 0;
   unsigned prepackedParam = 0, prepackedLhsParam = 0;
   bool packOnly = false;

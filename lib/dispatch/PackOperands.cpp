@@ -58,10 +58,17 @@ void Former::packOperandsOncePerCall(KernelDraft &draft) {
   pack.loop.packed.packOnly = true;
   pack.loop.outputs = {KernelOutput{packed.buffer, -1, DType::F32}};
   pack.scratchBytes = 0;
-  // x: the rhs's column blocks of nc, then the lhs's row blocks of mc.
-  pack.grid[0] = op(GRAFT_EXPR_ADD, op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_CEILDIV, N, c(p.nc)), packRhs),
+  // x: the K blocks; y: the rhs's column blocks of nc, then the lhs's row
+  // blocks of mc. The K blocks vary fastest (one thread runs the
+  // workgroups in x order), so a block's rows are read along their whole
+  // length before the next block's: at K = 1024, each lhs row is one page
+  // of its own, read in 184-float pieces, and going across it in order
+  // rather than coming back to it after every other block took the lhs
+  // packing from 0.47 to 0.38 ms (1024 square, one AVX-512 core; the rhs
+  // packs at the same speed either way).
+  pack.grid[0] = op(GRAFT_EXPR_CEILDIV, packedK, c(p.kc));
+  pack.grid[1] = op(GRAFT_EXPR_ADD, op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_CEILDIV, N, c(p.nc)), packRhs),
                     op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_CEILDIV, M, c(p.mc)), packLhs));
-  pack.grid[1] = op(GRAFT_EXPR_CEILDIV, packedK, c(p.kc));
   pack.grid[2] = mm.grid[2];
   pack.bindings.clear();
   for (const KernelInput &in : pack.loop.inputs)

@@ -157,12 +157,12 @@ func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x204
     EXPECT_EQ(w.cols % p.nr(), 0);
     EXPECT_LE(w.rows, int64_t(p.mw));
     EXPECT_LE(w.cols, int64_t(p.nc));
-    // The pack dispatch: the rhs's column blocks, then the lhs's row
-    // blocks, over the K blocks; no workgroups where nothing is packed.
+    // The pack dispatch: the K blocks (x), over the rhs's column blocks,
+    // then the lhs's row blocks (y); no workgroups where nothing is packed.
     int64_t kBlocks = (w.K + p.kc - 1) / p.kc;
     int64_t x = w.packRhs * ((w.N + p.nc - 1) / p.nc) + w.packLhs * ((w.M + p.mc - 1) / p.mc);
-    EXPECT_EQ(ex.constValue(pack.grid[0]), x);
-    EXPECT_EQ(ex.constValue(pack.grid[1]), (w.packRhs || w.packLhs) ? kBlocks : 0);
+    EXPECT_EQ(ex.constValue(pack.grid[0]), (w.packRhs || w.packLhs) ? kBlocks : 0);
+    EXPECT_EQ(ex.constValue(pack.grid[1]), x);
   }
 }
 

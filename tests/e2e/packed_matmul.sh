@@ -216,9 +216,9 @@ for i in "${!cases[@]}"; do
   fi
 done
 
-# Workgroups of the pack dispatch: none for one workgroup (so it is not
-# run, nor traced), the lhs's for one row of workgroups in several columns,
-# both for several rows.
+# Workgroups of the pack dispatch (the K blocks along x): none for one
+# workgroup (so it is not run, nor traced), the lhs's for one row of
+# workgroups in several columns, both for several rows.
 "$GRAFT_RUN" mm.graft --function mm --input @a1.npy --input @b4.npy --trace > /dev/null 2> none.txt
 "$GRAFT_RUN" mm.graft --function mm --input @a1.npy --input @b1.npy --trace > /dev/null 2> one.txt
 "$GRAFT_RUN" mm.graft --function mm --input @a2.npy --input @b2.npy --trace > /dev/null 2> rows.txt
@@ -227,8 +227,8 @@ check "$TEST_DIR/packed_matmul.sh" --check-prefix=ZERO < none.txt
 # ZERO: [trace] mm: mm_dispatch_0_matmul (mm.graph:{{[0-9:]+}}) grid 1x1x1
 # ZERO-NOT: [trace] mm:
 check "$TEST_DIR/packed_matmul.sh" --check-prefix=ONE < one.txt
-# ONE: mm_dispatch_0_matmul_pack (mm.graph:{{[0-9:]+}}) grid 1x{{[1-9]}}x1
+# ONE: mm_dispatch_0_matmul_pack (mm.graph:{{[0-9:]+}}) grid {{[1-9]}}x1x1
 # ONE-NEXT: mm_dispatch_0_matmul (mm.graph:{{[0-9:]+}}) grid {{([2-9]|[1-9][0-9])}}x1x1
 check "$TEST_DIR/packed_matmul.sh" --check-prefix=ROWS < rows.txt
-# ROWS: mm_dispatch_0_matmul_pack (mm.graph:{{[0-9:]+}}) grid {{([2-9]|[1-9][0-9])}}x{{[1-9]}}x1
+# ROWS: mm_dispatch_0_matmul_pack (mm.graph:{{[0-9:]+}}) grid {{[1-9]}}x{{([2-9]|[1-9][0-9])}}x1
 # ROWS-NEXT: mm_dispatch_0_matmul (mm.graph:{{[0-9:]+}}) grid {{([2-9]|[1-9][0-9])}}x{{[2-9]}}x1
