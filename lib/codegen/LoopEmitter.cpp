@@ -336,6 +336,16 @@ private:
                              codegen::packedMatmulTile(m_, p, *h), fn);
       return fn;
     };
+    // The same where the tile reads its rhs in place: the packing tile
+    // (its copy unused) for more rows than the tails have.
+    Function *tilePacking = codegen::packedMatmulTilePacking(m_, p, tileEpi);
+    auto inPlaceTileFor = [&](Value *left) {
+      Value *fn = tilePacking;
+      for (auto h = tails.rbegin(); h != tails.rend(); ++h)
+        fn = b_.CreateSelect(b_.CreateICmpULE(left, b_.getInt64(*h)),
+                             codegen::packedMatmulTile(m_, p, *h), fn);
+      return fn;
+    };
     // Where the workgroup packs its own rhs block and has a whole mr-row
     // tile first, each whole panel is packed by its first tile as it goes
     // (packedMatmulTilePacking): only the ragged last panel is packed
@@ -345,6 +355,13 @@ private:
                            ? b_.getFalse()
                            : b_.CreateAnd(b_.CreateNot(prepacked),
                                           b_.CreateICmpUGE(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
+    // Where the workgroup packs its own f32 rhs block and has fewer than
+    // mr rows, its one tile per panel reads the whole panels in place
+    // (packed, they would be read once).
+    Value *readsInPlace = p.rhsTransposed || p.rhsElem != DType::F32
+                              ? b_.getFalse()
+                              : b_.CreateAnd(b_.CreateNot(prepacked),
+                                             b_.CreateICmpULT(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
     BranchInst *kBlocks = loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
       Value *kc = kBlock(pc);
       // Whether the microkernels start their accumulators from the fill.
@@ -354,7 +371,7 @@ private:
       // The rhs block: packed before the call, or now into the scratch
       // (its ragged panel only, where the tiles pack the rest).
       ifThen(b_.CreateNot(prepacked), [&]() {
-        Value *from = b_.CreateSelect(tilePacks, wholeEnd, j0);
+        Value *from = b_.CreateSelect(b_.CreateOr(tilePacks, readsInPlace), wholeEnd, j0);
         b_.CreateCall(packRhsFunction(),
                       {kc, b_.CreateSub(j1, from), rhsBlock(rhs, pc, from), ldb,
                        b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(from, j0), kc))});
@@ -406,10 +423,18 @@ private:
               std::vector<Value *> args = {kc, lhsPanel, rhsBlock(rhs, pc, jt), at,
                                            b_.getInt64(p.nc), initRow, first, ldb, panel};
               args.insert(args.end(), outArgs.begin(), outArgs.end());
-              b_.CreateCall(codegen::packedMatmulTilePacking(m_, p, tileEpi), args);
+              b_.CreateCall(tilePacking, args);
             });
-            ifThen(b_.CreateNot(packsHere), [&]() {
-              std::vector<Value *> args = {kc, lhsPanel, panel, at, b_.getInt64(p.nc), initRow, first};
+            Value *inPlaceHere = b_.CreateAnd(readsInPlace, b_.CreateICmpULT(jt, wholeEnd));
+            ifThen(inPlaceHere, [&]() {
+              std::vector<Value *> args = {kc, lhsPanel, rhsBlock(rhs, pc, jt), at,
+                                           b_.getInt64(p.nc), initRow, first, ldb, panel};
+              args.insert(args.end(), outArgs.begin(), outArgs.end());
+              b_.CreateCall(tile->getFunctionType(), inPlaceTileFor(b_.CreateSub(ie, it)), args);
+            });
+            ifThen(b_.CreateNot(b_.CreateOr(packsHere, inPlaceHere)), [&]() {
+              std::vector<Value *> args = {kc,    lhsPanel, panel, at, b_.getInt64(p.nc), initRow,
+                                           first, b_.getInt64(p.nr()), panel};
               args.insert(args.end(), outArgs.begin(), outArgs.end());
               b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)), args);
             });

@@ -294,12 +294,12 @@ TEST(OptPipeline, HandVectorizedSkipsChangeNothing) {
       if (marked.empty())
         continue; // the level does not pack its matmul
       ++levels;
-      for (const char *kind : {"pack", "packrows", "tile", "tilepack"}) {
+      for (const char *kind : {"pack", "packrows", "tile", "tilepack", "tail"}) {
         EXPECT_GE(marked[kind], 1u) << kind;
         EXPECT_FALSE(handVectorizedIdleRuns(kind).empty()) << kind;
       }
       EXPECT_GE(marked["packrows"], 2u) << "the lhs and the transposed rhs";
-      EXPECT_EQ(marked.size(), 4u);
+      EXPECT_EQ(marked.size(), 5u);
       if (!epilogues.empty()) {
         ++epilogueLevels;
         EXPECT_EQ(epilogues["tile"], 1u) << "the -relu matmul's mr-row tile";

@@ -303,9 +303,11 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width,
 // reads it from L2 or L3; the lhs panels stream from L2 for every tile.
 constexpr uint64_t kRhsPrefetchBytes = 4096, kLhsPrefetchBytes = 3072;
 
-// How many rows ahead the packing microkernel prefetches the rhs it reads
-// in place: rows ldb apart, each usually in a page of its own, which the
-// hardware prefetchers do not follow.
+// How many rows ahead the microkernels that read the rhs at a row stride
+// (the packing one and the shorter ones) prefetch it: in place, rows ldb
+// apart, each usually in a page of its own, which the hardware prefetchers
+// do not follow (a packed panel, rows nr apart: 2 KiB ahead on
+// x86-64-v4).
 constexpr uint64_t kRhsSourcePrefetchRows = 16;
 
 // Prefetches for step k of the microkernel: the line of the lhs panel
@@ -332,7 +334,8 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 }
 
 // void tile(i64 kc, const float *lhs, const float *rhs, float *acc, i64 ldacc,
-//           const float *init, i64 first[, float *out, i64 ldout, i64 last]):
+//           const float *init, i64 first, i64 ldrhs, float *packed[, float *out,
+//           i64 ldout, i64 last]):
 // acc[r][0..nr) = start[r] + sum over k in order of lhs[k][r] * rhs[k][..]
 // for r < rows, where start[r] is acc[r][..] (going on from the previous K
 // block) or, where |first| is nonzero, the row of nr values at |init| (the
@@ -344,13 +347,17 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 // Per k the microkernel reads nv rhs vectors and |rows| adjacent lhs values,
 // each broadcast straight from memory into nv multiply-adds.
 //
-// With |packing| it is tilepack(i64 kc, const float *lhs, const float *rhs,
-// float *acc, i64 ldacc, const float *init, i64 first, i64 ldb,
-// float *packed[, float *out, i64 ldout, i64 last]): the same sums, reading
-// its rhs panel in place (row k at rhs + k*ldb) and storing each row it
-// reads into |packed| as pack would, so that the tiles of the panel's
-// other rows read it packed. Packing thus overlaps the multiply-adds of
-// the panel's first tile instead of running before them.
+// Every microkernel takes the same arguments, so that a dispatch picks one
+// with a select. The mr-row one reads the packed panel (rows nr apart) and
+// ignores |ldrhs| and |packed|; the shorter ones read row k of the rhs at
+// rhs + k*ldrhs: a packed panel (ldrhs = nr) or, for a block of fewer than
+// mr rows, whose one tile per panel would read a packed copy only once,
+// the f32 rhs in place (ldrhs = ldb). With |packing| it is tilepack: the
+// same sums over mr rows, reading its rhs panel in place (row k at
+// rhs + k*ldrhs) and storing each row it reads into |packed| as pack
+// would, so that the tiles of the panel's other rows read it packed.
+// Packing thus overlaps the multiply-adds of the panel's first tile
+// instead of running before them.
 //
 // Where the level's tiles store outputs (tileStoresOutputs, TileEpilogue.h),
 // every microkernel takes three more arguments, float *out, i64 ldout,
@@ -366,16 +373,14 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
   bool fresh;
-  std::vector<Type *> params = {i64, t.ptr, t.ptr, t.ptr, i64, t.ptr, i64};
-  if (packing)
-    params.insert(params.end(), {i64, t.ptr});
+  std::vector<Type *> params = {i64, t.ptr, t.ptr, t.ptr, i64, t.ptr, i64, i64, t.ptr};
   const bool stores = tileStoresOutputs(p);
   if (stores)
     params.insert(params.end(), {t.ptr, i64, i64});
   // The rhs as the packing tile reads it in place (the others read f32
   // panels).
   const Source rhsFrom(c, packing ? p.rhsElem : DType::F32, p);
-  std::string kind = packing ? "tilepack" + rhsFrom.mark() : "tile";
+  std::string kind = packing ? "tilepack" + rhsFrom.mark() : rows < p.mr ? "tail" : "tile";
   if (epi)
     kind += "_" + epi->key;
   Function *f = leaf(m, kind, params, p, fresh, rows);
@@ -390,7 +395,9 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   Value *first = b.CreateICmpNE(f->getArg(6), b.getInt64(0));
   Value *start = b.CreateSelect(first, f->getArg(5), acc);
   Value *ldstart = b.CreateSelect(first, b.getInt64(0), ldacc);
-  Value *ldRhs = packing ? f->getArg(7) : nrV, *packed = packing ? f->getArg(8) : nullptr;
+  // (The mr-row tile's panel stride stays a constant in its hot loop.)
+  const bool strided = packing || rows < p.mr;
+  Value *ldRhs = strided ? f->getArg(7) : nrV, *packed = packing ? f->getArg(8) : nullptr;
   const unsigned mr = rows, nv = p.nv, lanes = p.lanes;
   std::vector<Value *> accPtr(mr * nv), init(mr * nv);
   for (unsigned r = 0; r < mr; ++r) {
@@ -429,7 +436,7 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
       b.CreateAlignedStore(rv[v], b.CreateConstInBoundsGEP1_64(f32, to, v * lanes), Align(4));
   }
   const uint64_t rhsAhead =
-      packing ? kRhsSourcePrefetchRows : std::max<uint64_t>(1, kRhsPrefetchBytes / (p.nr() * 4));
+      strided ? kRhsSourcePrefetchRows : std::max<uint64_t>(1, kRhsPrefetchBytes / (p.nr() * 4));
   emitPanelPrefetches(b, lhs, k, rhsRow, ldRhs, rhsAhead, p, rhsFrom);
   for (unsigned r = 0; r < mr; ++r) {
     Value *x = b.CreateLoad(f32, b.CreateConstInBoundsGEP1_64(f32, lhsCol, r));
@@ -447,7 +454,7 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   // the shorter ones ignore the three arguments. (Chosen here, after the
   // loop: made in the entry block, the store addresses stayed live across
   // the k loop and AArch64's build of the bundle took a sixteenth longer.)
-  const unsigned outArg = packing ? 9 : 7;
+  const unsigned outArg = 9;
   Value *last = stores ? b.CreateICmpNE(f->getArg(outArg + 2), b.getInt64(0)) : nullptr;
   Value *dest = acc, *lddest = ldacc;
   if (stores && rows == p.mr) {

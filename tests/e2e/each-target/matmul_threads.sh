@@ -3,7 +3,8 @@
 # others): the seed MLP (fill + matmul + relu + neg, one dispatch) on sizes
 # that span several workgroups and K blocks on every feature level and end
 # in ragged tiles, run at 1, 2 and 5 threads, outputs compared byte for
-# byte, and against the reference evaluator within rounding.
+# byte, and against the reference evaluator within rounding; then blocks of
+# fewer rows than a tile against the rows of the full result (below).
 "$GRAFT" build "$SRC/tests/e2e/inputs/mlp.graph" --target "$TARGET" -o mlp.graft
 "$PYTHON" - <<'PY'
 import numpy as np
@@ -27,3 +28,42 @@ assert got.shape == (101, 139), got.shape
 assert (err <= 1e-4 + 1e-4 * np.abs(ref)).all(), f"max error {err.max()}"
 assert (got != 0).any() and (got == 0).any(), "relu left nothing to check"
 PY
+
+# A workgroup of fewer rows than a register tile (mr: 6 or 12) reads its
+# rhs panels in place instead of packing them (lib/codegen/PackedMatmul.cpp,
+# RhsRead::Source). Its sums run in the same k order as the packed tiles',
+# so the first m rows computed alone have the bytes of the same rows of the
+# 101-row result, on every feature level this machine runs (forced with
+# --isa): m = 1, 3, 5, 7, 11 cover each tail height on both register
+# tiles, and the mr-row tile on x86-64-v2/v3's (6 rows).
+"$PYTHON" - <<'PY'
+import numpy as np
+lhs = np.load("lhs.npy")
+for m in (1, 3, 5, 7, 11):
+    np.save(f"lhs{m}.npy", lhs[:m])
+PY
+ran=0
+for level in ${TARGET_LEVELS[$TARGET]}; do
+  if ! model=$(cpu_for_level "$TARGET" "$level"); then
+    echo "note: nothing on this machine runs $TARGET $level (host CPU or a qemu model); not run"
+    continue
+  fi
+  ran=$((ran + 1))
+  run_cpu "$TARGET" "$model" mlp.graft --function mlp --isa="$level" --input @lhs.npy \
+    --input @rhs.npy --output @all.npy
+  for m in 1 3 5 7 11; do
+    run_cpu "$TARGET" "$model" mlp.graft --function mlp --isa="$level" --threads 2 \
+      --input @lhs$m.npy --input @rhs.npy --output @rows$m.npy
+  done
+  "$PYTHON" - "$TARGET $level" <<'PY'
+import sys
+import numpy as np
+every = np.load("all.npy")
+for m in (1, 3, 5, 7, 11):
+    rows = np.load(f"rows{m}.npy")
+    assert rows.shape == (m, 139), rows.shape
+    assert rows.tobytes() == every[:m].tobytes(), \
+        f"{sys.argv[1]}: the first {m} rows alone differ from those of all 101"
+PY
+done
+[[ $ran -gt 0 ]] || { echo "error: no feature level of $TARGET runs here" >&2; exit 1; }
