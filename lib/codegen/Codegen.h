@@ -45,8 +45,11 @@ llvm::Function *packedMatmulPackRows(llvm::Module &m, const PackedMatmul &p, uns
 // panel: mr for whole panels, fewer for the last rows of a block. With an
 // epilogue (TileEpilogue.h), one that can also apply it to its finished
 // tile and store the outputs (three more arguments: out, ldout, last).
+// The shorter ones read the rhs at a row stride they are given: f32
+// panels, or, for a block of fewer than mr rows, the rhs in place as
+// stored (|rhs|: f32, f16 or bf16).
 llvm::Function *packedMatmulTile(llvm::Module &m, const PackedMatmul &p, unsigned rows,
-                                 const TileEpilogue *epi = nullptr);
+                                 const TileEpilogue *epi = nullptr, DType rhs = DType::F32);
 // The mr-row microkernel that reads a whole rhs panel in place (row stride
 // ldb; not for a transposed rhs) and packs it as it goes, for the panel's
 // first tile where the workgroup packs its own rhs block.

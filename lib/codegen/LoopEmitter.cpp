@@ -343,7 +343,7 @@ private:
       Value *fn = tilePacking;
       for (auto h = tails.rbegin(); h != tails.rend(); ++h)
         fn = b_.CreateSelect(b_.CreateICmpULE(left, b_.getInt64(*h)),
-                             codegen::packedMatmulTile(m_, p, *h), fn);
+                             codegen::packedMatmulTile(m_, p, *h, nullptr, p.rhsElem), fn);
       return fn;
     };
     // Where the workgroup packs its own rhs block and has a whole mr-row
@@ -355,10 +355,10 @@ private:
                            ? b_.getFalse()
                            : b_.CreateAnd(b_.CreateNot(prepacked),
                                           b_.CreateICmpUGE(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
-    // Where the workgroup packs its own f32 rhs block and has fewer than
-    // mr rows, its one tile per panel reads the whole panels in place
+    // Where the workgroup packs its own rhs block and has fewer than mr
+    // rows, its one tile per panel reads the whole panels in place
     // (packed, they would be read once).
-    Value *readsInPlace = p.rhsTransposed || p.rhsElem != DType::F32
+    Value *readsInPlace = p.rhsTransposed
                               ? b_.getFalse()
                               : b_.CreateAnd(b_.CreateNot(prepacked),
                                              b_.CreateICmpULT(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));

@@ -21,6 +21,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
+#include <cassert>
 #include <string>
 #include <vector>
 
@@ -352,7 +353,8 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 // ignores |ldrhs| and |packed|; the shorter ones read row k of the rhs at
 // rhs + k*ldrhs: a packed panel (ldrhs = nr) or, for a block of fewer than
 // mr rows, whose one tile per panel would read a packed copy only once,
-// the f32 rhs in place (ldrhs = ldb). With |packing| it is tilepack: the
+// the rhs in place (ldrhs = ldb; f16 or bf16 widened as they are read).
+// With |packing| it is tilepack: the
 // same sums over mr rows, reading its rhs panel in place (row k at
 // rhs + k*ldrhs) and storing each row it reads into |packed| as pack
 // would, so that the tiles of the panel's other rows read it packed.
@@ -368,7 +370,7 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 // made for an epilogue |epi| (TileEpilogue.h; nullptr: the sums are the
 // outputs) then applies it to them in place.
 static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool packing,
-                          const TileEpilogue *epi) {
+                          const TileEpilogue *epi, DType rhsElem) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
@@ -377,10 +379,9 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   const bool stores = tileStoresOutputs(p);
   if (stores)
     params.insert(params.end(), {t.ptr, i64, i64});
-  // The rhs as the packing tile reads it in place (the others read f32
-  // panels).
-  const Source rhsFrom(c, packing ? p.rhsElem : DType::F32, p);
-  std::string kind = packing ? "tilepack" + rhsFrom.mark() : rows < p.mr ? "tail" : "tile";
+  // The rhs as the tile reads it: f32 panels, or in place as stored.
+  const Source rhsFrom(c, rhsElem, p);
+  std::string kind = (packing ? "tilepack" : rows < p.mr ? "tail" : "tile") + rhsFrom.mark();
   if (epi)
     kind += "_" + epi->key;
   Function *f = leaf(m, kind, params, p, fresh, rows);
@@ -496,12 +497,13 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
 }
 
 Function *packedMatmulTile(Module &m, const PackedMatmul &p, unsigned rows,
-                           const TileEpilogue *epi) {
-  return emitTile(m, p, rows, false, epi);
+                           const TileEpilogue *epi, DType rhs) {
+  assert((rhs == DType::F32 || rows < p.mr) && "the mr-row tile reads f32 panels");
+  return emitTile(m, p, rows, false, epi, rhs);
 }
 
 Function *packedMatmulTilePacking(Module &m, const PackedMatmul &p, const TileEpilogue *epi) {
-  return emitTile(m, p, p.mr, true, epi);
+  return emitTile(m, p, p.mr, true, epi, p.rhsElem);
 }
 
 } // namespace graft::codegen
