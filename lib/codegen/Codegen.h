@@ -52,7 +52,8 @@ llvm::Function *packedMatmulTile(llvm::Module &m, const PackedMatmul &p, unsigne
                                  const TileEpilogue *epi = nullptr, DType rhs = DType::F32);
 // The mr-row microkernel that reads a whole rhs panel in place (row stride
 // ldb; not for a transposed rhs) and packs it as it goes, for the panel's
-// first tile where the workgroup packs its own rhs block.
+// first tile where the workgroup packs its own rhs block (and, its copy
+// unused, for a block of fewer than mr rows that no shorter tile covers).
 llvm::Function *packedMatmulTilePacking(llvm::Module &m, const PackedMatmul &p,
                                         const TileEpilogue *epi = nullptr);
 // The heights of the microkernels a block's last, partial panel uses

@@ -354,12 +354,11 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 // rhs + k*ldrhs: a packed panel (ldrhs = nr) or, for a block of fewer than
 // mr rows, whose one tile per panel would read a packed copy only once,
 // the rhs in place (ldrhs = ldb; f16 or bf16 widened as they are read).
-// With |packing| it is tilepack: the
-// same sums over mr rows, reading its rhs panel in place (row k at
-// rhs + k*ldrhs) and storing each row it reads into |packed| as pack
-// would, so that the tiles of the panel's other rows read it packed.
-// Packing thus overlaps the multiply-adds of the panel's first tile
-// instead of running before them.
+// With |packing| it is tilepack: the same sums over mr rows, reading its
+// rhs panel in place (row k at rhs + k*ldrhs) and storing each row it
+// reads into |packed| as pack would, so that the tiles of the panel's
+// other rows read it packed. Packing thus overlaps the multiply-adds of
+// the panel's first tile instead of running before them.
 //
 // Where the level's tiles store outputs (tileStoresOutputs, TileEpilogue.h),
 // every microkernel takes three more arguments, float *out, i64 ldout,
