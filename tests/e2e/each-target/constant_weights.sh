@@ -116,12 +116,9 @@ done
 cases=("fc a43.npy" "fc a230.npy" "mlp a43.npy" "mlp a230.npy" "lhs b.npy" "bmm ba.npy"
        "tied a230.npy")
 declare -A weights=([fc]="w.npy" [mlp]="wt.npy" [lhs]="v.npy" [bmm]="wb.npy" [tied]="w.npy")
-ran=0
-for level in ${TARGET_LEVELS[$TARGET]}; do
-  if ! model=$(cpu_for_level "$TARGET" "$level"); then
-    echo "note: nothing on this machine runs $TARGET $level (host CPU or a qemu model); not run"
-    continue
-  fi
+levels_here "$TARGET"
+for lm in "${LEVELS_HERE[@]}"; do
+  level=${lm%%=*} model=${lm#*=}
   echo "$level: ${model:-native}"
   for c in "${cases[@]}"; do
     read -r fn in <<< "$c"
@@ -144,9 +141,7 @@ assert (err <= 1e-4 + 1e-4 * np.abs(ref)).all(), f"{sys.argv[1]}: max error {err
 assert (got != 0).any(), sys.argv[1]
 PY
   done
-  ran=$((ran + 1))
 done
-[[ $ran -gt 0 ]] || { echo "error: no variant of $TARGET could run here" >&2; exit 1; }
 
 # The slice carries one copy of each constant per level: packed (rows
 # padded to whole panels), not also as written. With the constant

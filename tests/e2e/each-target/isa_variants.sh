@@ -45,12 +45,9 @@ expect_fail "$GRAFT" build "$SRC/tests/e2e/inputs/mlp.graph" --target "$TARGET" 
 grep -q "^--levels: error: unknown feature level 'v9'; the levels of the targets built are $(echo ${levels[@]} | sed 's/ /, /g') (or 'baseline')$" "$T/out" ||
   { cat "$T/out" >&2; exit 1; }
 
-ran=0
-for level in ${TARGET_LEVELS[$TARGET]}; do
-  if ! model=$(cpu_for_level "$TARGET" "$level"); then
-    echo "note: nothing on this machine runs $TARGET $level (host CPU or a qemu model); not run"
-    continue
-  fi
+levels_here "$TARGET"
+for lm in "${LEVELS_HERE[@]}"; do
+  level=${lm%%=*} model=${lm#*=}
   echo "$level: ${model:-native}"
   for threads in 1 3; do
     run_cpu "$TARGET" "$model" mlp.graft --isa="$level" --threads $threads --trace \
@@ -64,9 +61,7 @@ got, ref = np.load("out1.npy"), np.load("ref.npy")
 err = np.abs(got.astype(np.float64) - ref)
 assert (err <= 1e-4 + 1e-4 * np.abs(ref)).all(), f"max error {err.max()}"
 PY
-  ran=$((ran + 1))
 done
-[[ $ran -gt 0 ]] || { echo "error: no variant of $TARGET could run here" >&2; exit 1; }
 
 # Every qemu model: unforced, its best level runs; the next level fails.
 levels=(${TARGET_LEVELS[$TARGET]})

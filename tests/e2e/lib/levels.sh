@@ -55,6 +55,23 @@ cpu_for_level() {
   return 1
 }
 
+# levels_here <target>: LEVELS_HERE=("<level>=<qemu model>" ...), the
+# levels of <target> something on this machine runs, lowest first (the
+# model "" where the host runs it: cpu_for_level); notes each level
+# nothing runs, and fails when none is left.
+levels_here() {
+  LEVELS_HERE=()
+  local level model
+  for level in ${TARGET_LEVELS[$1]}; do
+    if model=$(cpu_for_level "$1" "$level"); then
+      LEVELS_HERE+=("$level=$model")
+    else
+      echo "note: nothing on this machine runs $1 $level (host CPU or a qemu model); not run"
+    fi
+  done
+  [[ ${#LEVELS_HERE[@]} -gt 0 ]] || { echo "error: no feature level of $1 runs here" >&2; return 1; }
+}
+
 # run_cpu <target> <qemu model or ""> <graft-run args...>: graft-run for
 # <target> under that qemu CPU model ("" = natively on the host, or the
 # target's qemu with its default CPU).
