@@ -199,18 +199,18 @@ private:
     Value *nc = b_.getInt64(p.nc);
     Value *rhsBlocks = b_.CreateMul(b_.CreateUDiv(b_.CreateAdd(N, b_.getInt64(p.nc - 1)), nc),
                                     params_[p.prepackedParam]);
-    Value *x = a_.wgId[1];
+    Value *block = a_.wgId[1];
     // (A constant rhs was packed when building.)
     Value *rhsHere =
-        p.rhsConstant ? b_.getFalse() : b_.CreateICmpULT(x, rhsBlocks);
+        p.rhsConstant ? b_.getFalse() : b_.CreateICmpULT(block, rhsBlocks);
     ifThen(rhsHere, [&]() {
-      Value *j0 = b_.CreateMul(x, nc, "", true, true);
+      Value *j0 = b_.CreateMul(block, nc, "", true, true);
       Value *j1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(j0, nc), N);
       Value *from = rhsBlock(batchBase(p.rhs), pc, j0), *ldb = strides_[p.rhs][P - 2];
       b_.CreateCall(packRhsFunction(), {kc, b_.CreateSub(j1, j0), from, ldb, packedAt(out, pc, kc, j0)});
     });
     ifThen(p.lhsConstant ? b_.getFalse() : b_.CreateNot(rhsHere), [&]() {
-      Value *i0 = b_.CreateMul(b_.CreateSub(x, rhsBlocks), b_.getInt64(p.mc), "", true, true);
+      Value *i0 = b_.CreateMul(b_.CreateSub(block, rhsBlocks), b_.getInt64(p.mc), "", true, true);
       Value *i1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(i0, b_.getInt64(p.mc)), M);
       Value *lda = strides_[p.lhs][P - 2];
       Value *from = b_.CreateInBoundsGEP(elemType(p.lhs), batchBase(p.lhs),
@@ -241,7 +241,8 @@ private:
   // scratch; for a fill, one value, the first K block's microkernel starts
   // its registers from it instead), each K block takes the rhs block and,
   // per mc rows, the lhs block, both packed before the call or now into the
-  // scratch, and runs the microkernel over every mr x nr tile. On levels
+  // scratch (a block of fewer than mr rows reads its rhs in place instead),
+  // and runs the microkernel over every mr x nr tile. On levels
   // whose tiles store outputs (tileStoresOutputs), the last K block's whole
   // tiles store them and apply an exact epilogue in place (TileEpilogue.h);
   // the outputs they did not store are computed from the finished sums.
@@ -369,7 +370,8 @@ private:
                                  : b_.getInt64(0);
       Value *lastBlock = epi ? b_.CreateICmpEQ(b_.CreateAdd(pc, kc), K) : nullptr;
       // The rhs block: packed before the call, or now into the scratch
-      // (its ragged panel only, where the tiles pack the rest).
+      // (its ragged panel only, where the tiles pack the rest or read it
+      // in place).
       ifThen(b_.CreateNot(prepacked), [&]() {
         Value *from = b_.CreateSelect(b_.CreateOr(tilePacks, readsInPlace), wholeEnd, j0);
         b_.CreateCall(packRhsFunction(),

@@ -128,8 +128,9 @@ fi
 # before, the rhs by each workgroup) up to 1500 columns, one at 20
 # columns (nothing packed before); a workgroup that packs its own rhs
 # packs each whole panel in that panel's first tile (the packing
-# microkernel) where it has a whole tile of rows (43), and before its
-# tiles where it does not (5 rows, fewer than mr on every level); 230 rows
+# microkernel) where it has a whole tile of rows (43), and reads the
+# whole panels in place where it does not (5 rows, fewer than mr on every
+# level; its ragged panel is packed before its tiles); 230 rows
 # are several rows and columns
 # (both packed before), and so are the batched matmul with 200 columns and
 # the transposed rhs. A fill of a constant (with an epilogue) or of a

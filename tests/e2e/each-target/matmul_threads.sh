@@ -30,8 +30,8 @@ assert (got != 0).any() and (got == 0).any(), "relu left nothing to check"
 PY
 
 # A workgroup of fewer rows than a register tile (mr: 6 or 12) reads its
-# rhs panels in place instead of packing them (lib/codegen/PackedMatmul.cpp,
-# RhsRead::Source). Its sums run in the same k order as the packed tiles',
+# rhs panels in place instead of packing them (lib/codegen/PackedMatmul.cpp:
+# the tails, and the packing tile for rows no tail covers). Its sums run in the same k order as the packed tiles',
 # so the first m rows computed alone have the bytes of the same rows of the
 # 101-row result, on every feature level this machine runs (forced with
 # --isa): m = 1, 3, 5, 7, 11 cover each tail height on both register

@@ -62,7 +62,7 @@ cpu_for_level() {
 levels_here() {
   LEVELS_HERE=()
   local level model
-  for level in ${TARGET_LEVELS[$1]}; do
+  for level in ${TARGET_LEVELS[$1]:-}; do
     if model=$(cpu_for_level "$1" "$level"); then
       LEVELS_HERE+=("$level=$model")
     else
