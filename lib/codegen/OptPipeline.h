@@ -23,7 +23,8 @@ const std::vector<std::string> &idleOnGraftCodePasses();
 // (the packed matmul's packing routines and microkernels, PackedMatmul.cpp):
 // the pipeline skips handVectorizedSkippedPasses() on it, and the runs of
 // handVectorizedIdleRuns() of its value, the routine's kind ("pack",
-// "packrows", "tile", "tilepack", "tail"; f16/bf16 ones add their mark).
+// "packrows", "packwide", "tile", "tilepack", "tail"; f16/bf16 ones add
+// their mark).
 inline constexpr const char kHandVectorizedAttr[] = "graft-hand-vectorized";
 
 // The O3 passes that change nothing in a hand-vectorized routine (but do
