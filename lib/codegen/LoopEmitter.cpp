@@ -330,23 +330,18 @@ private:
     std::vector<unsigned> tails = codegen::packedMatmulTailRows(p);
     // The microkernel for |left| rows: mr, or the smallest tail height that
     // covers them (a block's last panel, padded with zero rows).
-    auto tileFor = [&](Value *left) {
-      Value *fn = tile;
+    // |whole| for more rows than the tails have; the tails read |rhsElem|
+    // (f32 panels, or the rhs in place as stored).
+    auto tileFor = [&](Value *left, Function *whole, DType rhsElem) {
+      Value *fn = whole;
       for (auto h = tails.rbegin(); h != tails.rend(); ++h)
         fn = b_.CreateSelect(b_.CreateICmpULE(left, b_.getInt64(*h)),
-                             codegen::packedMatmulTile(m_, p, *h), fn);
+                             codegen::packedMatmulTile(m_, p, *h, nullptr, rhsElem), fn);
       return fn;
     };
-    // The same where the tile reads its rhs in place: the packing tile
-    // (its copy unused) for more rows than the tails have.
+    // Where the tile reads its rhs in place: the packing tile for more rows
+    // than the tails have (its copy unused below mr rows).
     Function *tilePacking = codegen::packedMatmulTilePacking(m_, p, tileEpi);
-    auto inPlaceTileFor = [&](Value *left) {
-      Value *fn = tilePacking;
-      for (auto h = tails.rbegin(); h != tails.rend(); ++h)
-        fn = b_.CreateSelect(b_.CreateICmpULE(left, b_.getInt64(*h)),
-                             codegen::packedMatmulTile(m_, p, *h, nullptr, p.rhsElem), fn);
-      return fn;
-    };
     // Where the workgroup packs its own rhs block and has a whole mr-row
     // tile first, each whole panel is packed by its first tile as it goes
     // (packedMatmulTilePacking): only the ragged last panel is packed
@@ -421,24 +416,23 @@ private:
             std::vector<Value *> outArgs;
             if (tileStoresOutputs(p))
               outArgs = {out, epi ? N : b_.getInt64(0), last};
-            ifThen(packsHere, [&]() {
+            // The tiles that read the rhs where it is stored: the packing
+            // tile (a whole tile of rows: tileFor picks it) or a block's
+            // one tile per panel below mr rows.
+            Value *fromSource = b_.CreateOr(
+                packsHere, b_.CreateAnd(readsInPlace, b_.CreateICmpULT(jt, wholeEnd)));
+            Value *left = b_.CreateSub(ie, it);
+            ifThen(fromSource, [&]() {
               std::vector<Value *> args = {kc, lhsPanel, rhsBlock(rhs, pc, jt), at,
                                            b_.getInt64(p.nc), initRow, first, ldb, panel};
               args.insert(args.end(), outArgs.begin(), outArgs.end());
-              b_.CreateCall(tilePacking, args);
+              b_.CreateCall(tile->getFunctionType(), tileFor(left, tilePacking, p.rhsElem), args);
             });
-            Value *inPlaceHere = b_.CreateAnd(readsInPlace, b_.CreateICmpULT(jt, wholeEnd));
-            ifThen(inPlaceHere, [&]() {
-              std::vector<Value *> args = {kc, lhsPanel, rhsBlock(rhs, pc, jt), at,
-                                           b_.getInt64(p.nc), initRow, first, ldb, panel};
-              args.insert(args.end(), outArgs.begin(), outArgs.end());
-              b_.CreateCall(tile->getFunctionType(), inPlaceTileFor(b_.CreateSub(ie, it)), args);
-            });
-            ifThen(b_.CreateNot(b_.CreateOr(packsHere, inPlaceHere)), [&]() {
+            ifThen(b_.CreateNot(fromSource), [&]() {
               std::vector<Value *> args = {kc,    lhsPanel, panel, at, b_.getInt64(p.nc), initRow,
                                            first, b_.getInt64(p.nr()), panel};
               args.insert(args.end(), outArgs.begin(), outArgs.end());
-              b_.CreateCall(tile->getFunctionType(), tileFor(b_.CreateSub(ie, it)), args);
+              b_.CreateCall(tile->getFunctionType(), tileFor(left, tile, DType::F32), args);
             });
           }, p.mr);
         }, p.nr());
