@@ -37,7 +37,7 @@ count() {
     --budget-ms 1e9 --outputs "$outputs" "${inputs[@]}" > /dev/null 2> "$dir/log.$1" ||
     { cat "$dir/log.$1" >&2; exit 1; }
   callgrind_annotate --inclusive=yes --threshold=100 "$dir/out.$1" |
-    awk '/graft_mode\.c:graft_call / && !n++ { gsub(",", "", $1); print $1 }'
+    awk '/graft_call\.c:graft_call / && !n++ { gsub(",", "", $1); print $1 }'
 }
 few=$(count 10)
 many=$(count 210)

@@ -4,6 +4,7 @@
  * the modes and how they are timed.
  *
  *   graft_bench graft BUNDLE FUNCTION [options] INPUT.npy...
+ *   graft_bench graft-ab A.graft B.graft FUNCTION [options] INPUT.npy...
  *   graft_bench onednn-sgemm|onednn-matmul|openblas-sgemm [options] A.npy B.npy
  *   graft_bench stream-copy X.npy | stream-triad X.npy Y.npy [options]
  *   graft_bench wake [--threads N] [--reps N]   (thread pool wake latency)
@@ -23,6 +24,9 @@
 
 static const char kUsage[] =
     "usage: graft_bench graft BUNDLE FUNCTION [options] INPUT.npy...\n"
+    "       graft_bench graft-ab A.graft B.graft FUNCTION [options] "
+    "INPUT.npy...\n"
+    "                  (two builds timed in alternation: B/A per pair)\n"
     "       graft_bench onednn-sgemm|onednn-matmul|openblas-sgemm [options] "
     "A.npy B.npy\n"
     "       graft_bench stream-copy X.npy | stream-triad X.npy Y.npy "
@@ -31,8 +35,8 @@ static const char kUsage[] =
     "       graft_bench info   (the peers linked in, their versions)\n"
     "options:\n"
     "  --threads N        threads (0 = all online CPUs; default 0)\n"
-    "  --reps N           timed samples (default 10); 0 = only the warm-up\n"
-    "                     call (with --save: results to check)\n"
+    "  --reps N           timed samples (graft-ab: pairs; default 10); 0 = only\n"
+    "                     the warm-up call (with --save: results to check)\n"
     "  --budget-ms MS     stop sampling once the samples add up to MS\n"
     "  --min-sample-ms MS batch calls so one sample lasts at least MS\n"
     "                     (default 1)\n"
@@ -81,6 +85,7 @@ typedef struct bench_mode_t {
 
 static const bench_mode_t kModes[] = {
     {"graft", NULL, bench_run_graft},
+    {"graft-ab", NULL, bench_run_graft_ab},
     {"stream-copy", NULL, run_stream_copy},
     {"stream-triad", NULL, run_stream_triad},
     {"wake", NULL, bench_run_wake},

@@ -10,6 +10,9 @@
 
 graft_status_t bench_run_graft(const bench_options_t* options);
 
+/* Two bundles of one function timed in alternation (graft_ab_mode.c). */
+graft_status_t bench_run_graft_ab(const bench_options_t* options);
+
 /* Worker wake-up latency of graft's thread pool (wake_mode.c). */
 graft_status_t bench_run_wake(const bench_options_t* options);
 

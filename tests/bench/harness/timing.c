@@ -46,6 +46,25 @@ static graft_status_t time_batch(bench_call_fn_t call, void* user,
   return NULL;
 }
 
+/* Doubles the batch from 1 until one batch of |call| lasts at least
+ * |min_sample_ms| (or MAX_CALLS_PER_SAMPLE). */
+static graft_status_t calibrate(bench_call_fn_t call, void* user,
+                                double min_sample_ms, uint32_t* out_batch) {
+  uint32_t batch = 1;
+  batch_times_t t = {0};
+  graft_status_t status = time_batch(call, user, batch, &t);
+  while (!status && t.wall < min_sample_ms && batch < MAX_CALLS_PER_SAMPLE) {
+    batch *= 2;
+    status = time_batch(call, user, batch, &t);
+  }
+  *out_batch = batch;
+  return status;
+}
+
+static double median_sorted(const double* v, uint32_t n) {
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 static double min_of(const double* v, uint32_t n) {
   double m = v[0];
   for (uint32_t i = 1; i < n; ++i)
@@ -66,12 +85,7 @@ graft_status_t bench_time_calls(bench_call_fn_t call, void* user,
                              max_samples);
   uint32_t batch = 1;
   batch_times_t t = {0};
-  graft_status_t status = time_batch(call, user, batch, &t);
-  while (!status && t.wall < options->min_sample_ms &&
-         batch < MAX_CALLS_PER_SAMPLE) {
-    batch *= 2;
-    status = time_batch(call, user, batch, &t);
-  }
+  graft_status_t status = calibrate(call, user, options->min_sample_ms, &batch);
   uint32_t taken = 0;
   double total = 0;
   while (!status && taken < max_samples) {
@@ -93,12 +107,85 @@ graft_status_t bench_time_calls(bench_call_fn_t call, void* user,
     out_timing->samples = taken;
     out_timing->calls_per_sample = batch;
     out_timing->min_ms = samples[0];
-    out_timing->median_ms =
-        taken % 2 ? samples[taken / 2]
-                  : 0.5 * (samples[taken / 2 - 1] + samples[taken / 2]);
+    out_timing->median_ms = median_sorted(samples, taken);
     out_timing->max_ms = samples[taken - 1];
     out_timing->mean_ms = total / batch / taken;
   }
   free(samples);
+  return status;
+}
+
+static void pause_for(double ms) {
+  long long ns = (long long)(ms * 1e6);
+  struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+graft_status_t bench_time_pairs(bench_call_fn_t call_a, void* user_a,
+                                bench_call_fn_t call_b, void* user_b,
+                                const bench_timing_options_t* options,
+                                double pause_ms,
+                                bench_pair_timing_t* out_timing) {
+  uint32_t max_pairs = options->samples ? options->samples : 1;
+  double* a = malloc(5 * max_pairs * sizeof(double));
+  double* b = a + max_pairs;
+  double* ratio = b + max_pairs;
+  double* a_cpu = ratio + max_pairs;
+  double* b_cpu = a_cpu + max_pairs;
+  if (!a)
+    return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
+                             "out of memory for %u timing pairs", max_pairs);
+  uint32_t batch_a = 1, batch_b = 1;
+  graft_status_t status =
+      calibrate(call_a, user_a, options->min_sample_ms, &batch_a);
+  if (!status)
+    status = calibrate(call_b, user_b, options->min_sample_ms, &batch_b);
+  uint32_t batch = batch_a > batch_b ? batch_a : batch_b;
+  uint32_t taken = 0, b_faster = 0;
+  double total = 0;
+  while (!status && taken < max_pairs) {
+    batch_times_t t[2] = {{0}};
+    for (int s = 0; s < 2 && !status; ++s) {
+      /* A then B in even pairs, B then A in odd ones. */
+      int is_b = s ^ (int)(taken % 2);
+      if (pause_ms > 0)
+        pause_for(pause_ms);
+      status = is_b ? time_batch(call_b, user_b, batch, &t[1])
+                    : time_batch(call_a, user_a, batch, &t[0]);
+    }
+    if (status)
+      break;
+    a[taken] = t[0].wall / batch;
+    b[taken] = t[1].wall / batch;
+    double cpu_a = options->threads == 1 ? t[0].thread_cpu : t[0].process_cpu;
+    double cpu_b = options->threads == 1 ? t[1].thread_cpu : t[1].process_cpu;
+    a_cpu[taken] = cpu_a / batch;
+    b_cpu[taken] = cpu_b / batch;
+    ratio[taken] = b[taken] / a[taken];
+    b_faster += b[taken] < a[taken];
+    total += t[0].wall + t[1].wall;
+    ++taken;
+    if (total >= options->budget_ms && taken >= 3)
+      break;
+  }
+  if (!status) {
+    out_timing->pairs = taken;
+    out_timing->calls_per_sample = batch;
+    out_timing->a_cpu_min_ms = min_of(a_cpu, taken);
+    out_timing->b_cpu_min_ms = min_of(b_cpu, taken);
+    qsort(a, taken, sizeof(double), compare_doubles);
+    qsort(b, taken, sizeof(double), compare_doubles);
+    qsort(ratio, taken, sizeof(double), compare_doubles);
+    out_timing->a_min_ms = a[0];
+    out_timing->a_median_ms = median_sorted(a, taken);
+    out_timing->b_min_ms = b[0];
+    out_timing->b_median_ms = median_sorted(b, taken);
+    out_timing->ratio_min = ratio[0];
+    out_timing->ratio_median = median_sorted(ratio, taken);
+    out_timing->ratio_max = ratio[taken - 1];
+    out_timing->b_faster = b_faster;
+  }
+  free(a);
   return status;
 }

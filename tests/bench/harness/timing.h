@@ -64,4 +64,29 @@ graft_status_t bench_time_calls(bench_call_fn_t call, void* user,
                                 const bench_timing_options_t* options,
                                 bench_timing_t* out_timing);
 
+/* Two implementations timed in alternation (graft_bench graft-ab): the
+ * same batch for both (the larger of their calibrations), samples in pairs
+ * whose order alternates (A B, B A, ...), so that a machine that slows down
+ * or speeds up for seconds at a time (a shared VM's other tenants) moves
+ * both samples of a pair alike. The ratio of a pair, B / A, is then steadier
+ * than either implementation's own spread. */
+typedef struct bench_pair_timing_t {
+  uint32_t pairs;            /* pairs actually taken */
+  uint32_t calls_per_sample; /* the calibrated batch */
+  double a_min_ms, a_median_ms, b_min_ms, b_median_ms; /* per call */
+  double a_cpu_min_ms, b_cpu_min_ms; /* as cpu_min_ms above */
+  double ratio_min, ratio_median, ratio_max; /* b / a, per pair */
+  uint32_t b_faster;         /* pairs whose B sample was the shorter */
+} bench_pair_timing_t;
+
+/* Calibrates, then times up to |options->samples| pairs (the budget counts
+ * both samples of a pair). |pause_ms| > 0: sleep that long before each
+ * sample (a thread pool of the other implementation goes back to sleep
+ * first). Stops on the first failing call and returns its status. */
+graft_status_t bench_time_pairs(bench_call_fn_t call_a, void* user_a,
+                                bench_call_fn_t call_b, void* user_b,
+                                const bench_timing_options_t* options,
+                                double pause_ms,
+                                bench_pair_timing_t* out_timing);
+
 #endif /* GRAFT_BENCH_TIMING_H_ */

@@ -45,6 +45,25 @@ check --check-prefix=PROFILE "$C" <out
 # PROFILE-NEXT: dispatch {{.*}} share thr setup us wake us imbal us end us
 # PROFILE-NEXT: mlp_dispatch_0_matmul {{.*%}}
 # PROFILE-NEXT: (call) {{.*}} 100.0%
+# graft-ab: two builds in one process, timed in alternation; the warm-up
+# results compared byte for byte (no timing is asserted).
+expect_fail "$GRAFT_BENCH" graft-ab mlp.graft mlp
+check --check-prefix=ABARGS "$C" <out
+# ABARGS: graft_bench: error: graft-ab: needs BUNDLE_A, BUNDLE_B and FUNCTION, found 2 argument(s)
+expect_fail "$GRAFT_BENCH" graft-ab mlp.graft missing.graft mlp a.npy w.npy
+check --check-prefix=ABOPEN "$C" <out
+# ABOPEN: graft_bench: error: graft-ab: B: cannot open 'missing.graft': No such file or directory
+expect_fail "$GRAFT_BENCH" graft-ab mlp.graft mlp.graft mlp a.npy w.npy --save r
+check --check-prefix=ABSAVE "$C" <out
+# ABSAVE: graft_bench: error: graft-ab: takes no --save (the graft mode saves one bundle's results)
+sed 's/neg %x/abs %x/' "$SRC/tests/bench/graphs/mlp.graph" >abs.graph
+"$GRAFT" build abs.graph -o abs.graft
+"$GRAFT_BENCH" graft-ab mlp.graft mlp.graft mlp a.npy w.npy --threads 1 --reps 3 >ab.json
+"$GRAFT_BENCH" graft-ab mlp.graft abs.graft mlp a.npy w.npy --threads 2 --reps 3 \
+  --outputs caller >>ab.json
+check --check-prefix=AB "$C" <ab.json
+# AB: {"impl": "graft-ab", "threads": 1, "outputs": "runtime", "same_results": true, "pairs": 3, "calls_per_sample": {{[0-9]+}}, "a_min_ms": {{.*}}, "ratio_median": {{[0-9.]+}}, "ratio_max": {{[0-9.]+}}, "b_faster": {{[0-3]}}}
+# AB-NEXT: {"impl": "graft-ab", "threads": 2, "outputs": "caller", "same_results": false, "pairs": 3,
 expect_fail "$GRAFT_BENCH" graft --warp 9
 check --check-prefix=OPTION "$C" <out
 # OPTION: graft_bench: error: unknown option '--warp'
