@@ -105,6 +105,11 @@ Value *loadBinding(IRBuilder<> &b, const DispatchArgs &a, unsigned i) {
 
 BranchInst *emitLoop(IRBuilder<> &b, Value *lo, Value *hi, const std::string &name,
                      const std::function<void(Value *)> &body, uint64_t step) {
+  return emitLoop(b, lo, hi, name, body, b.getInt64(step));
+}
+
+BranchInst *emitLoop(IRBuilder<> &b, Value *lo, Value *hi, const std::string &name,
+                     const std::function<void(Value *)> &body, Value *step) {
   LLVMContext &c = b.getContext();
   Function *fn = b.GetInsertBlock()->getParent();
   BasicBlock *pre = b.GetInsertBlock();
@@ -118,7 +123,7 @@ BranchInst *emitLoop(IRBuilder<> &b, Value *lo, Value *hi, const std::string &na
   b.CreateCondBr(b.CreateICmpSLT(iv, hi), bodyBB, exit);
   b.SetInsertPoint(bodyBB);
   body(iv);
-  Value *next = b.CreateAdd(iv, b.getInt64(step), name + ".next", true, true);
+  Value *next = b.CreateAdd(iv, step, name + ".next", true, true);
   iv->addIncoming(next, b.GetInsertBlock());
   BranchInst *back = b.CreateBr(head);
   b.SetInsertPoint(exit);

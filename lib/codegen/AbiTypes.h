@@ -103,6 +103,9 @@ llvm::Value *loadBinding(llvm::IRBuilder<> &b, const DispatchArgs &a, unsigned i
 // the loop's back edge (where loop metadata goes).
 llvm::BranchInst *emitLoop(llvm::IRBuilder<> &b, llvm::Value *lo, llvm::Value *hi, const std::string &name,
               const std::function<void(llvm::Value *)> &body, uint64_t step = 1);
+// The same with a step computed at run time (positive).
+llvm::BranchInst *emitLoop(llvm::IRBuilder<> &b, llvm::Value *lo, llvm::Value *hi, const std::string &name,
+              const std::function<void(llvm::Value *)> &body, llvm::Value *step);
 
 // Register type of an element type (i1 for I1, float for f16/bf16) and its
 // memory type (i8 for I1, i16 for f16/bf16).

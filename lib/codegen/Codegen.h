@@ -43,9 +43,10 @@ llvm::Function *packedMatmulPackRows(llvm::Module &m, const PackedMatmul &p, uns
                                      DType elem);
 // The microkernel for the first |rows| (at most mr) rows of an mr-row lhs
 // panel: mr for whole panels, fewer for the last rows of a block. Where the
-// level's tiles store outputs (tileStoresOutputs), every microkernel takes
-// three more arguments (out, ldout, last), and an mr-row one made for an
-// epilogue (TileEpilogue.h) also applies it to the tile it stores.
+// level's tiles store outputs (PackedMatmul::tilesStoreOutputs), every
+// microkernel takes three more arguments (out, ldout, last), and an mr-row
+// one made for an epilogue (TileEpilogue.h) also applies it to the tile it
+// stores.
 // The shorter ones read the rhs at a row stride they are given: f32
 // panels, or, for a block of fewer than mr rows, the rhs in place as
 // stored (|rhs|: f32, f16 or bf16).

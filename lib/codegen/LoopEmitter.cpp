@@ -172,46 +172,53 @@ private:
     return packedAt(base, pc, kc, b_.CreateAdd(params_[L_.packed.lhsAtParam], i));
   }
 
-  // K block |pc| (at most kc rows) of the rhs: kc, and where it starts.
+  // The call's K block (PackedMatmul::kcParam): kc, or kcPrepacked where
+  // the rhs was packed before the call; a constant where the two agree.
+  Value *kcStep() {
+    const PackedMatmul &p = L_.packed;
+    return p.kcPrepacked == p.kc ? b_.getInt64(p.kc) : params_[p.kcParam];
+  }
+
+  // K block |pc| (at most kcStep rows): its rows.
   Value *kBlock(Value *pc) {
     Value *K = dims_[L_.numParallel];
-    return b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.getInt64(L_.packed.kc), b_.CreateSub(K, pc));
+    return b_.CreateBinaryIntrinsic(Intrinsic::umin, kcStep(), b_.CreateSub(K, pc));
   }
 
   // Workgroup (x, y, z) of the dispatch that packs a packed matmul's
   // operands once per call (PackOperands.cpp), in K block x of batch z into
-  // output 0: rhs columns [y*nc, +nc) from [.., K, N] (or [.., N, K],
-  // packed like the lhs, nr rows a panel) while y is below the rhs's
-  // column blocks (none where the rhs is not packed here), else lhs rows
-  // [y'*mc, +mc), y' = y - those blocks.
+  // output 0: rhs columns [y*packCols, +packCols) from [.., K, N] (or
+  // [.., N, K], packed like the lhs, nr rows a panel) while y is below the
+  // rhs's column groups (none where the rhs is not packed here), else lhs
+  // rows [y'*packRows, +packRows), y' = y - those groups.
   void packBlock() {
     const PackedMatmul &p = L_.packed;
     unsigned P = L_.numParallel;
     Type *f32 = b_.getFloatTy();
     Value *M = dims_[P - 2], *N = dims_[P - 1];
-    Value *pc = b_.CreateMul(a_.wgId[0], b_.getInt64(p.kc), "", true, true);
+    Value *pc = b_.CreateMul(a_.wgId[0], kcStep(), "", true, true);
     Value *kc = kBlock(pc);
     Value *out = bases_[L_.inputs.size()];
     if (P == 3) {
       Value *batchSize = b_.CreateMul(dims_[P], params_[p.widthParam]);
       out = b_.CreateInBoundsGEP(f32, out, b_.CreateMul(idx_[0], batchSize));
     }
-    Value *nc = b_.getInt64(p.nc);
-    Value *rhsBlocks = b_.CreateMul(b_.CreateUDiv(b_.CreateAdd(N, b_.getInt64(p.nc - 1)), nc),
+    Value *cols = b_.getInt64(p.packCols()), *rows = b_.getInt64(p.packRows());
+    Value *rhsGroups = b_.CreateMul(b_.CreateUDiv(b_.CreateAdd(N, b_.getInt64(p.packCols() - 1)), cols),
                                     params_[p.prepackedParam]);
-    Value *block = a_.wgId[1];
+    Value *group = a_.wgId[1];
     // (A constant rhs was packed when building.)
     Value *rhsHere =
-        p.rhsConstant ? b_.getFalse() : b_.CreateICmpULT(block, rhsBlocks);
+        p.rhsConstant ? b_.getFalse() : b_.CreateICmpULT(group, rhsGroups);
     ifThen(rhsHere, [&]() {
-      Value *j0 = b_.CreateMul(block, nc, "", true, true);
-      Value *j1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(j0, nc), N);
+      Value *j0 = b_.CreateMul(group, cols, "", true, true);
+      Value *j1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(j0, cols), N);
       Value *from = rhsBlock(batchBase(p.rhs), pc, j0), *ldb = strides_[p.rhs][P - 2];
       b_.CreateCall(packRhsFunction(), {kc, b_.CreateSub(j1, j0), from, ldb, packedAt(out, pc, kc, j0)});
     });
     ifThen(p.lhsConstant ? b_.getFalse() : b_.CreateNot(rhsHere), [&]() {
-      Value *i0 = b_.CreateMul(b_.CreateSub(block, rhsBlocks), b_.getInt64(p.mc), "", true, true);
-      Value *i1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(i0, b_.getInt64(p.mc)), M);
+      Value *i0 = b_.CreateMul(b_.CreateSub(group, rhsGroups), rows, "", true, true);
+      Value *i1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(i0, rows), M);
       Value *lda = strides_[p.lhs][P - 2];
       Value *from = b_.CreateInBoundsGEP(elemType(p.lhs), batchBase(p.lhs),
                                          b_.CreateAdd(b_.CreateMul(i0, lda), pc));
@@ -242,10 +249,11 @@ private:
   // its registers from it instead), each K block takes the rhs block and,
   // per mc rows, the lhs block, both packed before the call or now into the
   // scratch (a block of fewer than mr rows reads its rhs in place instead),
-  // and runs the microkernel over every mr x nr tile. On levels
-  // whose tiles store outputs (tileStoresOutputs), the last K block's whole
-  // tiles store them and apply an exact epilogue in place (TileEpilogue.h);
-  // the outputs they did not store are computed from the finished sums.
+  // and runs the microkernel over every mr x nr tile. On levels whose
+  // tiles store outputs (PackedMatmul::tilesStoreOutputs), the last K
+  // block's whole tiles store them and apply an exact epilogue in place
+  // (TileEpilogue.h); the outputs they did not store are computed from the
+  // finished sums. Each K block is the call's (kcStep).
   void packedMatmul() {
     const PackedMatmul &p = L_.packed;
     unsigned P = L_.numParallel;
@@ -414,7 +422,7 @@ private:
               last = b_.CreateZExt(b_.CreateAnd(lastBlock, whole), b_.getInt64Ty());
             }
             std::vector<Value *> outArgs;
-            if (tileStoresOutputs(p))
+            if (p.tilesStoreOutputs())
               outArgs = {out, epi ? N : b_.getInt64(0), last};
             // The tiles that read the rhs where it is stored: the packing
             // tile (a whole tile of rows: tileFor picks it) or a block's
@@ -437,7 +445,7 @@ private:
           }, p.mr);
         }, p.nr());
       }, p.mc);
-    }, p.kc);
+    }, kcStep());
     // Left as written: a loop of calls, nothing to gain from unrolling it
     // or peeling its first K block (which differs only in |first|).
     noLoopVectorize(kBlocks, true);
@@ -951,6 +959,10 @@ private:
 
   BranchInst *loop(Value *lo, Value *hi, const std::string &name,
                    const std::function<void(Value *)> &body, uint64_t step = 1) {
+    return emitLoop(b_, lo, hi, name, body, step);
+  }
+  BranchInst *loop(Value *lo, Value *hi, const std::string &name,
+                   const std::function<void(Value *)> &body, Value *step) {
     return emitLoop(b_, lo, hi, name, body, step);
   }
 

@@ -388,7 +388,7 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 // other rows read it packed. Packing thus overlaps the multiply-adds of
 // the panel's first tile instead of running before them.
 //
-// Where the level's tiles store outputs (tileStoresOutputs, TileEpilogue.h),
+// Where the level's tiles store outputs (PackedMatmul::tilesStoreOutputs),
 // every microkernel takes three more arguments, float *out, i64 ldout,
 // i64 last (one signature, so that a dispatch picks its tile height with a
 // select). In the mr-row ones, where |last| is nonzero, the finished sums
@@ -403,7 +403,7 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
   bool fresh;
   std::vector<Type *> params = {i64, t.ptr, t.ptr, t.ptr, i64, t.ptr, i64, i64, t.ptr};
-  const bool stores = tileStoresOutputs(p);
+  const bool stores = p.tilesStoreOutputs();
   if (stores)
     params.insert(params.end(), {t.ptr, i64, i64});
   // The rhs as the tile reads it: f32 panels, or in place as stored.

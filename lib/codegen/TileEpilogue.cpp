@@ -60,10 +60,8 @@ std::vector<int> neededNodes(const LoopKernel &L, int root) {
 
 } // namespace
 
-bool tileStoresOutputs(const PackedMatmul &p) { return p.nr() * 4 >= 128; }
-
 std::optional<TileEpilogue> tileEpilogue(const LoopKernel &L) {
-  if (!tileStoresOutputs(L.packed) || L.outputs.size() != 1 || L.outputs[0].elem != DType::F32)
+  if (!L.packed.tilesStoreOutputs() || L.outputs.size() != 1 || L.outputs[0].elem != DType::F32)
     return std::nullopt;
   TileEpilogue e;
   e.kernel = &L;

@@ -35,13 +35,6 @@ struct TileEpilogue {
   bool identity() const { return kernel->nodes[root].kind == ScalarNode::Kind::Acc; }
 };
 
-// Whether the microkernels of a level with tiles |p| store outputs (and
-// take the three arguments for it, PackedMatmul.cpp): where a tile row is
-// at least two 64-byte lines (AVX-512), the only kind of level measured to
-// gain (1-3% at 1 thread). Elsewhere it cost x86-64-v2's and AArch64's
-// builds 5-10% more instructions, for no measured gain.
-bool tileStoresOutputs(const PackedMatmul &p);
-
 // The epilogue of packed matmul |L| in that form, or nullopt (also where
 // its level's tiles do not store outputs).
 std::optional<TileEpilogue> tileEpilogue(const LoopKernel &L);

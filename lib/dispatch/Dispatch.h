@@ -8,6 +8,8 @@
 // instances of it, which is what makes fusion and vectorization uniform.
 #pragma once
 
+#include <algorithm>
+
 #include "ir/IR.h"
 #include "ir/KernelCall.h"
 #include "shape/Shapes.h"
@@ -71,7 +73,8 @@ struct KernelOutput {
 
 // A matmul lowered the way fast CPU GEMMs are (lib/codegen/PackedMatmul.cpp):
 // each workgroup owns a block of the output of mw x nw (both expressions of
-// the sizes, PackedGrid.cpp); per K block of kc, it takes the rhs block as
+// the sizes, PackedGrid.cpp); per K block of kc (kcPrepacked where the rhs
+// was packed before the call), it takes the rhs block as
 // nr-column panels and, per mc rows, the lhs block as mr-row panels, and
 // runs a microkernel that keeps an mr x nr register tile of accumulators
 // (nr = nv vectors of |lanes|) over the block. Partial sums wait in scratch
@@ -83,7 +86,8 @@ struct KernelOutput {
 // dispatch of its own that runs just before the matmul (PackOperands.cpp):
 // the rhs where there is more than one row of workgroups, the lhs where
 // there is more than one column. Both go into one buffer of
-// [.., K, width] floats: K block pc takes rows [pc, pc + kc), the rhs
+// [.., K, width] floats (kc below: the call's K block, kcParam): K block
+// pc takes rows [pc, pc + kc), the rhs
 // panel of columns [j, j + nr) at pc * width + j * kc, the lhs panel of rows
 // [i, i + mr) at pc * width + (lhsAt + i) * kc, each a kc x nr (kc x mr)
 // panel. An operand read by one workgroup only is packed by that
@@ -99,6 +103,10 @@ struct PackedMatmul {
   unsigned lanes = 1;        // f32 elements per vector register
   unsigned mr = 0, nv = 0;   // register tile: mr rows x nv vectors (mr = 0: off)
   unsigned kc = 0;           // K block: a kc x nr rhs panel stays in L1
+  unsigned kcPrepacked = 0;  // K block where the rhs was packed before the
+                             // call (Tiling.cpp), kc or longer
+  unsigned kcParam = 0;      // param index of this call's K block: one of
+                             // the two (PackOperands.cpp)
   unsigned mc = 0;           // lhs block: a multiple of mr, mc x kc stays in L2
   unsigned mw = 0, nc = 0;   // workgroup block at most: mw rows (a multiple of
                              // mc), nc columns (a multiple of nr)
@@ -111,8 +119,8 @@ struct PackedMatmul {
   // the flags (0 or 1) saying whether the rhs and the lhs were packed
   // before the call. In the dispatch that packs them (packOnly), the buffer
   // is output 0 instead: workgroup (x, y, z) packs, in K block x of batch
-  // z, rhs columns [y*nc, +nc) while y < the rhs's column blocks, then lhs
-  // rows [y'*mc, +mc) (y' the rest of y).
+  // z, rhs columns [y*packCols(), +packCols()) while y < the rhs's column
+  // groups, then lhs rows [y'*packRows(), +packRows()) (y' the rest of y).
   unsigned packedInput = 0, widthParam = 0, lhsAtParam = 0;
   unsigned prepackedParam = 0, prepackedLhsParam = 0;
   bool packOnly = false;
@@ -123,10 +131,27 @@ struct PackedMatmul {
   // workgroups pack it, and prepackedParam (prepackedLhsParam) is 0.
   bool rhsConstant = false, lhsConstant = false;
   unsigned nr() const { return nv * lanes; }
+  // Whether the microkernels store outputs (and take the three arguments
+  // for it, lib/codegen/PackedMatmul.cpp): the last K block's whole tiles
+  // store their finished sums straight into the output and apply an exact
+  // epilogue there (lib/codegen/TileEpilogue.h). Where a tile row is at
+  // least two 64-byte lines (AVX-512), the only kind of level measured to
+  // gain (1-3% at 1 thread); elsewhere it cost x86-64-v2's and AArch64's
+  // builds 5-10% more instructions, for no measured gain. It also allows
+  // the longer K block, kcPrepacked (Tiling.cpp).
+  bool tilesStoreOutputs() const { return nr() * 4 >= 128; }
+  // What one workgroup of the pack dispatch packs per K block: rhs columns
+  // (whole panels, at least 128 bytes of each source row: two cache lines)
+  // or lhs rows (one panel). Small, so that the dispatch has enough
+  // workgroups for many threads however long the K block is (kcPrepacked:
+  // one K block at K = 1024).
+  unsigned packCols() const { return nr() * std::max(1u, 32 / nr()); }
+  unsigned packRows() const { return mr; }
   // Per-worker scratch: partial sums (mw x nc), the rhs block (kc x nc) when
-  // the workgroup packs it, then the packed lhs (mc x kc).
+  // the workgroup packs it, then the packed lhs (mc x the K block: up to
+  // kcPrepacked where the rhs was packed before the call).
   uint64_t scratchBytes() const {
-    return (uint64_t(mw) * nc + uint64_t(kc) * nc + uint64_t(mc) * kc) * 4;
+    return (uint64_t(mw) * nc + uint64_t(kc) * nc + uint64_t(mc) * kcPrepacked) * 4;
   }
 };
 

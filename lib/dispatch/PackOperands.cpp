@@ -34,6 +34,13 @@ void Former::packOperandsOncePerCall(KernelDraft &draft) {
   const uint32_t packLhs = p.lhsConstant ? c(0) : several(mm.grid[0]);
   p.prepackedParam = param(draft, packRhs);
   p.prepackedLhsParam = param(draft, packLhs);
+  // The call's K block: kcPrepacked where the rhs is packed here (Tiling.cpp),
+  // else kc (also wherever a constant was packed when building, with kc).
+  const uint32_t kc =
+      p.lhsConstant ? c(p.kc)
+                    : op(GRAFT_EXPR_ADD, c(p.kc),
+                         op(GRAFT_EXPR_MUL, packRhs, c(int64_t(p.kcPrepacked) - p.kc)));
+  p.kcParam = param(draft, kc);
   // Rows of [.., K, width]: the rhs's padded columns, then the lhs's padded
   // rows, each only where it is packed here.
   auto padded = [&](uint32_t size, int64_t to) {
@@ -58,17 +65,21 @@ void Former::packOperandsOncePerCall(KernelDraft &draft) {
   pack.loop.packed.packOnly = true;
   pack.loop.outputs = {KernelOutput{packed.buffer, -1, DType::F32}};
   pack.scratchBytes = 0;
-  // x: the K blocks; y: the rhs's column blocks of nc, then the lhs's row
-  // blocks of mc. The K blocks vary fastest (one thread runs the
-  // workgroups in x order), so a block's rows are read along their whole
-  // length before the next block's: at K = 1024, each lhs row is one page
-  // of its own, read in 184-float pieces, and going across it in order
-  // rather than coming back to it after every other block took the lhs
-  // packing from 0.47 to 0.38 ms (1024 square, one AVX-512 core; the rhs
-  // packs at the same speed either way).
-  pack.grid[0] = op(GRAFT_EXPR_CEILDIV, packedK, c(p.kc));
-  pack.grid[1] = op(GRAFT_EXPR_ADD, op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_CEILDIV, N, c(p.nc)), packRhs),
-                    op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_CEILDIV, M, c(p.mc)), packLhs));
+  // x: the K blocks; y: the rhs's column groups, then the lhs's row groups
+  // (PackedMatmul::packCols, packRows: a panel or two each, so that the
+  // one K block of a K of 1024 still makes enough workgroups for many
+  // threads). The K
+  // blocks vary fastest (one thread runs the workgroups in x order), so a
+  // group's rows are read along their whole length before the next
+  // group's: at K = 1024 and kc 184, each lhs row is one page of its own,
+  // read in 184-float pieces, and going across it in order rather than
+  // coming back to it after every other block took the lhs packing from
+  // 0.47 to 0.38 ms (1024 square, one AVX-512 core; the rhs packs at the
+  // same speed either way).
+  pack.grid[0] = op(GRAFT_EXPR_CEILDIV, packedK, kc);
+  pack.grid[1] =
+      op(GRAFT_EXPR_ADD, op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_CEILDIV, N, c(p.packCols())), packRhs),
+         op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_CEILDIV, M, c(p.packRows())), packLhs));
   pack.grid[2] = mm.grid[2];
   pack.bindings.clear();
   for (const KernelInput &in : pack.loop.inputs)

@@ -78,7 +78,21 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
 //  - mc: 8 tile rows, at most half of the L2 for the mc x kc lhs block
 //    the microkernel sweeps once per rhs panel (x86-64-v4: 96 rows);
 //  - nc: 8 panels, at most half of the L2 for the kc x nc rhs block a
-//    workgroup packs into its scratch (x86-64-v4: 256 columns).
+//    workgroup packs into its scratch (x86-64-v4: 256 columns);
+//  - kcPrepacked: the K block where the rhs was packed before the call
+//    (several rows of workgroups read it) and the tiles store their
+//    outputs (tilesStoreOutputs: x86-64-v4): as long as keeps the mc x kc
+//    lhs block in half the L2 (x86-64-v4: 1360). Up to that K, one K block
+//    keeps each tile's sums in registers from the first product to the
+//    last, and the tile stores them once, finished, where each further K
+//    block stores and reloads them through the scratch; the panels then
+//    stream from the L2 instead of the rhs panel sitting in L1 (the
+//    microkernel prefetches them). On an AVX-512 Xeon (2 MiB L2) at 1
+//    thread: 1024-square 3%, 2048-square 5% faster. Where a workgroup
+//    packs its own rhs (one row of workgroups), the L1's kc stays: a panel
+//    read again by the tiles below its first from L2 instead of L1 made 16
+//    x 1024 x 1024 15% slower, a transposed rhs of 1-8 rows, packed
+//    before the tiles, 2x (tests/bench/README.md, "One K block").
 // A workgroup's block (PackedGrid.cpp): up to 4 lhs blocks by nc, fewer
 // rows or columns where the matmul needs more workgroups.
 static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, unsigned rhs,
@@ -96,6 +110,9 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, u
   const unsigned kcBytes = p.kc * f32;
   p.mc = std::max(p.mr, std::min(8 * p.mr, level.l2Bytes / 2 / kcBytes / p.mr * p.mr));
   p.nc = std::max(nr, std::min(8 * nr, level.l2Bytes / 2 / kcBytes / nr * nr));
+  p.kcPrepacked = p.tilesStoreOutputs()
+                      ? std::max(p.kc, level.l2Bytes / 2 / (p.mc * f32) / 8 * 8)
+                      : p.kc;
   // The tiles of an lhs block start at multiples of mr from the
   // workgroup's first row: LoopEmitter's out pass counts on it to know
   // which outputs the whole tiles stored.

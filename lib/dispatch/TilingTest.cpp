@@ -71,6 +71,13 @@ TEST(Tiling, PackedMatmulFromEveryLevel) {
         // The rhs and lhs panels fit the L1d, the lhs and rhs blocks the L2.
         EXPECT_LE(uint64_t(p.kc) * (p.mr + p.nr()) * 4, level.l1dBytes);
         EXPECT_LE(uint64_t(p.mc) * p.kc * 4, level.l2Bytes / 2);
+        // Where the rhs is packed before the call and the tiles store
+        // outputs, a longer K block, its lhs block still in the L2.
+        EXPECT_GE(p.kcPrepacked, p.kc);
+        EXPECT_LE(uint64_t(p.mc) * p.kcPrepacked * 4, level.l2Bytes / 2);
+        if (!p.tilesStoreOutputs()) {
+          EXPECT_EQ(p.kcPrepacked, p.kc);
+        }
         EXPECT_LE(uint64_t(p.kc) * p.nc * 4, level.l2Bytes / 2);
         EXPECT_EQ(p.mc % p.mr, 0u);
         EXPECT_EQ(p.mw % p.mc, 0u);
@@ -94,6 +101,12 @@ TEST(Tiling, WiderLevelsGetWiderTiles) {
   EXPECT_EQ(v4.mr, 12u);
   EXPECT_EQ(v4.nr(), 32u);
   EXPECT_LT(v4.kc, v2.kc);
+  // x86-64-v4's tiles store their outputs: a K block of 1360 where the
+  // rhs is packed before the call (mc x kc lhs block in half the L2).
+  EXPECT_FALSE(v2.tilesStoreOutputs());
+  EXPECT_TRUE(v4.tilesStoreOutputs());
+  EXPECT_EQ(v2.kcPrepacked, v2.kc);
+  EXPECT_EQ(v4.kcPrepacked, 1360u);
 }
 
 // The workgroup grids of issue 8's matmuls on x86-64-v4 (mr 12, nr 32,
@@ -157,10 +170,16 @@ func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x204
     EXPECT_EQ(w.cols % p.nr(), 0);
     EXPECT_LE(w.rows, int64_t(p.mw));
     EXPECT_LE(w.cols, int64_t(p.nc));
-    // The pack dispatch: the K blocks (x), over the rhs's column blocks,
-    // then the lhs's row blocks (y); no workgroups where nothing is packed.
-    int64_t kBlocks = (w.K + p.kc - 1) / p.kc;
-    int64_t x = w.packRhs * ((w.N + p.nc - 1) / p.nc) + w.packLhs * ((w.M + p.mc - 1) / p.mc);
+    // The call's K block: the longer one where the rhs is packed before.
+    int64_t kc = w.packRhs ? p.kcPrepacked : p.kc;
+    EXPECT_EQ(paramValue(ps, d, p.kcParam), kc);
+    // The pack dispatch: the K blocks (x), over the rhs's column groups
+    // (one panel), then the lhs's row groups (one panel) (y); no
+    // workgroups where nothing is packed.
+    EXPECT_EQ(p.packCols(), 32u);
+    EXPECT_EQ(p.packRows(), 12u);
+    int64_t kBlocks = (w.K + kc - 1) / kc;
+    int64_t x = w.packRhs * ((w.N + 31) / 32) + w.packLhs * ((w.M + 11) / 12);
     EXPECT_EQ(ex.constValue(pack.grid[0]), (w.packRhs || w.packLhs) ? kBlocks : 0);
     EXPECT_EQ(ex.constValue(pack.grid[1]), x);
   }

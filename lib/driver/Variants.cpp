@@ -46,11 +46,12 @@ static std::string describeDispatch(const Dispatch &d) {
   const PackedMatmul &p = L.packed;
   if (p.packOnly) {
     // (A constant operand was packed when building: PackConstants.cpp.)
-    std::string rhs = "its rhs (kc x nc blocks " + std::to_string(p.kc) + "x" +
-                      std::to_string(p.nc) +
+    // (Per workgroup: a group of panels of one K block.)
+    std::string rhs = "its rhs (kc x " + std::to_string(p.packCols()) +
+                      " per workgroup, kc " + std::to_string(p.kcPrepacked) +
                       ") where several rows of workgroups read it";
-    std::string lhs = "its lhs (mc x kc blocks " + std::to_string(p.mc) + "x" +
-                      std::to_string(p.kc) + ") where several columns do";
+    std::string lhs = "its lhs (" + std::to_string(p.packRows()) +
+                      " x kc per workgroup) where several columns do";
     if (p.rhsConstant && p.lhsConstant)
       return "packs nothing: both of the matmul's operands are constants "
              "packed when built";
@@ -75,6 +76,9 @@ static std::string describeDispatch(const Dispatch &d) {
            std::to_string(p.nr()) + ", block up to " + std::to_string(p.mw) +
            "x" + std::to_string(p.nc) + ", lhs block " + std::to_string(p.mc) +
            ", kc " + std::to_string(p.kc) +
+           (p.kcPrepacked != p.kc
+                ? " (" + std::to_string(p.kcPrepacked) + " where its rhs is packed before)"
+                : std::string()) +
            (p.rhsTransposed ? ", rhs transposed" : "") + widened() +
            (p.rhsConstant ? ", constant rhs packed when built" : "") +
            (p.lhsConstant ? ", constant lhs packed when built" : "");
