@@ -134,6 +134,9 @@ def header(meta):
             "%s=%s" % kv for kv in sorted(meta["dropped_env"].items())))
     source = "the min" if meta.get("clock", "wall") == "wall" else \
         "the min CPU time (--clock cpu: the calling thread's at 1 thread, the process's at N)"
+    rounds = meta.get("rounds", 1)
+    if rounds > 1:
+        source += " of each implementation's fastest of %d rounds (taking turns)" % rounds
     out.append("times per call; rate from " + source + "; graft/this = graft's speed over "
                "the peer's (>1: graft faster)")
     return out

@@ -119,6 +119,19 @@ check --check-prefix=PEERS "$C" <out
 expect_fail "${RUN[@]}" --threads 1,two
 check --check-prefix=THREADS "$C" <out
 # THREADS: run_bench.py: error: --threads expects comma-separated integers, found '1,two'
+expect_fail "${RUN[@]}" --rounds 0
+check --check-prefix=ROUNDS "$C" <out
+# ROUNDS: run_bench.py: error: --rounds must be at least 1, found 0
+# --rounds 2: each implementation timed twice, in turn, its fastest kept.
+"${RUN[@]}" --filter softmax --peers none --threads 1 --rounds 2 >out
+check --check-prefix=TWOROUNDS "$C" <out
+# TWOROUNDS: times per call; rate from the min of each implementation's fastest of 2 rounds (taking turns)
+"$PYTHON" -c "
+import json
+r = json.load(open('results.json'))['results'][0]
+times = r['graft']['round_times_ms']
+assert len(times) == 2 and r['graft']['min_ms'] == min(times), times
+"
 expect_fail "${RUN[@]}" --filter zzz
 check --check-prefix=FILTER "$C" <out
 # FILTER: error: --filter 'zzz' matches no case
