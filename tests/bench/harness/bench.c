@@ -3,6 +3,15 @@
 
 #include <stdio.h>
 
+graft_status_t bench_need_arguments(const bench_options_t* options, int count,
+                                    const char* needs) {
+  if (options->positional_count >= count)
+    return NULL;
+  return graft_status_make(GRAFT_INVALID_ARGUMENT,
+                           "needs %s, found %d argument(s)", needs,
+                           options->positional_count);
+}
+
 graft_status_t bench_read_inputs(const char* const* paths, int count,
                                  graft_tensor_t* out_tensors) {
   for (int i = 0; i < count; ++i) {

@@ -35,6 +35,11 @@ typedef struct bench_options_t {
   int profile; /* graft: --profile, the runtime profile's summary */
 } bench_options_t;
 
+/* NULL when the command line has at least |count| positional arguments,
+ * else an error saying the mode |needs| them ("BUNDLE and FUNCTION"). */
+graft_status_t bench_need_arguments(const bench_options_t* options, int count,
+                                    const char* needs);
+
 /* Reads |count| .npy files into |out_tensors| (released by the caller). */
 graft_status_t bench_read_inputs(const char* const* paths, int count,
                                  graft_tensor_t* out_tensors);

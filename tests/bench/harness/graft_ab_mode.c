@@ -36,11 +36,10 @@ static int same_results(const graft_call_t* a, const graft_call_t* b) {
 }
 
 graft_status_t bench_run_graft_ab(const bench_options_t* o) {
-  if (o->positional_count < 3)
-    return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                             "needs BUNDLE_A, BUNDLE_B and FUNCTION, found %d "
-                             "argument(s)",
-                             o->positional_count);
+  graft_status_t need =
+      bench_need_arguments(o, 3, "BUNDLE_A, BUNDLE_B and FUNCTION");
+  if (need)
+    return need;
   if (o->save)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
                              "takes no --save (the graft mode saves one "

@@ -27,11 +27,9 @@ static graft_status_t graft_call_profiled(void* user) {
 }
 
 graft_status_t bench_run_graft(const bench_options_t* o) {
-  if (o->positional_count < 2)
-    return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                             "needs BUNDLE and FUNCTION, found %d "
-                             "argument(s)",
-                             o->positional_count);
+  graft_status_t need = bench_need_arguments(o, 2, "BUNDLE and FUNCTION");
+  if (need)
+    return need;
   graft_tensor_t inputs[BENCH_MAX_VALUES] = {{0}};
   graft_call_t call = {0};
   graft_profile_log_t* profile = NULL;
