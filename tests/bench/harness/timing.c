@@ -46,6 +46,12 @@ static graft_status_t time_batch(bench_call_fn_t call, void* user,
   return NULL;
 }
 
+/* A batch's CPU time as cpu_min_ms counts it (timing.h): the calling
+ * thread's at 1 thread, the whole process's at more. */
+static double batch_cpu(const batch_times_t* t, uint32_t threads) {
+  return threads == 1 ? t->thread_cpu : t->process_cpu;
+}
+
 /* Doubles the batch from 1 until one batch of |call| lasts at least
  * |min_sample_ms| (or MAX_CALLS_PER_SAMPLE). */
 static graft_status_t calibrate(bench_call_fn_t call, void* user,
@@ -78,7 +84,7 @@ graft_status_t bench_time_calls(bench_call_fn_t call, void* user,
   uint32_t max_samples = options->samples ? options->samples : 1;
   double* samples = malloc(3 * max_samples * sizeof(double));
   double* process_cpu = samples + max_samples;
-  double* thread_cpu = process_cpu + max_samples;
+  double* cpu = process_cpu + max_samples;
   if (!samples)
     return graft_status_make(GRAFT_RESOURCE_EXHAUSTED,
                              "out of memory for %u timing samples",
@@ -91,7 +97,7 @@ graft_status_t bench_time_calls(bench_call_fn_t call, void* user,
   while (!status && taken < max_samples) {
     status = time_batch(call, user, batch, &t);
     process_cpu[taken] = t.process_cpu / batch;
-    thread_cpu[taken] = t.thread_cpu / batch;
+    cpu[taken] = batch_cpu(&t, options->threads) / batch;
     samples[taken++] = t.wall / batch;
     total += t.wall;
     /* A few samples even when one blows the budget: the median of one is
@@ -102,8 +108,7 @@ graft_status_t bench_time_calls(bench_call_fn_t call, void* user,
   if (!status) {
     qsort(samples, taken, sizeof(double), compare_doubles);
     out_timing->process_cpu_min_ms = min_of(process_cpu, taken);
-    out_timing->cpu_min_ms = options->threads == 1 ? min_of(thread_cpu, taken)
-                                                   : out_timing->process_cpu_min_ms;
+    out_timing->cpu_min_ms = min_of(cpu, taken);
     out_timing->samples = taken;
     out_timing->calls_per_sample = batch;
     out_timing->min_ms = samples[0];
@@ -158,10 +163,8 @@ graft_status_t bench_time_pairs(bench_call_fn_t call_a, void* user_a,
       break;
     a[taken] = t[0].wall / batch;
     b[taken] = t[1].wall / batch;
-    double cpu_a = options->threads == 1 ? t[0].thread_cpu : t[0].process_cpu;
-    double cpu_b = options->threads == 1 ? t[1].thread_cpu : t[1].process_cpu;
-    a_cpu[taken] = cpu_a / batch;
-    b_cpu[taken] = cpu_b / batch;
+    a_cpu[taken] = batch_cpu(&t[0], options->threads) / batch;
+    b_cpu[taken] = batch_cpu(&t[1], options->threads) / batch;
     ratio[taken] = b[taken] / a[taken];
     b_faster += b[taken] < a[taken];
     total += t[0].wall + t[1].wall;
