@@ -4,27 +4,34 @@ import build_time
 from cases import LIBRARIES
 
 
-# Which per-call time a rate comes from (run_bench.py --clock).
-CLOCK_KEYS = {"wall": "min_ms", "cpu": "cpu_min_ms"}
+def clock_key(clock, threads):
+    """Which per-call time a rate comes from (run_bench.py --clock): with
+    'cpu', a 1-thread row's min CPU time (the calling thread's,
+    harness/timing.h); with 'wall', and for every row at more threads, the
+    min wall time. The process's CPU clock does not serve at N threads:
+    Linux adds another running thread's time to it only at scheduler ticks,
+    so the least of samples of a millisecond or two leaves most of the
+    other threads' time out (0.46 ms of CPU for a call of 0.47 ms wall on
+    two busy threads)."""
+    return "cpu_min_ms" if clock == "cpu" and threads == 1 else "min_ms"
 
 
-def rate(m, clock="wall"):
-    """Work per second of a measurement (from its min wall time, or with
-    clock 'cpu' its min CPU time: the calling thread's at 1 thread, the
-    process's at N; harness/timing.h)."""
-    ms = m.get(CLOCK_KEYS[clock])
+def rate(m, threads, clock="wall"):
+    """Work per second of a measurement at |threads|, from the time
+    clock_key picks."""
+    ms = m.get(clock_key(clock, threads))
     return m["work"] / (ms * 1e-3) if ms else 0.0
 
 
 def summarize(row, clock="wall"):
     """Adds each peer's rate and graft's speed relative to it (>1: graft
     faster), and the best peer."""
-    row["graft"]["rate"] = rate(row["graft"], clock)
+    row["graft"]["rate"] = rate(row["graft"], row["threads"], clock)
     best = None
     for p in row["peers"]:
         if p["status"] != "ok":
             continue
-        p["rate"] = rate(p, clock)
+        p["rate"] = rate(p, row["threads"], clock)
         p["graft_speedup"] = row["graft"]["rate"] / p["rate"] if p["rate"] else None
         if best is None or p["rate"] > best["rate"]:
             best = p
@@ -133,7 +140,7 @@ def header(meta):
         out.append("dropped from the environment: %s" % ", ".join(
             "%s=%s" % kv for kv in sorted(meta["dropped_env"].items())))
     source = "the min" if meta.get("clock", "wall") == "wall" else \
-        "the min CPU time (--clock cpu: the calling thread's at 1 thread, the process's at N)"
+        "the min CPU time at 1 thread (--clock cpu: the calling thread's), the min wall time at N"
     rounds = meta.get("rounds", 1)
     if rounds > 1:
         source += " of each implementation's fastest of %d rounds (taking turns)" % rounds

@@ -47,7 +47,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import build_time  # noqa: E402
 from cases import LABELS, LIBRARIES, all_cases  # noqa: E402  (after the environment is fixed)
 from machine import cpu_info, git_revision, graft_target_line, host_target  # noqa: E402
-from report import CLOCK_KEYS, header, print_table, summarize, table_lines  # noqa: E402
+from report import clock_key, header, print_table, summarize, table_lines  # noqa: E402
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -77,10 +77,10 @@ def parse_args():
                         "round (by --clock): a slow spell of a shared machine then "
                         "spoils one round, not the row (default 1)")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
-                   help="rates from the min wall time per call (default) or the "
-                        "min CPU time (the calling thread's at 1 thread, the "
-                        "process's at N): on a shared machine a 1-thread "
-                        "row's CPU time leaves out other jobs' time slices")
+                   help="rates from the min wall time per call (default) or, "
+                        "for 1-thread rows, the min CPU time of the calling "
+                        "thread: on a shared machine it leaves out other jobs' "
+                        "time slices (rows at N threads keep the wall time)")
     p.add_argument("--json", default=os.path.join(HERE, "results.json"),
                    help="where to write the results (default tests/bench/results.json)")
     p.add_argument("--graft", default=os.environ.get("GRAFT") or
@@ -290,7 +290,7 @@ class Runner:
         round_times_ms."""
         check_threads(new, threads)
         check_cpu_clock(new, threads)
-        key = CLOCK_KEYS[self.args.clock]
+        key = clock_key(self.args.clock, threads)
         rounds = best.get("round_times_ms", [best[key]]) + [new[key]]
         if new[key] < best[key]:
             best.update(new)

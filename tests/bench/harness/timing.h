@@ -41,7 +41,10 @@ typedef struct bench_timing_t {
    * samples all include other jobs' time slices), never more than
    * |min_ms|. At N threads, the process's: every thread's time added up,
    * spinning included (the pool's, and OpenBLAS's start-up spin when a
-   * sample falls in it). */
+   * sample falls in it), but only as far as Linux has added it: another
+   * running thread's time reaches the process clock at scheduler ticks,
+   * so the least of short samples leaves much of it out (run_bench.py
+   * takes N-thread rates from |min_ms|). */
   double cpu_min_ms;
   /* The least process CPU time of a sample, per call, at any thread count
    * (at 1 thread, cpu_min_ms plus what other threads burnt meanwhile). */

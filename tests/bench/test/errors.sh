@@ -169,4 +169,21 @@ BENCH_SABOTAGE=cpu GRAFT_BENCH=$GRAFT_BENCH expect_fail "${RUN[@]}" \
 check --check-prefix=CPUCLOCK "$C" <out
 # CPUCLOCK: FAILED softmax: graft: CPU time {{.*}} ms per call > wall time {{.*}} ms at 1 thread (clock thread)
 # CPUCLOCK: 0 of 1 cases passed, 1 failures
+# --clock cpu: a 1-thread row's rate from its CPU time, a row at 2
+# threads' from its wall time (report.py clock_key), however low its
+# process CPU time reads.
+BENCH_SABOTAGE=cpulow GRAFT_BENCH=$GRAFT_BENCH "${RUN[@]}" --graft-bench "$T/sabotage" \
+  --filter softmax --peers none --threads 1,2 --clock cpu >out
+check --check-prefix=CPURATE "$C" <out
+# CPURATE: rate from the min CPU time at 1 thread (--clock cpu: the calling thread's), the min wall time at N
+"$PYTHON" -c "
+import json
+rows = json.load(open('results.json'))['results']
+assert sorted(r['threads'] for r in rows) == [1, 2], rows
+for r in rows:
+    g = r['graft']
+    ms = g['cpu_min_ms'] if r['threads'] == 1 else g['min_ms']
+    want = g['work'] / (ms * 1e-3)
+    assert abs(g['rate'] - want) <= 1e-9 * want, (r['threads'], g['rate'], want)
+"
 echo "PASS bench/errors"
