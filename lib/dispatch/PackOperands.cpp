@@ -1,21 +1,33 @@
 // The operands of a packed matmul (PackedMatmul in Dispatch.h) that several
 // workgroups read, packed once per call by one dispatch of its own that
-// runs just before the matmul: the rhs where more than one row of
-// workgroups reads each rhs block, the lhs where more than one column reads
-// each lhs block. Packed inside each workgroup, every block would be packed
-// once per reader (the rhs 11 times per 1024-square matmul on x86-64-v4
-// with rows of 96, the lhs once per column: 32 times at 64 x 1024 x 1024
-// with columns of 32), read from rows ld apart each time. An operand with
-// one reader is packed by its workgroup into its scratch, where it stays in
-// cache for the microkernel instead of a round trip through a buffer
-// (measured on the rhs of 64 x 1024 x 1024 with one row of workgroups:
-// 0.92 ms instead of 1.10 ms per call); where neither operand has several
-// readers (small matmuls, the 2x2 MLP) the pack dispatch has no workgroups
-// and its buffer no rows. Both operands share the one step and the one
-// buffer, so a matmul adds one step, whatever it packs.
+// runs just before the matmul: the rhs where kOwnRhsRows + 1 or more rows
+// of workgroups read each rhs block (two or more for a transposed rhs),
+// the lhs where more than one column reads each lhs block. Packed inside
+// each workgroup, every block would be packed once per reader (the rhs 11
+// times per 1024-square matmul on x86-64-v4 with rows of 96, the lhs once
+// per column: 32 times at 64 x 1024 x 1024 with columns of 32), read from
+// rows ld apart each time. An operand with one reader is packed by its
+// workgroup into its scratch, where it stays in cache for the microkernel
+// instead of a round trip through a buffer (measured on the rhs of
+// 64 x 1024 x 1024 with one row of workgroups: 0.92 ms instead of 1.10 ms
+// per call); so is an rhs with two rows of readers: each workgroup packs
+// it in its panels' first tiles as they multiply, which costs less than
+// the pack dispatch's write of the whole rhs and its reads back (on an
+// AVX-512 Xeon, 1 thread, with the grid of before PackedGrid's whole
+// rows: 128 x 768 x 768 8% faster, 128 x 768 x 3072 7%, 128 x 3072 x 768
+// and 100 x 1000 x 1000 5%, 192 rows 1%). A transposed rhs is packed before the tiles, not by them
+// (packRows), so with two rows of readers it stays in the pack dispatch
+// (single-head attention of 128 rows: own packing 2.5% slower). Where
+// neither operand has several readers (small matmuls, the 2x2 MLP) the
+// pack dispatch has no workgroups and its buffer no rows. Both operands
+// share the one step and the one buffer, so a matmul adds one step,
+// whatever it packs.
 #include "dispatch/Former.h"
 
 namespace graft {
+
+// The most rows of workgroups that each pack their own (plain) rhs.
+constexpr int64_t kOwnRhsRows = 2;
 
 void Former::packOperandsOncePerCall(KernelDraft &draft) {
   Dispatch &mm = draft.d;
@@ -30,7 +42,8 @@ void Former::packOperandsOncePerCall(KernelDraft &draft) {
   const uint32_t M = domain[P - 2], N = domain[P - 1], K = domain[P];
   // (Constant operands are packed when building instead: PackConstants.cpp.)
   packConstantOperands(draft);
-  const uint32_t packRhs = p.rhsConstant ? c(0) : several(mm.grid[1]);
+  const uint32_t packRhs =
+      p.rhsConstant ? c(0) : op(GRAFT_EXPR_LT, c(p.rhsTransposed ? 1 : kOwnRhsRows), mm.grid[1]);
   const uint32_t packLhs = p.lhsConstant ? c(0) : several(mm.grid[0]);
   p.prepackedParam = param(draft, packRhs);
   p.prepackedLhsParam = param(draft, packLhs);

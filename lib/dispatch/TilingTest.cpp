@@ -116,10 +116,14 @@ TEST(Tiling, WiderLevelsGetWiderTiles) {
 // one panel (4 workgroups of 256 columns before); 1024-square: 160
 // columns (44 workgroups before); 2048-square: two lhs blocks (4 and 48
 // before); 2 x 2: one workgroup, nothing packed before; 1024 x 64 x 1024:
-// columns of 192, the fewest that give each workgroup 1M multiply-adds.
+// columns of 192, the fewest that give each workgroup 1M multiply-adds;
+// 128 x 768 x 768: two rows of workgroups, each packing its own rhs (the
+// pack dispatch packed it before); 200 x 1024 x 1024 and 256 x 256 x 4096:
+// one row of workgroups covering all of M (32 panels or more), 64 columns
+// where that keeps the target (3 rows of 96 before).
 TEST(Tiling, PackedMatmulGrids) {
   const char *graph = R"(
-func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x2048xf32>, %d: tensor<2x2xf32>, %e: tensor<1024x64xf32>, %f: tensor<64x1024xf32>) -> (tensor<64x1024xf32>, tensor<1024x1024xf32>, tensor<2048x2048xf32>, tensor<2x2xf32>, tensor<1024x1024xf32>) {
+func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x2048xf32>, %d: tensor<2x2xf32>, %e: tensor<1024x64xf32>, %f: tensor<64x1024xf32>, %g: tensor<128x768xf32>, %h: tensor<768x768xf32>, %i: tensor<200x1024xf32>, %j: tensor<256x256xf32>, %k: tensor<256x4096xf32>) -> (tensor<64x1024xf32>, tensor<1024x1024xf32>, tensor<2048x2048xf32>, tensor<2x2xf32>, tensor<1024x1024xf32>, tensor<128x768xf32>, tensor<200x1024xf32>, tensor<256x4096xf32>) {
   %z = constant 0.0 : f32
   %e1 = empty : tensor<64x1024xf32>
   %f1 = fill %z, %e1 : tensor<64x1024xf32>
@@ -136,7 +140,16 @@ func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x204
   %e5 = empty : tensor<1024x1024xf32>
   %f5 = fill %z, %e5 : tensor<1024x1024xf32>
   %r5 = matmul %e, %f, %f5 : tensor<1024x1024xf32>
-  return %r1, %r2, %r3, %r4, %r5
+  %e6 = empty : tensor<128x768xf32>
+  %f6 = fill %z, %e6 : tensor<128x768xf32>
+  %r6 = matmul %g, %h, %f6 : tensor<128x768xf32>
+  %e7 = empty : tensor<200x1024xf32>
+  %f7 = fill %z, %e7 : tensor<200x1024xf32>
+  %r7 = matmul %i, %b, %f7 : tensor<200x1024xf32>
+  %e8 = empty : tensor<256x4096xf32>
+  %f8 = fill %z, %e8 : tensor<256x4096xf32>
+  %r8 = matmul %j, %k, %f8 : tensor<256x4096xf32>
+  return %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8
 }
 )";
   struct Want {
@@ -145,14 +158,18 @@ func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x204
               {1024, 1024, 1024, 96, 160, 7, 11, 1, 1},
               {2048, 2048, 2048, 192, 256, 8, 11, 1, 1},
               {2, 2, 2, 96, 256, 1, 1, 0, 0},
-              {1024, 1024, 64, 96, 192, 6, 11, 1, 1}};
+              {1024, 1024, 64, 96, 192, 6, 11, 1, 1},
+              {128, 768, 768, 96, 32, 24, 2, 0, 1},
+              {200, 1024, 1024, 288, 32, 32, 1, 0, 1},
+              {256, 4096, 256, 288, 64, 64, 1, 0, 1}};
   const TargetInfo *x86 = lookupTarget("x86_64");
   ASSERT_TRUE(x86);
   ProgramSet ps = form(*lookupLevel(*x86, "x86-64-v4"), graph);
-  ASSERT_EQ(ps.dispatches.size(), 10u);
+  const unsigned cases = sizeof want / sizeof want[0];
+  ASSERT_EQ(ps.dispatches.size(), 2 * cases);
   ASSERT_EQ(ps.functions.size(), 1u);
   const ExprTable &ex = ps.functions[0].shapes.exprs;
-  for (unsigned i = 0; i < 5; ++i) {
+  for (unsigned i = 0; i < cases; ++i) {
     const Want &w = want[i];
     const Dispatch &pack = ps.dispatches[2 * i], &d = ps.dispatches[2 * i + 1];
     SCOPED_TRACE(std::to_string(w.M) + "x" + std::to_string(w.K) + "x" + std::to_string(w.N));

@@ -135,7 +135,11 @@ fi
 # level; its ragged panel is packed before its tiles); 230 rows
 # are several rows and columns
 # (both packed before), and so are the batched matmul with 200 columns and
-# the transposed rhs. A fill of a constant (with an epilogue) or of a
+# the transposed rhs. Two rows of workgroups pack their rhs each (144 rows
+# on x86-64-v4, 72 on v2/v3: two lhs blocks; the batched matmul's 130 on
+# v4, q2's transposed rhs); 144 rows and 1000 columns (32 panels or more
+# on every level) are one row of workgroups covering all of M, batched or
+# not, and so are 0 rows (PackedGrid.cpp). A fill of a constant (with an epilogue) or of a
 # scalar argument starts the first K block's accumulators from that value
 # (the sums' block is not written before; LoopEmitter.cpp packedMatmul),
 # and an empty K (a0, b0) leaves the fill. The last K block's whole tiles
@@ -158,6 +162,9 @@ save("bb2.npy", 3, 300, 200); save("bc2.npy", 3, 130, 200)
 save("q.npy", 200, 520); save("k.npy", 150, 520)
 save("a0.npy", 43, 0); save("b0.npy", 0, 150)
 save("a6.npy", 43, 1500); save("a7.npy", 230, 1500); save("b6.npy", 1500, 150)
+save("a8.npy", 144, 600); save("a9.npy", 72, 600); save("q2.npy", 144, 520)
+save("a10.npy", 144, 100); save("b10.npy", 100, 1000); save("a11.npy", 0, 100)
+save("ba3.npy", 3, 130, 100); save("bb3.npy", 3, 100, 1000); save("bc3.npy", 3, 130, 1000)
 PY
 cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.npy"
        "mm a5.npy b1.npy"
@@ -168,7 +175,10 @@ cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.np
        "mmx a2.npy b2.npy" "mmx a1.npy b4.npy"
        "mmh a1.npy b3.npy" "mmh a2.npy b2.npy" "mmh a5.npy b1.npy"
        "mm a6.npy b6.npy" "mme a7.npy b6.npy" "mms a6.npy b6.npy f32=0.75"
-       "mmx a7.npy b6.npy")
+       "mmx a7.npy b6.npy"
+       "mm a8.npy b1.npy" "mme a8.npy b1.npy" "mm a9.npy b1.npy" "mms a9.npy b1.npy f32=0.75"
+       "qkt q2.npy k.npy" "mm a10.npy b10.npy" "mme a10.npy b10.npy"
+       "bmm ba3.npy bb3.npy bc3.npy" "mm a11.npy b10.npy")
 # Each case's function and inputs as graft-run arguments, and its
 # reference result (ref<i>.npy: the evaluator's, the same for every level).
 case_args() {
@@ -203,10 +213,10 @@ err = np.abs(got.astype(np.float64) - ref)
 if got.dtype == np.float16:
     # One f16 rounding of f32 sums that may differ from the evaluator's in
     # their last bits: an f16 ulp, and those bits near zero.
-    bound = np.abs(ref) * 2.0**-10 + 1e-4 * (np.abs(ref).max() + 1)
+    bound = np.abs(ref) * 2.0**-10 + 1e-4 * (np.abs(ref).max(initial=0) + 1)
     assert (err <= bound).all(), f"{sys.argv[1]}: max error {err.max()}"
 else:
-    assert err.max() <= 1e-4 * (np.abs(ref).max() + 1), f"{sys.argv[1]}: max error {err.max()}"
+    assert err.max(initial=0) <= 1e-4 * (np.abs(ref).max(initial=0) + 1), f"{sys.argv[1]}: max error {err.max()}"
 PY
   done
 done
@@ -240,3 +250,36 @@ check "$TEST_DIR/packed_matmul.sh" --check-prefix=ONE < one.txt
 check "$TEST_DIR/packed_matmul.sh" --check-prefix=ROWS < rows.txt
 # ROWS: mm_dispatch_0_matmul_pack (mm.graph:{{[0-9:]+}}) grid {{[1-9]}}x{{([2-9]|[1-9][0-9])}}x1
 # ROWS-NEXT: mm_dispatch_0_matmul (mm.graph:{{[0-9:]+}}) grid {{([2-9]|[1-9][0-9])}}x{{[2-9]}}x1
+# Where the rhs is packed, on each level the host runs (its tile from
+# --explain): two rows of workgroups (M of one and a half lhs blocks, 150
+# columns) pack their own rhs, so the pack dispatch has only the lhs's
+# ceil(M / mr) row groups along y, and the matmul two rows; with 1000
+# columns (32 panels or more) all of M is one row of workgroups, the lhs
+# still packed before. Each result against the evaluator's.
+"$GRAFT" build mm.graph --explain -o /dev/null > explain.txt 2>&1
+checked=0
+for level in ${TARGET_LEVELS[$HOST_TARGET]}; do
+  host_runs_level "$HOST_TARGET" "$level" || continue
+  tile=$(sed -n "/^$level /,/^[^ ]/p" explain.txt |
+         grep -m1 -oE 'register tile [0-9]+x[0-9]+, block up to [0-9]+x[0-9]+, lhs block [0-9]+') ||
+    { echo "error: --explain gives no packed matmul tile for $level"; exit 1; }
+  read -r mr mc <<< "$(sed -E 's/register tile ([0-9]+)x.*lhs block ([0-9]+)/\1 \2/' <<< "$tile")"
+  m=$((mc + mc / 2))
+  for shape in "600 b1.npy 2" "100 b10.npy 1"; do
+    read -r k rhs rows <<< "$shape"
+    "$PYTHON" -c "import numpy as np; np.save('lhs.npy', np.random.default_rng($k).uniform(-1, 1, ($m, $k)).astype(np.float32))"
+    "$GRAFT_RUN" mm.graft --isa "$level" --function mm --input @lhs.npy --input "@$rhs" \
+      --output @got.npy --trace > /dev/null 2> trace.txt
+    "$GRAFT" eval mm.graph --function mm --input @lhs.npy --input "@$rhs" --output @want.npy
+    grep -q "_matmul_pack (mm.graph:[0-9:]*) grid [0-9]*x$(((m + mr - 1) / mr))x1 " trace.txt &&
+      grep -q "_matmul (mm.graph:[0-9:]*) grid [0-9]*x${rows}x1 " trace.txt ||
+      { echo "error: $level, $m x $k x $rhs: want the lhs packed before ($(((m + mr - 1) / mr)) row groups) and $rows row(s) of workgroups:"; cat trace.txt; exit 1; }
+    "$PYTHON" -c "
+import numpy as np, sys
+got, want = np.load('got.npy'), np.load('want.npy')
+err = np.abs(got.astype(np.float64) - want).max()
+assert err <= 1e-4 * (np.abs(want).max() + 1), ('$level $m x $k', err)"
+    checked=$((checked + 1))
+  done
+done
+[[ $checked -gt 0 ]] || { echo "error: no feature level of $HOST_TARGET runs here"; exit 1; }
