@@ -15,13 +15,13 @@
 // the pack dispatch's write of the whole rhs and its reads back (on an
 // AVX-512 Xeon, 1 thread, with the grid of before PackedGrid's whole
 // rows: 128 x 768 x 768 8% faster, 128 x 768 x 3072 7%, 128 x 3072 x 768
-// and 100 x 1000 x 1000 5%, 192 rows 1%). A transposed rhs is packed before the tiles, not by them
-// (packRows), so with two rows of readers it stays in the pack dispatch
-// (single-head attention of 128 rows: own packing 2.5% slower). Where
-// neither operand has several readers (small matmuls, the 2x2 MLP) the
-// pack dispatch has no workgroups and its buffer no rows. Both operands
-// share the one step and the one buffer, so a matmul adds one step,
-// whatever it packs.
+// and 100 x 1000 x 1000 5%, 192 rows 1%). A transposed rhs is packed
+// before the tiles, not by them (packRows), so with two rows of readers
+// it stays in the pack dispatch (single-head attention of 128 rows: own
+// packing 2.5% slower). Where neither operand has several readers (small
+// matmuls, the 2x2 MLP) the pack dispatch has no workgroups and its
+// buffer no rows. Both operands share the one step and the one buffer, so
+// a matmul adds one step, whatever it packs.
 #include "dispatch/Former.h"
 
 namespace graft {

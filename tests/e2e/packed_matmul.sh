@@ -1,8 +1,9 @@
 # The packed matmul's ways of taking its operands (lib/dispatch/PackOperands.cpp):
-# the rhs packed once per call by a dispatch of its own where several rows
-# of workgroups read it, the lhs where several columns do (a plain, a
-# batched and a transposed rhs), or each packed by its workgroup into its
-# scratch where one workgroup reads it; and the shorter microkernels for a
+# the rhs packed once per call by a dispatch of its own where three or more
+# rows of workgroups read it (two for a transposed rhs), the lhs where
+# several columns do (a plain, a batched and a transposed rhs), or each
+# packed by its workgroup into its scratch where one workgroup reads it
+# (the rhs also where two do); and the shorter microkernels for a
 # block's last rows (43 rows: 7 left on x86-64-v4, 1 on v2/v3; 230: 2 and
 # 2; 200: 8). On every feature level the host runs, each result is
 # bit-identical at 1 and 3 threads and matches the reference evaluator
