@@ -147,6 +147,12 @@ struct PackedMatmul {
   // one K block at K = 1024).
   unsigned packCols() const { return nr() * std::max(1u, 32 / nr()); }
   unsigned packRows() const { return mr; }
+  // The fewest rows of workgroups for which the pack dispatch packs the
+  // rhs (PackOperands.cpp): below, each workgroup packs its own, as its
+  // panels' first tiles multiply (two rows of them cost less than the
+  // dispatch's write of the whole rhs and its reads back); a transposed
+  // rhs, which a workgroup packs before its tiles instead, from two rows.
+  unsigned rhsPackedRows() const { return rhsTransposed ? 2 : 3; }
   // Per-worker scratch: partial sums (mw x nc), the rhs block (kc x nc) when
   // the workgroup packs it, then the packed lhs (mc x the K block: up to
   // kcPrepacked where the rhs was packed before the call).

@@ -1,8 +1,8 @@
 // The operands of a packed matmul (PackedMatmul in Dispatch.h) that several
 // workgroups read, packed once per call by one dispatch of its own that
-// runs just before the matmul: the rhs where kOwnRhsRows + 1 or more rows
-// of workgroups read each rhs block (two or more for a transposed rhs),
-// the lhs where more than one column reads each lhs block. Packed inside
+// runs just before the matmul: the rhs where PackedMatmul::rhsPackedRows
+// or more rows of workgroups read each rhs block (three; two for a
+// transposed rhs), the lhs where more than one column reads each lhs block. Packed inside
 // each workgroup, every block would be packed once per reader (the rhs 11
 // times per 1024-square matmul on x86-64-v4 with rows of 96, the lhs once
 // per column: 32 times at 64 x 1024 x 1024 with columns of 32), read from
@@ -26,9 +26,6 @@
 
 namespace graft {
 
-// The most rows of workgroups that each pack their own (plain) rhs.
-constexpr int64_t kOwnRhsRows = 2;
-
 void Former::packOperandsOncePerCall(KernelDraft &draft) {
   Dispatch &mm = draft.d;
   PackedMatmul &p = mm.loop.packed;
@@ -43,7 +40,7 @@ void Former::packOperandsOncePerCall(KernelDraft &draft) {
   // (Constant operands are packed when building instead: PackConstants.cpp.)
   packConstantOperands(draft);
   const uint32_t packRhs =
-      p.rhsConstant ? c(0) : op(GRAFT_EXPR_LT, c(p.rhsTransposed ? 1 : kOwnRhsRows), mm.grid[1]);
+      p.rhsConstant ? c(0) : op(GRAFT_EXPR_LT, c(p.rhsPackedRows() - 1), mm.grid[1]);
   const uint32_t packLhs = p.lhsConstant ? c(0) : several(mm.grid[0]);
   p.prepackedParam = param(draft, packRhs);
   p.prepackedLhsParam = param(draft, packLhs);

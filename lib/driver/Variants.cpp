@@ -49,7 +49,8 @@ static std::string describeDispatch(const Dispatch &d) {
     // (Per workgroup: a group of panels of one K block.)
     std::string rhs = "its rhs (kc x " + std::to_string(p.packCols()) +
                       " per workgroup, kc " + std::to_string(p.kcPrepacked) +
-                      ") where several rows of workgroups read it";
+                      ") where " + std::to_string(p.rhsPackedRows()) +
+                      " or more rows of workgroups read it";
     std::string lhs = "its lhs (" + std::to_string(p.packRows()) +
                       " x kc per workgroup) where several columns do";
     if (p.rhsConstant && p.lhsConstant)
