@@ -209,7 +209,14 @@ Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
 // group of 4 rows at a time along kc. Measured on an AVX-512 Xeon (L1d 12
 // ways), one thread: a transposed rhs of 1, 8 and 64 rows x 1024 x 1024
 // 13-15%, 13% and 5% faster; the 12-row lhs packing slower (650 against
-// 745 us for the 1024-square pack dispatch).
+// 745 us for the 1024-square pack dispatch). A group of wide panels is the
+// level's lanes of rows where they are 8 or more (x86-64-v3, v4), packed
+// in transposes of that many rows and columns: fewer instructions per
+// element than 4 x 4 (x86-64-v4: 16 loads, 64 shuffles and 16 stores for
+// 256 elements, against 64, 128 and 64). Measured on the same Xeon, one
+// thread, q @ k^T of 1, 4 and 8 rows against 4096 keys of 64: 25%, 23%
+// and 17% faster (v3: 6% and 11% at 1 and 8 rows), 16384 keys of 128 15%;
+// with 128 and 1024 rows (the rhs packed before the call) 1%.
 constexpr uint64_t kRowsAcrossK = 12;
 
 // void packRows(i64 kc, i64 rows, const float *a, i64 lda, float *packed):
@@ -273,6 +280,35 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width,
       b.CreateAlignedStore(col[j], to, Align(4));
     }
   };
+  // The L x L transpose (L: the level's lanes, 8 or 16) of rows [g, g + L)
+  // by columns [k, k + L): L loads along the rows, log2(L) rounds of L
+  // two-source shuffles, each swapping the off-diagonal b x b blocks of
+  // every 2b x 2b block (b = L/2 .. 1), and L stores of L adjacent rows.
+  const unsigned L = p.lanes;
+  auto transposeLanes = [&](Value *top, Value *panel, Value *g, Value *k) {
+    Value *groupTop = from.at(b, top, b.CreateMul(g, lda));
+    std::vector<Value *> row(L);
+    for (unsigned i = 0; i < L; ++i)
+      row[i] = from.load(b, at(groupTop, i, k), L);
+    for (unsigned blk = L / 2; blk >= 1; blk /= 2) {
+      std::vector<int> lo(L), hi(L);
+      for (unsigned j = 0; j < L; ++j) {
+        lo[j] = int(j & blk ? L + j - blk : j);
+        hi[j] = int(j & blk ? L + j : j + blk);
+      }
+      for (unsigned i = 0; i < L; ++i)
+        if (!(i & blk)) {
+          Value *a = row[i], *c = row[i + blk];
+          row[i] = b.CreateShuffleVector(a, c, lo);
+          row[i + blk] = b.CreateShuffleVector(a, c, hi);
+        }
+    }
+    for (unsigned j = 0; j < L; ++j) {
+      Value *to = b.CreateInBoundsGEP(
+          f32, panel, b.CreateAdd(b.CreateMul(b.CreateAdd(k, b.getInt64(j)), widthV), g));
+      b.CreateAlignedStore(row[j], to, Align(4));
+    }
+  };
   emitLoop(b, b.getInt64(0), fullRows, "q", [&](Value *q) {
     Value *panel = b.CreateInBoundsGEP(f32, dst, b.CreateMul(q, kc));
     Value *top = from.at(b, src, b.CreateMul(q, lda));
@@ -280,14 +316,24 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width,
     // groups (8 on x86-64-v4), and each level carries its own copy of this
     // routine.
     if (wide) {
-      // Wide panels (a transposed rhs, 16 or 32 rows): one group of 4 rows
+      // Wide panels (a transposed rhs, 16 or 32 rows): one group of rows
       // at a time along the whole kc. Going across all of them per 4
       // columns, their lines (all in one L1 set at a power-of-two lda)
-      // evicted each other before the next 4 columns used them.
+      // evicted each other before the next 4 columns used them. Where the
+      // lanes are 8 or more and the panel is whole groups of them, L x L
+      // transposes up to the last multiple of L columns, then 4 x 4 ones.
       assert(width % 4 == 0 && "wide panels are whole groups");
-      emitLoop(b, b.getInt64(0), b.getInt64(width), "g", [&](Value *g4) {
-        emitLoop(b, b.getInt64(0), kc4, "k4", [&](Value *k) { transpose(top, panel, g4, k); }, 4);
-      }, 4);
+      const bool lanesWide = L >= 8 && width % L == 0;
+      const unsigned G = lanesWide ? L : 4;
+      Value *kcL = lanesWide ? b.CreateAnd(kc, b.getInt64(~uint64_t(L - 1))) : b.getInt64(0);
+      emitLoop(b, b.getInt64(0), b.getInt64(width), "g", [&](Value *g) {
+        if (lanesWide)
+          emitLoop(b, b.getInt64(0), kcL, "kl", [&](Value *k) { transposeLanes(top, panel, g, k); }, L);
+        emitLoop(b, b.getInt64(0), b.getInt64(G), "g4", [&](Value *sub) {
+          Value *g4 = b.CreateAdd(g, sub);
+          emitLoop(b, kcL, kc4, "k4", [&](Value *k) { transpose(top, panel, g4, k); }, 4);
+        }, 4);
+      }, G);
     } else {
       emitLoop(b, b.getInt64(0), kc4, "k4", [&](Value *k) {
         emitLoop(b, b.getInt64(0), b.getInt64(groups * 4), "g",

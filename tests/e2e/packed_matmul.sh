@@ -140,7 +140,10 @@ fi
 # on x86-64-v4, 72 on v2/v3: two lhs blocks; the batched matmul's 130 on
 # v4, q2's transposed rhs); 144 rows and 1000 columns (32 panels or more
 # on every level) are one row of workgroups covering all of M, batched or
-# not, and so are 0 rows (PackedGrid.cpp). A fill of a constant (with an epilogue) or of a
+# not, and so are 0 rows (PackedGrid.cpp). A transposed rhs is packed in
+# transposes of the level's lanes (16 x 16 on x86-64-v4, 8 x 8 on v3),
+# then 4 x 4, then one column at a time: K = 530 has all three in its K
+# blocks, packed by the workgroup (5 rows) or before the call (200). A fill of a constant (with an epilogue) or of a
 # scalar argument starts the first K block's accumulators from that value
 # (the sums' block is not written before; LoopEmitter.cpp packedMatmul),
 # and an empty K (a0, b0) leaves the fill. The last K block's whole tiles
@@ -165,6 +168,7 @@ save("a0.npy", 43, 0); save("b0.npy", 0, 150)
 save("a6.npy", 43, 1500); save("a7.npy", 230, 1500); save("b6.npy", 1500, 150)
 save("a8.npy", 144, 600); save("a9.npy", 72, 600); save("q2.npy", 144, 520)
 save("a10.npy", 144, 100); save("b10.npy", 100, 1000); save("a11.npy", 0, 100)
+save("q3.npy", 5, 530); save("q4.npy", 200, 530); save("k3.npy", 150, 530)
 save("ba3.npy", 3, 130, 100); save("bb3.npy", 3, 100, 1000); save("bc3.npy", 3, 130, 1000)
 PY
 cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.npy"
@@ -179,7 +183,8 @@ cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.np
        "mmx a7.npy b6.npy"
        "mm a8.npy b1.npy" "mme a8.npy b1.npy" "mm a9.npy b1.npy" "mms a9.npy b1.npy f32=0.75"
        "qkt q2.npy k.npy" "mm a10.npy b10.npy" "mme a10.npy b10.npy"
-       "bmm ba3.npy bb3.npy bc3.npy" "mm a11.npy b10.npy")
+       "bmm ba3.npy bb3.npy bc3.npy" "mm a11.npy b10.npy"
+       "qkt q3.npy k3.npy" "qkt q4.npy k3.npy")
 # Each case's function and inputs as graft-run arguments, and its
 # reference result (ref<i>.npy: the evaluator's, the same for every level).
 case_args() {
