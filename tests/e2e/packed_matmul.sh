@@ -101,6 +101,16 @@ func @bmm(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?x?x?xf32>) -
   %r = batch_matmul %a, %b, %c : tensor<?x?x?xf32>
   return %r
 }
+func @qkh(%q: tensor<?x?xf16>, %k: tensor<?x?xf16>) -> tensor<?x?xf32> {
+  %z = constant 0.0 : f32
+  %kt = transpose %k {perm = [1, 0]} : tensor<?x?xf16>
+  %m = dim %q {axis = 0} : index
+  %n = dim %k {axis = 0} : index
+  %e = empty %m, %n : tensor<?x?xf32>
+  %f = fill %z, %e : tensor<?x?xf32>
+  %r = matmul %q, %kt, %f : tensor<?x?xf32>
+  return %r
+}
 func @qkt(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %z = constant 0.0 : f32
   %kt = transpose %k {perm = [1, 0]} : tensor<?x?xf32>
@@ -143,7 +153,8 @@ fi
 # not, and so are 0 rows (PackedGrid.cpp). A transposed rhs is packed in
 # transposes of the level's lanes (16 x 16 on x86-64-v4, 8 x 8 on v3),
 # then 4 x 4, then one column at a time: K = 530 has all three in its K
-# blocks, packed by the workgroup (5 rows) or before the call (200). A fill of a constant (with an epilogue) or of a
+# blocks, packed by the workgroup (5 rows) or before the call (200), f32
+# or f16 (widened as it is packed). A fill of a constant (with an epilogue) or of a
 # scalar argument starts the first K block's accumulators from that value
 # (the sums' block is not written before; LoopEmitter.cpp packedMatmul),
 # and an empty K (a0, b0) leaves the fill. The last K block's whole tiles
@@ -169,6 +180,8 @@ save("a6.npy", 43, 1500); save("a7.npy", 230, 1500); save("b6.npy", 1500, 150)
 save("a8.npy", 144, 600); save("a9.npy", 72, 600); save("q2.npy", 144, 520)
 save("a10.npy", 144, 100); save("b10.npy", 100, 1000); save("a11.npy", 0, 100)
 save("q3.npy", 5, 530); save("q4.npy", 200, 530); save("k3.npy", 150, 530)
+for name in ("q3", "q4", "k3"):
+    np.save("h" + name + ".npy", np.load(name + ".npy").astype(np.float16))
 save("ba3.npy", 3, 130, 100); save("bb3.npy", 3, 100, 1000); save("bc3.npy", 3, 130, 1000)
 PY
 cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.npy"
@@ -184,7 +197,7 @@ cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.np
        "mm a8.npy b1.npy" "mme a8.npy b1.npy" "mm a9.npy b1.npy" "mms a9.npy b1.npy f32=0.75"
        "qkt q2.npy k.npy" "mm a10.npy b10.npy" "mme a10.npy b10.npy"
        "bmm ba3.npy bb3.npy bc3.npy" "mm a11.npy b10.npy"
-       "qkt q3.npy k3.npy" "qkt q4.npy k3.npy")
+       "qkt q3.npy k3.npy" "qkt q4.npy k3.npy" "qkh hq3.npy hk3.npy" "qkh hq4.npy hk3.npy")
 # Each case's function and inputs as graft-run arguments, and its
 # reference result (ref<i>.npy: the evaluator's, the same for every level).
 case_args() {
