@@ -58,6 +58,14 @@ llvm::Function *packedMatmulTile(llvm::Module &m, const PackedMatmul &p, unsigne
 // unused, for a block of fewer than mr rows that no shorter tile covers).
 llvm::Function *packedMatmulTilePacking(llvm::Module &m, const PackedMatmul &p,
                                         const TileEpilogue *epi = nullptr);
+// Whether a transposed rhs is moved in transposes of the level's lanes:
+// packRows' wide panels, and packedMatmulTransposedTail.
+bool packedMatmulTransposesLanes(const PackedMatmul &p);
+// The microkernel of |rows| (a tail height) rows that reads a transposed
+// rhs ([N, K]) in place, for a block of fewer than mr rows whose K block is
+// a multiple of the lanes (packedMatmulTransposesLanes levels only): the
+// same sums as packing the panel first.
+llvm::Function *packedMatmulTransposedTail(llvm::Module &m, const PackedMatmul &p, unsigned rows);
 // The heights of the microkernels a block's last, partial panel uses
 // (packedMatmulTailRows), below mr: multiples of 4 (of 2 below 8 rows).
 std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p);

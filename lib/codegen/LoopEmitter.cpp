@@ -366,17 +366,33 @@ private:
                               ? b_.getFalse()
                               : b_.CreateAnd(b_.CreateNot(prepacked),
                                              b_.CreateICmpULT(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
+    // A transposed rhs, likewise, where the level transposes it in lanes,
+    // the block has no more rows than the tallest tail and the K block is a
+    // multiple of the lanes (per K block, below): its whole panels are read
+    // in place by packedMatmulTransposedTail.
+    const bool tailsTranspose = p.rhsTransposed && !p.rhsConstant && !tails.empty() &&
+                                codegen::packedMatmulTransposesLanes(p);
+    Value *transposesInPlace =
+        tailsTranspose ? b_.CreateAnd(b_.CreateNot(prepacked),
+                                      b_.CreateICmpULE(b_.CreateSub(i1, i0), b_.getInt64(tails.back())))
+                       : b_.getFalse();
     BranchInst *kBlocks = loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
       Value *kc = kBlock(pc);
       // Whether the microkernels start their accumulators from the fill.
       Value *first = uniformInit ? b_.CreateZExt(b_.CreateICmpEQ(pc, b_.getInt64(0)), b_.getInt64Ty())
                                  : b_.getInt64(0);
       Value *lastBlock = epi ? b_.CreateICmpEQ(b_.CreateAdd(pc, kc), K) : nullptr;
+      Value *transposesHere =
+          tailsTranspose
+              ? b_.CreateAnd(transposesInPlace,
+                             b_.CreateICmpEQ(b_.CreateAnd(kc, b_.getInt64(p.lanes - 1)), b_.getInt64(0)))
+              : b_.getFalse();
       // The rhs block: packed before the call, or now into the scratch
       // (its ragged panel only, where the tiles pack the rest or read it
       // in place).
       ifThen(b_.CreateNot(prepacked), [&]() {
-        Value *from = b_.CreateSelect(b_.CreateOr(tilePacks, readsInPlace), wholeEnd, j0);
+        Value *from = b_.CreateSelect(
+            b_.CreateOr(b_.CreateOr(tilePacks, readsInPlace), transposesHere), wholeEnd, j0);
         b_.CreateCall(packRhsFunction(),
                       {kc, b_.CreateSub(j1, from), rhsBlock(rhs, pc, from), ldb,
                        b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(from, j0), kc))});
@@ -430,13 +446,29 @@ private:
             Value *fromSource = b_.CreateOr(
                 packsHere, b_.CreateAnd(readsInPlace, b_.CreateICmpULT(jt, wholeEnd)));
             Value *left = b_.CreateSub(ie, it);
+            // A transposed rhs's whole panel read in place (fewer than mr
+            // rows: a tail height covers them).
+            Value *viaTranspose = b_.getFalse();
+            if (tailsTranspose) {
+              viaTranspose = b_.CreateAnd(transposesHere, b_.CreateICmpULT(jt, wholeEnd));
+              ifThen(viaTranspose, [&]() {
+                Value *fn = codegen::packedMatmulTransposedTail(m_, p, tails.back());
+                for (auto h = tails.rbegin() + 1; h != tails.rend(); ++h)
+                  fn = b_.CreateSelect(b_.CreateICmpULE(left, b_.getInt64(*h)),
+                                       codegen::packedMatmulTransposedTail(m_, p, *h), fn);
+                std::vector<Value *> args = {kc, lhsPanel, rhsBlock(rhs, pc, jt), at,
+                                             b_.getInt64(p.nc), initRow, first, ldb, panel};
+                args.insert(args.end(), outArgs.begin(), outArgs.end());
+                b_.CreateCall(tile->getFunctionType(), fn, args);
+              });
+            }
             ifThen(fromSource, [&]() {
               std::vector<Value *> args = {kc, lhsPanel, rhsBlock(rhs, pc, jt), at,
                                            b_.getInt64(p.nc), initRow, first, ldb, panel};
               args.insert(args.end(), outArgs.begin(), outArgs.end());
               b_.CreateCall(tile->getFunctionType(), tileFor(left, tilePacking, p.rhsElem), args);
             });
-            ifThen(b_.CreateNot(fromSource), [&]() {
+            ifThen(b_.CreateAnd(b_.CreateNot(fromSource), b_.CreateNot(viaTranspose)), [&]() {
               std::vector<Value *> args = {kc,    lhsPanel, panel, at, b_.getInt64(p.nc), initRow,
                                            first, b_.getInt64(p.nr()), panel};
               args.insert(args.end(), outArgs.begin(), outArgs.end());

@@ -154,7 +154,11 @@ fi
 # transposes of the level's lanes (16 x 16 on x86-64-v4, 8 x 8 on v3),
 # then 4 x 4, then one column at a time: K = 530 has all three in its K
 # blocks, packed by the workgroup (5 rows) or before the call (200), f32
-# or f16 (widened as it is packed). A fill of a constant (with an epilogue) or of a
+# or f16 (widened as it is packed). Where a block has no more rows than
+# the tallest tail (8 on x86-64-v4, 4 on v3: 5 rows on v4, 3 on both) and
+# a K block is a multiple of the lanes (64; 530's first K block on v3), the
+# tail reads the transposed rhs in place, transposing in registers
+# (tailt); 10 rows, or K blocks of 184 and 162, pack it first. A fill of a constant (with an epilogue) or of a
 # scalar argument starts the first K block's accumulators from that value
 # (the sums' block is not written before; LoopEmitter.cpp packedMatmul),
 # and an empty K (a0, b0) leaves the fill. The last K block's whole tiles
@@ -180,7 +184,8 @@ save("a6.npy", 43, 1500); save("a7.npy", 230, 1500); save("b6.npy", 1500, 150)
 save("a8.npy", 144, 600); save("a9.npy", 72, 600); save("q2.npy", 144, 520)
 save("a10.npy", 144, 100); save("b10.npy", 100, 1000); save("a11.npy", 0, 100)
 save("q3.npy", 5, 530); save("q4.npy", 200, 530); save("k3.npy", 150, 530)
-for name in ("q3", "q4", "k3"):
+save("q5.npy", 5, 64); save("q6.npy", 10, 64); save("q7.npy", 3, 64); save("k5.npy", 150, 64)
+for name in ("q3", "q4", "k3", "q5", "k5"):
     np.save("h" + name + ".npy", np.load(name + ".npy").astype(np.float16))
 save("ba3.npy", 3, 130, 100); save("bb3.npy", 3, 100, 1000); save("bc3.npy", 3, 130, 1000)
 PY
@@ -197,7 +202,8 @@ cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.np
        "mm a8.npy b1.npy" "mme a8.npy b1.npy" "mm a9.npy b1.npy" "mms a9.npy b1.npy f32=0.75"
        "qkt q2.npy k.npy" "mm a10.npy b10.npy" "mme a10.npy b10.npy"
        "bmm ba3.npy bb3.npy bc3.npy" "mm a11.npy b10.npy"
-       "qkt q3.npy k3.npy" "qkt q4.npy k3.npy" "qkh hq3.npy hk3.npy" "qkh hq4.npy hk3.npy")
+       "qkt q3.npy k3.npy" "qkt q4.npy k3.npy" "qkh hq3.npy hk3.npy" "qkh hq4.npy hk3.npy"
+       "qkt q5.npy k5.npy" "qkt q6.npy k5.npy" "qkt q7.npy k5.npy" "qkh hq5.npy hk5.npy")
 # Each case's function and inputs as graft-run arguments, and its
 # reference result (ref<i>.npy: the evaluator's, the same for every level).
 case_args() {
