@@ -483,8 +483,11 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   // The rhs as the tile reads it: f32 panels, or in place as stored.
   const Source rhsFrom(c, rhsElem, p);
   assert((!transposed || (rows < p.mr && !packing && !epi)) && "tailt is a plain short tile");
-  std::string kind =
-      (transposed ? "tailt" : packing ? "tilepack" : rows < p.mr ? "tail" : "tile") + rhsFrom.mark();
+  std::string kind = transposed ? "tailt"
+                     : packing  ? "tilepack"
+                     : rows < p.mr ? "tail"
+                                   : "tile";
+  kind += rhsFrom.mark();
   if (epi)
     kind += "_" + epi->key;
   Function *f = leaf(m, kind, params, p, fresh, rows);
@@ -566,46 +569,47 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
         finals[r * nv + v] = accs[r];
     }
   } else {
-  // for (k = 0; k < kc; ++k), with the accumulators as loop-carried values.
-  BasicBlock *head = BasicBlock::Create(c, "k.head", f);
-  BasicBlock *body = BasicBlock::Create(c, "k.body", f);
-  BasicBlock *exit = BasicBlock::Create(c, "k.exit", f);
-  b.CreateBr(head);
-  b.SetInsertPoint(head);
-  PHINode *k = b.CreatePHI(i64, 2, "k");
-  k->addIncoming(b.getInt64(0), entry);
-  std::vector<PHINode *> accs(mr * nv);
-  for (unsigned t = 0; t < mr * nv; ++t) {
-    accs[t] = b.CreatePHI(vec, 2, "acc");
-    accs[t]->addIncoming(init[t], entry);
-  }
-  b.CreateCondBr(b.CreateICmpSLT(k, kc), body, exit);
-  b.SetInsertPoint(body);
-  Value *rhsRow = rhsFrom.at(b, rhs, b.CreateMul(k, ldRhs));
-  Value *lhsCol = b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(p.mr)));
-  std::vector<Value *> rv(nv);
-  for (unsigned v = 0; v < nv; ++v)
-    rv[v] = rhsFrom.load(b, rhsFrom.at(b, rhsRow, v * lanes), lanes);
-  if (packing) {
-    Value *to = b.CreateInBoundsGEP(f32, packed, b.CreateMul(k, nrV));
-    for (unsigned v = 0; v < nv; ++v)
-      b.CreateAlignedStore(rv[v], b.CreateConstInBoundsGEP1_64(f32, to, v * lanes), Align(4));
-  }
-  const uint64_t rhsAhead =
-      strided ? kRhsSourcePrefetchRows : std::max<uint64_t>(1, kRhsPrefetchBytes / (p.nr() * 4));
-  emitPanelPrefetches(b, lhs, k, rhsRow, ldRhs, rhsAhead, p, rhsFrom);
-  for (unsigned r = 0; r < mr; ++r) {
-    Value *x = b.CreateLoad(f32, b.CreateConstInBoundsGEP1_64(f32, lhsCol, r));
-    Value *splat = b.CreateVectorSplat(lanes, x);
-    for (unsigned v = 0; v < nv; ++v) {
-      Value *next = b.CreateIntrinsic(Intrinsic::fmuladd, {vec}, {splat, rv[v], accs[r * nv + v]});
-      accs[r * nv + v]->addIncoming(next, body);
+    // for (k = 0; k < kc; ++k), with the accumulators as loop-carried values.
+    BasicBlock *head = BasicBlock::Create(c, "k.head", f);
+    BasicBlock *body = BasicBlock::Create(c, "k.body", f);
+    BasicBlock *exit = BasicBlock::Create(c, "k.exit", f);
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    PHINode *k = b.CreatePHI(i64, 2, "k");
+    k->addIncoming(b.getInt64(0), entry);
+    std::vector<PHINode *> accs(mr * nv);
+    for (unsigned t = 0; t < mr * nv; ++t) {
+      accs[t] = b.CreatePHI(vec, 2, "acc");
+      accs[t]->addIncoming(init[t], entry);
     }
-  }
-  k->addIncoming(b.CreateAdd(k, b.getInt64(1), "k.next", true, true), body);
-  b.CreateBr(head);
-  b.SetInsertPoint(exit);
-  finals.assign(accs.begin(), accs.end());
+    b.CreateCondBr(b.CreateICmpSLT(k, kc), body, exit);
+    b.SetInsertPoint(body);
+    Value *rhsRow = rhsFrom.at(b, rhs, b.CreateMul(k, ldRhs));
+    Value *lhsCol = b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(p.mr)));
+    std::vector<Value *> rv(nv);
+    for (unsigned v = 0; v < nv; ++v)
+      rv[v] = rhsFrom.load(b, rhsFrom.at(b, rhsRow, v * lanes), lanes);
+    if (packing) {
+      Value *to = b.CreateInBoundsGEP(f32, packed, b.CreateMul(k, nrV));
+      for (unsigned v = 0; v < nv; ++v)
+        b.CreateAlignedStore(rv[v], b.CreateConstInBoundsGEP1_64(f32, to, v * lanes), Align(4));
+    }
+    const uint64_t rhsAhead =
+        strided ? kRhsSourcePrefetchRows : std::max<uint64_t>(1, kRhsPrefetchBytes / (p.nr() * 4));
+    emitPanelPrefetches(b, lhs, k, rhsRow, ldRhs, rhsAhead, p, rhsFrom);
+    for (unsigned r = 0; r < mr; ++r) {
+      Value *x = b.CreateLoad(f32, b.CreateConstInBoundsGEP1_64(f32, lhsCol, r));
+      Value *splat = b.CreateVectorSplat(lanes, x);
+      for (unsigned v = 0; v < nv; ++v) {
+        Value *next =
+            b.CreateIntrinsic(Intrinsic::fmuladd, {vec}, {splat, rv[v], accs[r * nv + v]});
+        accs[r * nv + v]->addIncoming(next, body);
+      }
+    }
+    k->addIncoming(b.CreateAdd(k, b.getInt64(1), "k.next", true, true), body);
+    b.CreateBr(head);
+    b.SetInsertPoint(exit);
+    finals.assign(accs.begin(), accs.end());
   }
 
   // The finished sums go to |out| (row stride ldout) where |last| is
