@@ -517,6 +517,30 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
           vec, b.CreateConstInBoundsGEP1_64(f32, startRow, v * lanes), Align(4));
     }
   }
+  // A loop over k from the current block: k and one accumulator per start
+  // value as loop-carried values (PHIs in the loop's head), the builder
+  // left in its body; the caller adds the latch's values and branches back.
+  struct KLoop {
+    BasicBlock *head, *body, *exit;
+    PHINode *k;
+    std::vector<PHINode *> accs;
+  };
+  auto openKLoop = [&](const std::vector<Value *> &starts) {
+    BasicBlock *pred = b.GetInsertBlock();
+    KLoop l{BasicBlock::Create(c, "k.head", f), BasicBlock::Create(c, "k.body", f),
+            BasicBlock::Create(c, "k.exit", f), nullptr, {}};
+    b.CreateBr(l.head);
+    b.SetInsertPoint(l.head);
+    l.k = b.CreatePHI(i64, 2, "k");
+    l.k->addIncoming(b.getInt64(0), pred);
+    for (Value *start : starts) {
+      l.accs.push_back(b.CreatePHI(vec, 2, "acc"));
+      l.accs.back()->addIncoming(start, pred);
+    }
+    b.CreateCondBr(b.CreateICmpSLT(l.k, kc), l.body, l.exit);
+    b.SetInsertPoint(l.body);
+    return l;
+  };
   // The sums as they leave the k loop(s).
   std::vector<Value *> finals(mr * nv);
   if (transposed) {
@@ -524,21 +548,11 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     // transposed vectors and its rows' accumulators fit in the registers
     // together.
     for (unsigned v = 0; v < nv; ++v) {
-      BasicBlock *pred = b.GetInsertBlock();
-      BasicBlock *head = BasicBlock::Create(c, "k.head", f);
-      BasicBlock *body = BasicBlock::Create(c, "k.body", f);
-      BasicBlock *done = BasicBlock::Create(c, "k.exit", f);
-      b.CreateBr(head);
-      b.SetInsertPoint(head);
-      PHINode *k = b.CreatePHI(i64, 2, "k");
-      k->addIncoming(b.getInt64(0), pred);
-      std::vector<PHINode *> accs(mr);
-      for (unsigned r = 0; r < mr; ++r) {
-        accs[r] = b.CreatePHI(vec, 2, "acc");
-        accs[r]->addIncoming(init[r * nv + v], pred);
-      }
-      b.CreateCondBr(b.CreateICmpSLT(k, kc), body, done);
-      b.SetInsertPoint(body);
+      std::vector<Value *> starts(mr);
+      for (unsigned r = 0; r < mr; ++r)
+        starts[r] = init[r * nv + v];
+      KLoop l = openKLoop(starts);
+      PHINode *k = l.k;
       std::vector<Value *> cols(lanes);
       for (unsigned i = 0; i < lanes; ++i)
         cols[i] = rhsFrom.load(
@@ -550,7 +564,7 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
                                     b.CreateAdd(b.CreateMul(b.getInt64(v * lanes + i), ldRhs),
                                                 b.CreateAdd(k, b.getInt64(lanes)))));
       cols = transposeSquare(b, cols);
-      std::vector<Value *> cur(accs.begin(), accs.end());
+      std::vector<Value *> cur(l.accs.begin(), l.accs.end());
       for (unsigned kk = 0; kk < lanes; ++kk) {
         Value *lhsCol = b.CreateInBoundsGEP(
             f32, lhs, b.CreateMul(b.CreateAdd(k, b.getInt64(kk)), b.getInt64(p.mr)));
@@ -561,29 +575,19 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
         }
       }
       for (unsigned r = 0; r < mr; ++r)
-        accs[r]->addIncoming(cur[r], body);
-      k->addIncoming(b.CreateAdd(k, b.getInt64(lanes), "k.next", true, true), body);
-      b.CreateBr(head);
-      b.SetInsertPoint(done);
+        l.accs[r]->addIncoming(cur[r], l.body);
+      k->addIncoming(b.CreateAdd(k, b.getInt64(lanes), "k.next", true, true), l.body);
+      b.CreateBr(l.head);
+      b.SetInsertPoint(l.exit);
       for (unsigned r = 0; r < mr; ++r)
-        finals[r * nv + v] = accs[r];
+        finals[r * nv + v] = l.accs[r];
     }
   } else {
     // for (k = 0; k < kc; ++k), with the accumulators as loop-carried values.
-    BasicBlock *head = BasicBlock::Create(c, "k.head", f);
-    BasicBlock *body = BasicBlock::Create(c, "k.body", f);
-    BasicBlock *exit = BasicBlock::Create(c, "k.exit", f);
-    b.CreateBr(head);
-    b.SetInsertPoint(head);
-    PHINode *k = b.CreatePHI(i64, 2, "k");
-    k->addIncoming(b.getInt64(0), entry);
-    std::vector<PHINode *> accs(mr * nv);
-    for (unsigned t = 0; t < mr * nv; ++t) {
-      accs[t] = b.CreatePHI(vec, 2, "acc");
-      accs[t]->addIncoming(init[t], entry);
-    }
-    b.CreateCondBr(b.CreateICmpSLT(k, kc), body, exit);
-    b.SetInsertPoint(body);
+    KLoop l = openKLoop(init);
+    PHINode *k = l.k;
+    std::vector<PHINode *> &accs = l.accs;
+    BasicBlock *body = l.body;
     Value *rhsRow = rhsFrom.at(b, rhs, b.CreateMul(k, ldRhs));
     Value *lhsCol = b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(p.mr)));
     std::vector<Value *> rv(nv);
@@ -607,8 +611,8 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
       }
     }
     k->addIncoming(b.CreateAdd(k, b.getInt64(1), "k.next", true, true), body);
-    b.CreateBr(head);
-    b.SetInsertPoint(exit);
+    b.CreateBr(l.head);
+    b.SetInsertPoint(l.exit);
     finals.assign(accs.begin(), accs.end());
   }
 
