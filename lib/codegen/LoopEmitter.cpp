@@ -336,16 +336,22 @@ private:
     Function *packLhs = codegen::packedMatmulPackRows(m_, p, p.mr, p.lhsElem);
     Function *tile = codegen::packedMatmulTile(m_, p, p.mr, tileEpi);
     std::vector<unsigned> tails = codegen::packedMatmulTailRows(p);
-    // The microkernel for |left| rows: mr, or the smallest tail height that
-    // covers them (a block's last panel, padded with zero rows).
-    // |whole| for more rows than the tails have; the tails read |rhsElem|
-    // (f32 panels, or the rhs in place as stored).
-    auto tileFor = [&](Value *left, Function *whole, DType rhsElem) {
+    // The microkernel for |left| rows: |tailOf| the smallest tail height
+    // that covers them (a block's last panel, padded with zero rows), or
+    // |whole| for more rows than the tails have.
+    auto tileFor = [&](Value *left, Value *whole,
+                       const std::function<Function *(unsigned)> &tailOf) {
       Value *fn = whole;
       for (auto h = tails.rbegin(); h != tails.rend(); ++h)
-        fn = b_.CreateSelect(b_.CreateICmpULE(left, b_.getInt64(*h)),
-                             codegen::packedMatmulTile(m_, p, *h, nullptr, rhsElem), fn);
+        if (Function *t = tailOf(*h); t != fn)
+          fn = b_.CreateSelect(b_.CreateICmpULE(left, b_.getInt64(*h)), t, fn);
       return fn;
+    };
+    // The tails read |rhsElem|: f32 panels, or the rhs in place as stored.
+    auto plainTail = [&](DType rhsElem) {
+      return [&, rhsElem](unsigned h) {
+        return codegen::packedMatmulTile(m_, p, h, nullptr, rhsElem);
+      };
     };
     // Where the tile reads its rhs in place: the packing tile for more rows
     // than the tails have (its copy unused below mr rows).
@@ -452,10 +458,11 @@ private:
             if (tailsTranspose) {
               viaTranspose = b_.CreateAnd(transposesHere, b_.CreateICmpULT(jt, wholeEnd));
               ifThen(viaTranspose, [&]() {
-                Value *fn = codegen::packedMatmulTransposedTail(m_, p, tails.back());
-                for (auto h = tails.rbegin() + 1; h != tails.rend(); ++h)
-                  fn = b_.CreateSelect(b_.CreateICmpULE(left, b_.getInt64(*h)),
-                                       codegen::packedMatmulTransposedTail(m_, p, *h), fn);
+                auto transposing = [&](unsigned h) {
+                  return codegen::packedMatmulTransposedTail(m_, p, h);
+                };
+                // (The tallest is |whole|: tileFor selects among the rest.)
+                Value *fn = tileFor(left, transposing(tails.back()), transposing);
                 std::vector<Value *> args = {kc, lhsPanel, rhsBlock(rhs, pc, jt), at,
                                              b_.getInt64(p.nc), initRow, first, ldb, panel};
                 args.insert(args.end(), outArgs.begin(), outArgs.end());
@@ -466,13 +473,15 @@ private:
               std::vector<Value *> args = {kc, lhsPanel, rhsBlock(rhs, pc, jt), at,
                                            b_.getInt64(p.nc), initRow, first, ldb, panel};
               args.insert(args.end(), outArgs.begin(), outArgs.end());
-              b_.CreateCall(tile->getFunctionType(), tileFor(left, tilePacking, p.rhsElem), args);
+              Value *fn = tileFor(left, tilePacking, plainTail(p.rhsElem));
+              b_.CreateCall(tile->getFunctionType(), fn, args);
             });
             ifThen(b_.CreateAnd(b_.CreateNot(fromSource), b_.CreateNot(viaTranspose)), [&]() {
               std::vector<Value *> args = {kc,    lhsPanel, panel, at, b_.getInt64(p.nc), initRow,
                                            first, b_.getInt64(p.nr()), panel};
               args.insert(args.end(), outArgs.begin(), outArgs.end());
-              b_.CreateCall(tile->getFunctionType(), tileFor(left, tile, DType::F32), args);
+              Value *fn = tileFor(left, tile, plainTail(DType::F32));
+              b_.CreateCall(tile->getFunctionType(), fn, args);
             });
           }, p.mr);
         }, p.nr());
