@@ -35,6 +35,8 @@ expect list 0 "add(tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>" -- "$bundle" 
 expect trace 0 "[trace] add: add_dispatch_0_map (fixture.graph:3:8) grid 1x1x1" -- "$bundle" --function add "${A[@]}" --trace
 expect benchmark 0 "benchmark: add, 5 runs, mean" -- "$bundle" --function add "${A[@]}" --benchmark 5 --threads 2
 expect threads_1 0 "4xf32=11 12 13 14" -- "$bundle" --function add "${A[@]}" --threads 1
+expect unpinned 0 "4xf32=11 12 13 14" -- "$bundle" --function add "${A[@]}" --threads 0 --unpinned
+expect unpinned_help 0 "leave the worker threads unpinned" -- --help
 expect expected_ok 0 "[SUCCESS]" -- "$bundle" --function add "${A[@]}" --expected_output "4xf32=11 12 13 14.00001"
 expect expected_mismatch 1 "graft-run: error: result 1 of 'add': element [2] differs: got 13, expected 13.5 (tolerance 1e-05)" -- \
   "$bundle" --function add "${A[@]}" --expected_output "4xf32=11 12 13.5 14"

@@ -13,7 +13,7 @@
 
 typedef enum {
   OPT_FUNCTION, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE, OPT_ATOL, OPT_RTOL,
-  OPT_THREADS, OPT_BENCHMARK, OPT_GUARD, OPT_TIMEOUT, OPT_PLUGIN,
+  OPT_THREADS, OPT_UNPINNED, OPT_BENCHMARK, OPT_GUARD, OPT_TIMEOUT, OPT_PLUGIN,
   OPT_PLUGIN_PARAM, OPT_ISA, OPT_LIST, OPT_TRACE, OPT_PROFILE, OPT_COLOR, OPT_HELP, OPT_VERSION,
 } option_id_t;
 
@@ -41,6 +41,9 @@ static const struct {
     {"atol", OPT_ATOL, "X", "the absolute part of --tolerance alone", NULL},
     {"rtol", OPT_RTOL, "X", "the relative part of --tolerance alone", NULL},
     {"threads", OPT_THREADS, "N", "worker threads (default: the CPUs this process may use)", NULL},
+    {"unpinned", OPT_UNPINNED, NULL,
+     "leave the worker threads unpinned (by default, with a thread per CPU "
+     "the process may use, each worker keeps one CPU)", NULL},
     {"benchmark", OPT_BENCHMARK, "N",
      "after one warm-up call, time N calls and print mean/min", NULL},
     {"guard", OPT_GUARD, "[=overflow|underflow]",
@@ -220,6 +223,7 @@ static int apply(graft_run_options_t* o, option_id_t id, const char* name,
       if (!parse_u32(value, 0, &o->threads))
         return usage_error("--threads '%s': expected a whole number", value);
       break;
+    case OPT_UNPINNED: o->unpinned = 1; break;
     case OPT_BENCHMARK:
       if (!parse_u32(value, 1, &o->benchmark_runs))
         return usage_error("--benchmark '%s': expected a count >= 1", value);

@@ -28,6 +28,7 @@ typedef struct graft_run_options_t {
   size_t expected_count;
   double atol, rtol;            /* --tolerance sets both */
   uint32_t threads;             /* 0 = all CPUs */
+  int unpinned;                 /* --unpinned: GRAFT_RUNTIME_FLAG_UNPINNED */
   const char* isa;              /* --isa level, or NULL */
   uint32_t benchmark_runs;      /* 0 = no benchmark */
   uint32_t guard;               /* graft_runtime_guard_t */

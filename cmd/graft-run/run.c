@@ -61,6 +61,7 @@ static graft_status_t open_module(run_ctx_t* ctx) {
   options.timeout_ms = ctx->options->timeout_ms;
   options.on_timeout = end_on_timeout;
   if (ctx->options->trace) options.flags |= GRAFT_RUNTIME_FLAG_TRACE_STDERR;
+  if (ctx->options->unpinned) options.flags |= GRAFT_RUNTIME_FLAG_UNPINNED;
   graft_status_t st = NULL;
   if (ctx->options->profile) {
     /* The file is written after the last call; a path that cannot be

@@ -166,6 +166,16 @@ size_t graft_plugin_manager_count(const graft_plugin_manager_t* manager);
  * trace-event file. */
 #define GRAFT_RUNTIME_FLAG_PROFILE 2u
 
+/* Leave the worker threads unpinned. By default a module whose pool has as
+ * many threads as the CPUs the process may use (threads = 0, or that
+ * number) pins each worker thread to one of those CPUs, leaving the one the
+ * opening thread runs on to it (Linux; elsewhere nothing is pinned): the
+ * scheduler then neither moves a worker away from the caches that hold its
+ * last workgroups' data nor stacks two workers on one CPU while another
+ * idles. A pool of any other size is never pinned. Results are the same
+ * either way. */
+#define GRAFT_RUNTIME_FLAG_UNPINNED 4u
+
 /* Guarded buffers, a debugging mode (graft-run --guard): every buffer of an
  * invocation gets its own mapping against an inaccessible guard page, so a
  * kernel that runs past the end (OVERFLOW) or before the start (UNDERFLOW)

@@ -408,8 +408,8 @@ static void threads_1_vs_2_identical(void) {
   graft_thread_pool_t* saved = g_pool;
   graft_thread_pool_t* one = NULL;
   graft_thread_pool_t* two = NULL;
-  EXPECT_OK(graft_thread_pool_create(1, &one));
-  EXPECT_OK(graft_thread_pool_create(2, &two));
+  EXPECT_OK(graft_thread_pool_create(1, 0, &one));
+  EXPECT_OK(graft_thread_pool_create(2, 0, &two));
   g_pool = one;
   EXPECT_OK(invoke("add", args, 2, &out1, 1));
   g_pool = two;
@@ -531,7 +531,7 @@ static void ubsan_reports(void) {
 int main(void) {
   /* The executor trusts only validated libraries. */
   if (tl_main_library_invalid()) return 1;
-  graft_status_t s = graft_thread_pool_create(2, &g_pool);
+  graft_status_t s = graft_thread_pool_create(2, 0, &g_pool);
   if (s) {
     printf("cannot create pool: %s\n", graft_status_message(s));
     return 1;

@@ -203,7 +203,7 @@ static void run_twice(const graft_library_v1_t* lib, uint32_t ordinal,
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static graft_thread_pool_t* pool;
-  if (!pool && graft_thread_pool_create(1, &pool)) abort();
+  if (!pool && graft_thread_pool_create(1, 0, &pool)) abort();
   graft_fatelf_slice_t slice;
   graft_status_t status = graft_fatelf_select_host(data, size, &slice);
   graft_elf_image_t image;

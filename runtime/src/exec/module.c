@@ -76,7 +76,9 @@ graft_status_t graft_module_create_from_library(
    * refused before any thread starts. */
   graft_status_t st =
       graft_import_table_create(library, options->plugins, &m->imports);
-  if (!st) st = graft_thread_pool_create(options->threads, &m->pool);
+  if (!st) st = graft_thread_pool_create(
+                           options->threads,
+                           !(options->flags & GRAFT_RUNTIME_FLAG_UNPINNED), &m->pool);
   if (!st) st = graft_arena_pool_create(&m->arenas);
   if (!st) st = graft_expr_memos_create(library, &m->memos);
   if (st) {

@@ -79,7 +79,7 @@ static void pool_loops_cover_every_index(void) {
   uint64_t never = UINT64_MAX;
   for (int s = 0; s < 2; ++s) {
     graft_thread_pool_t* pool = NULL;
-    EXPECT_OK(graft_thread_pool_create(sizes[s], &pool));
+    EXPECT_OK(graft_thread_pool_create(sizes[s], 0, &pool));
     if (!pool) return;
     graft_loop_profile_t* p = new_profile(pool);
     for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); ++k) {
@@ -107,7 +107,7 @@ static void pool_loops_cover_every_index(void) {
  * failing index included, and none past what was handed out. */
 static void failing_loop_records_what_ran(void) {
   graft_thread_pool_t* pool = NULL;
-  EXPECT_OK(graft_thread_pool_create(4, &pool));
+  EXPECT_OK(graft_thread_pool_create(4, 0, &pool));
   if (!pool) return;
   graft_loop_profile_t* p = new_profile(pool);
   uint64_t fail_at = 10;
@@ -162,7 +162,7 @@ static void no_records_without_flag(const graft_trace_event_t* e,
 
 static void executor_events_carry_profiles(void) {
   graft_thread_pool_t* pool = NULL;
-  EXPECT_OK(graft_thread_pool_create(4, &pool));
+  EXPECT_OK(graft_thread_pool_create(4, 0, &pool));
   if (!pool) return;
   uint32_t ordinal = 0;
   while (strcmp(tl_library.functions[ordinal].name, "scale_add") != 0)
@@ -304,7 +304,7 @@ static int sleep_fn(void* context, uint64_t index, uint32_t worker_id,
  * one. */
 static void late_worker_joins_without_chunks(void) {
   graft_thread_pool_t* pool = NULL;
-  EXPECT_OK(graft_thread_pool_create(3, &pool));
+  EXPECT_OK(graft_thread_pool_create(3, 0, &pool));
   if (!pool) return;
   graft_loop_profile_t* p = new_profile(pool);
   int seen = 0;

@@ -28,6 +28,13 @@
  * than the CPUs it may run on spins only SPIN_NS_OVERSUBSCRIBED: there a
  * spinning worker takes the CPU of one with work to do.
  *
+ * A pool with a thread for each CPU the process may use can pin its
+ * workers, one CPU each, leaving the caller's CPU to the caller
+ * (plan_pinning). Left to the scheduler, 16 workers on a 16-core machine
+ * are moved between CPUs and at times two share one while another idles:
+ * the median 1024^3 matmul took 1.25x its pinned time there, 256x1024x1024
+ * 1.4x (tests/bench/README.md).
+ *
  * A profiled loop (graft_thread_pool_parallel_for_profiled) carries its
  * profile in the job: a worker reads the clock when it joins and leaves,
  * and around each chunk it takes, writing into records no other thread
@@ -87,6 +94,7 @@ static inline int spin(spin_wait_t* w) {
 typedef struct worker_s {
   graft_storage_t scratch;
   uint32_t id;
+  int cpu; /* the CPU it is pinned to, or -1 */
   struct graft_thread_pool_s* pool;
 } __attribute__((aligned(64))) worker_t;
 
@@ -223,6 +231,14 @@ static uint64_t wait_for_loop(graft_thread_pool_t* pool, uint32_t seen) {
 static void* worker_main(void* arg) {
   worker_t* worker = arg;
   graft_thread_pool_t* pool = worker->pool;
+#ifdef __linux__
+  if (worker->cpu >= 0) { /* best effort: a CPU gone offline leaves it free */
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(worker->cpu, &one);
+    pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+  }
+#endif
   uint32_t seen = 0;
   for (;;) {
     uint64_t s = wait_for_loop(pool, seen);
@@ -298,7 +314,29 @@ uint32_t graft_thread_pool_usable_cpus(void) {
   return cpus;
 }
 
-graft_status_t graft_thread_pool_create(uint32_t thread_count,
+/* Gives workers 1..size-1 a CPU each: the CPUs of this thread's affinity
+ * mask in order, less the one the caller runs on now, which stays the
+ * caller's. Only a pool of exactly graft_thread_pool_usable_cpus() threads
+ * is pinned: a smaller one pinned the same way in two processes would
+ * share CPUs while others idle, and a larger one has no CPU per thread. */
+static void plan_pinning(graft_thread_pool_t* pool) {
+#ifdef __linux__
+  cpu_set_t set;
+  if (pool->size < 2 || pool->size != graft_thread_pool_usable_cpus() ||
+      sched_getaffinity(0, sizeof(set), &set) != 0)
+    return;
+  int caller = sched_getcpu();
+  uint32_t next = 1;
+  for (int c = 0; c < CPU_SETSIZE && next < pool->size; ++c)
+    if (CPU_ISSET(c, &set) && c != caller) pool->workers[next++].cpu = c;
+  if (next < pool->size) /* fewer CPUs than threads: the mask changed */
+    for (uint32_t i = 0; i < pool->size; ++i) pool->workers[i].cpu = -1;
+#else
+  (void)pool;
+#endif
+}
+
+graft_status_t graft_thread_pool_create(uint32_t thread_count, int pin,
                                         graft_thread_pool_t** out_pool) {
   *out_pool = NULL;
   if (thread_count == 0) thread_count = graft_thread_pool_usable_cpus();
@@ -315,7 +353,9 @@ graft_status_t graft_thread_pool_create(uint32_t thread_count,
   for (uint32_t i = 0; i < thread_count; ++i) {
     pool->workers[i].id = i;
     pool->workers[i].pool = pool;
+    pool->workers[i].cpu = -1;
   }
+  if (pin) plan_pinning(pool);
   pthread_mutex_init(&pool->run_lock, NULL);
   pthread_mutex_init(&pool->mutex, NULL);
   pthread_cond_init(&pool->work_cv, NULL);
@@ -364,6 +404,11 @@ void graft_thread_pool_destroy(graft_thread_pool_t* pool) {
 
 uint32_t graft_thread_pool_size(const graft_thread_pool_t* pool) {
   return pool->size;
+}
+
+int graft_thread_pool_worker_cpu(const graft_thread_pool_t* pool,
+                                  uint32_t worker) {
+  return worker < pool->size ? pool->workers[worker].cpu : -1;
 }
 
 uint64_t graft_thread_pool_spin_ns(const graft_thread_pool_t* pool) {

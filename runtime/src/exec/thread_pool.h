@@ -29,8 +29,13 @@ typedef int (*graft_parallel_fn_t)(void* context, uint64_t index,
                                    uint64_t scratch_size);
 
 /* Creates a pool of |thread_count| workers in total, the caller included
- * (0 = graft_thread_pool_usable_cpus()). The caller owns *out_pool. */
-graft_status_t graft_thread_pool_create(uint32_t thread_count,
+ * (0 = graft_thread_pool_usable_cpus()). The caller owns *out_pool.
+ * With |pin|, a pool of as many threads as the CPUs the process may use
+ * pins each worker thread to one of them, all but the CPU the caller runs
+ * on (Linux): a worker is not moved off the CPU whose caches hold its last
+ * workgroups' data, nor two workers put on one CPU while another idles. A
+ * pool of any other size is never pinned. */
+graft_status_t graft_thread_pool_create(uint32_t thread_count, int pin,
                                         graft_thread_pool_t** out_pool);
 /* Joins the workers. No loop may be running. */
 void graft_thread_pool_destroy(graft_thread_pool_t* pool);
@@ -58,6 +63,10 @@ graft_status_t graft_thread_pool_parallel_for(graft_thread_pool_t* pool,
  * graft_thread_pool_usable_cpus), and how many workers sleep now. For
  * tests. */
 uint64_t graft_thread_pool_spin_ns(const graft_thread_pool_t* pool);
+/* The CPU worker |worker| is pinned to, or -1 (unpinned, or no such
+ * worker; the caller, worker 0, is never pinned). */
+int graft_thread_pool_worker_cpu(const graft_thread_pool_t* pool,
+                                 uint32_t worker);
 uint32_t graft_thread_pool_sleepers(const graft_thread_pool_t* pool);
 
 /* The CPUs this process may use: its affinity mask (a `taskset -c 1` run

@@ -1,7 +1,8 @@
 /* Tests of the thread pool: every index runs exactly once, failures stop the
  * loop, scratch is per worker and aligned, a one-thread pool runs inline,
- * loops from several threads at once are serialized correctly, and idle
- * workers spin their window, then sleep.
+ * loops from several threads at once are serialized correctly, idle
+ * workers spin their window, then sleep, and a pool of a thread per CPU
+ * pins its workers.
  * Build with -DGRAFT_SANITIZE=thread to check for races. */
 #define _GNU_SOURCE 1 /* sched_getaffinity */
 #include <pthread.h>
@@ -50,7 +51,7 @@ static count_ctx_t* new_ctx(int fail_at) {
 
 static void every_index_once(void) {
   graft_thread_pool_t* pool = NULL;
-  EXPECT_OK(graft_thread_pool_create(4, &pool));
+  EXPECT_OK(graft_thread_pool_create(4, 0, &pool));
   if (!pool) return;
   EXPECT(graft_thread_pool_size(pool) == 4);
   uint64_t counts[] = {0, 1, 3, 1000, MAX_INDICES};
@@ -73,7 +74,7 @@ static void every_index_once(void) {
 
 static void failure_stops_loop(void) {
   graft_thread_pool_t* pool = NULL;
-  EXPECT_OK(graft_thread_pool_create(2, &pool));
+  EXPECT_OK(graft_thread_pool_create(2, 0, &pool));
   if (!pool) return;
   count_ctx_t* c = new_ctx(10);
   graft_parallel_failure_t failure;
@@ -95,7 +96,7 @@ static void failure_stops_loop(void) {
 
 static void single_thread_inline(void) {
   graft_thread_pool_t* pool = NULL;
-  EXPECT_OK(graft_thread_pool_create(1, &pool));
+  EXPECT_OK(graft_thread_pool_create(1, 0, &pool));
   if (!pool) return;
   count_ctx_t* c = new_ctx(-1);
   graft_parallel_failure_t failure;
@@ -111,7 +112,7 @@ static void single_thread_inline(void) {
  * one CPU (as `taskset -c` does), one thread. */
 static void default_size_is_cpus(void) {
   graft_thread_pool_t* pool = NULL;
-  EXPECT_OK(graft_thread_pool_create(0, &pool));
+  EXPECT_OK(graft_thread_pool_create(0, 0, &pool));
   if (!pool) return;
   uint32_t cpus = graft_thread_pool_usable_cpus();
   EXPECT(graft_thread_pool_size(pool) == (cpus > 256 ? 256 : cpus));
@@ -126,7 +127,7 @@ static void default_size_is_cpus(void) {
   if (sched_setaffinity(0, sizeof(one), &one) != 0) return;
   pool = NULL;
   EXPECT(graft_thread_pool_usable_cpus() == 1);
-  EXPECT_OK(graft_thread_pool_create(0, &pool));
+  EXPECT_OK(graft_thread_pool_create(0, 0, &pool));
   if (pool) EXPECT(graft_thread_pool_size(pool) == 1);
   graft_thread_pool_destroy(pool);
   sched_setaffinity(0, sizeof(saved), &saved);
@@ -158,7 +159,7 @@ static void* racer(void* arg) {
 
 static void concurrent_loops(void) {
   graft_thread_pool_t* pool = NULL;
-  EXPECT_OK(graft_thread_pool_create(3, &pool));
+  EXPECT_OK(graft_thread_pool_create(3, 0, &pool));
   if (!pool) return;
   race_arg_t args[3] = {{pool, 0}, {pool, 0}, {pool, 0}};
   pthread_t threads[3];
@@ -199,7 +200,7 @@ static void storage_heap_and_pages(void) {
 /* Every worker's scratch of 2 MiB and more is mapped and usable. */
 static void big_scratch(void) {
   graft_thread_pool_t* pool = NULL;
-  EXPECT_OK(graft_thread_pool_create(3, &pool));
+  EXPECT_OK(graft_thread_pool_create(3, 0, &pool));
   if (!pool) return;
   count_ctx_t* c = new_ctx(-1);
   graft_parallel_failure_t failure;
@@ -236,7 +237,7 @@ static void idle_workers_spin_then_sleep(void) {
   /* (A pool has at most 256 threads: no oversubscribed case beyond.) */
   for (int k = 0; k < (cpus + 1 <= 256 ? 2 : 1); ++k) {
     graft_thread_pool_t* pool = NULL;
-    EXPECT_OK(graft_thread_pool_create(sizes[k], &pool));
+    EXPECT_OK(graft_thread_pool_create(sizes[k], 0, &pool));
     if (!pool) return;
     EXPECT(graft_thread_pool_spin_ns(pool) ==
            (sizes[k] > cpus ? 20000u : 500000u));
@@ -253,6 +254,74 @@ static void idle_workers_spin_then_sleep(void) {
   }
 }
 
+/* A pool of one thread per usable CPU, asked to pin, gives each worker
+ * but the caller a CPU of its own from the process's mask, and the workers
+ * run there; a pool of any other size, or not asked, pins nothing. */
+typedef struct {
+  const graft_thread_pool_t* pool;
+  _Atomic int ran_off_caller;
+  _Atomic int misplaced;
+} pin_ctx_t;
+
+static int pin_fn(void* context, uint64_t index, uint32_t worker_id,
+                  void* scratch, uint64_t scratch_size) {
+  (void)index, (void)scratch, (void)scratch_size;
+  pin_ctx_t* c = context;
+  if (worker_id == 0) return 0;
+  atomic_store(&c->ran_off_caller, 1);
+#if defined(__linux__)
+  int want = graft_thread_pool_worker_cpu(c->pool, worker_id);
+  cpu_set_t mine;
+  if (want < 0 || pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine) != 0 ||
+      CPU_COUNT(&mine) != 1 || !CPU_ISSET(want, &mine) || sched_getcpu() != want)
+    atomic_store(&c->misplaced, 1);
+#endif
+  struct timespec pause = {0, 20000}; /* let every worker join */
+  nanosleep(&pause, NULL);
+  return 0;
+}
+
+static void workers_pinned(void) {
+  uint32_t cpus = graft_thread_pool_usable_cpus();
+  if (cpus > 256) cpus = 256;
+  graft_thread_pool_t* pool = NULL;
+  EXPECT_OK(graft_thread_pool_create(0, 1, &pool));
+  if (!pool) return;
+  EXPECT(graft_thread_pool_worker_cpu(pool, 0) == -1);
+  EXPECT(graft_thread_pool_worker_cpu(pool, cpus) == -1);
+#if defined(__linux__)
+  cpu_set_t mask, seen;
+  CPU_ZERO(&seen);
+  EXPECT(sched_getaffinity(0, sizeof(mask), &mask) == 0);
+  for (uint32_t w = 1; w < cpus; ++w) {
+    int cpu = graft_thread_pool_worker_cpu(pool, w);
+    EXPECT(cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &mask));
+    EXPECT(cpu < 0 || !CPU_ISSET(cpu, &seen)); /* one worker per CPU */
+    if (cpu >= 0) CPU_SET(cpu, &seen);
+  }
+  if (cpus > 1) {
+    pin_ctx_t c = {pool, 0, 0};
+    graft_parallel_failure_t failure;
+    for (int tries = 0; tries < 100 && !atomic_load(&c.ran_off_caller); ++tries)
+      EXPECT_OK(graft_thread_pool_parallel_for(pool, 64, 0, pin_fn, &c, &failure));
+    EXPECT(atomic_load(&c.ran_off_caller));
+    EXPECT(!atomic_load(&c.misplaced));
+  }
+#endif
+  graft_thread_pool_destroy(pool);
+  /* Not asked, or one thread fewer than the CPUs: nothing pinned. */
+  uint32_t sizes[2][2] = {{cpus, 0}, {cpus - 1, 1}};
+  for (int k = 0; k < 2; ++k) {
+    if (sizes[k][0] < 2) continue;
+    pool = NULL;
+    EXPECT_OK(graft_thread_pool_create(sizes[k][0], (int)sizes[k][1], &pool));
+    if (!pool) return;
+    for (uint32_t w = 0; w < sizes[k][0]; ++w)
+      EXPECT(graft_thread_pool_worker_cpu(pool, w) == -1);
+    graft_thread_pool_destroy(pool);
+  }
+}
+
 int main(void) {
   TEST_CASE(storage_heap_and_pages);
   TEST_CASE(big_scratch);
@@ -263,5 +332,6 @@ int main(void) {
   TEST_CASE(concurrent_loops);
   TEST_CASE(cpu_quota_parse);
   TEST_CASE(idle_workers_spin_then_sleep);
+  TEST_CASE(workers_pinned);
   return graft_test_finish();
 }

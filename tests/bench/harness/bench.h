@@ -33,6 +33,7 @@ typedef struct bench_options_t {
   const char* post_ops; /* C peers: "relu,neg" etc., applied after matmul */
   bench_outputs_t outputs;
   int profile; /* graft: --profile, the runtime profile's summary */
+  int unpinned; /* graft, wake: --unpinned (GRAFT_RUNTIME_FLAG_UNPINNED) */
 } bench_options_t;
 
 /* NULL when the command line has at least |count| positional arguments,

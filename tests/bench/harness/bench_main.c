@@ -47,7 +47,9 @@ static const char kUsage[] =
     "                     'caller' (storage allocated once)\n"
     "  --profile          graft: profile every call after the warm-up and\n"
     "                     print the per-dispatch summary after the row\n"
-    "                     (graft/profile.h; docs/runtime-profile.md)\n";
+    "                     (graft/profile.h; docs/runtime-profile.md)\n"
+    "  --unpinned         graft, wake: leave the pool's workers unpinned\n"
+    "                     (GRAFT_RUNTIME_FLAG_UNPINNED)\n";
 
 static graft_status_t run_stream_copy(const bench_options_t* o) {
   return bench_run_stream(o, 0);
@@ -161,8 +163,9 @@ static int parse_options(int argc, char** argv, bench_options_t* o) {
     const char* arg = argv[i];
     const char* value = i + 1 < argc ? argv[i + 1] : NULL;
     double number = 0;
-    if (!strcmp(arg, "--profile")) { /* the one switch without a value */
-      o->profile = 1;
+    if (!strcmp(arg, "--profile") || !strcmp(arg, "--unpinned")) {
+      /* the switches without a value */
+      *(arg[2] == 'p' ? &o->profile : &o->unpinned) = 1;
       continue;
     }
     if (!strncmp(arg, "--", 2) && !value) {

@@ -22,6 +22,7 @@ graft_status_t graft_call_open(const bench_options_t* o, const char* bundle,
   graft_runtime_options_t options;
   graft_runtime_options_initialize(&options);
   options.threads = o->threads;
+  if (o->unpinned) options.flags |= GRAFT_RUNTIME_FLAG_UNPINNED;
   if (profile) {
     options.flags |= GRAFT_RUNTIME_FLAG_PROFILE;
     options.trace = graft_profile_log_record;

@@ -96,7 +96,7 @@ graft_status_t bench_run_wake(const bench_options_t* o) {
                              o->threads);
   uint32_t samples = o->timing.samples ? o->timing.samples : 1;
   graft_thread_pool_t* pool = NULL;
-  graft_status_t st = graft_thread_pool_create(o->threads, &pool);
+  graft_status_t st = graft_thread_pool_create(o->threads, !o->unpinned, &pool);
   if (st) return st;
   double* parked = calloc(samples, sizeof(double));
   double* spinning = calloc(samples, sizeof(double));
