@@ -267,6 +267,8 @@ static int pin_fn(void* context, uint64_t index, uint32_t worker_id,
                   void* scratch, uint64_t scratch_size) {
   (void)index, (void)scratch, (void)scratch_size;
   pin_ctx_t* c = context;
+  struct timespec pause = {0, 20000}; /* every index, so that workers join */
+  nanosleep(&pause, NULL);
   if (worker_id == 0) return 0;
   atomic_store(&c->ran_off_caller, 1);
 #if defined(__linux__)
@@ -276,8 +278,6 @@ static int pin_fn(void* context, uint64_t index, uint32_t worker_id,
       CPU_COUNT(&mine) != 1 || !CPU_ISSET(want, &mine) || sched_getcpu() != want)
     atomic_store(&c->misplaced, 1);
 #endif
-  struct timespec pause = {0, 20000}; /* let every worker join */
-  nanosleep(&pause, NULL);
   return 0;
 }
 
