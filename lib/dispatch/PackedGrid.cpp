@@ -14,7 +14,18 @@
 // tiles (on an AVX-512 Xeon, 1 thread: 100 x 1000 x 1000 12% faster,
 // 192 x 1024 x 1024 8%, 256 rows 6%, 384 rows 1%, than rows of one lhs
 // block with the rhs packed before the call), and the columns alone give
-// the threads their workgroups (32 or more). Otherwise, from rows of one
+// the threads their workgroups (32 or more). So does M of 3 or 4 blocks
+// where N has kWholeRowsMinPanels or more, whose rows of one block would
+// have the rhs packed before the call (PackedMatmul::rhsPackedRows): on
+// the 16-core Xeon, 256 x 768 x 768 (24 workgroups instead of 72) 5-7%
+// faster at 1 thread, 5-30% at 4 to 12 (medians), the same at 16; 384
+// rows the same at 1 and 16. (24 panels is the fewest measured at 16
+// threads there; 16 panels made 256 x 768 x 512 4% faster at 1 and 2
+// threads on the VM, but gives 16 threads one workgroup each.) M of 2
+// blocks keeps its two rows, which pack their own rhs: one row of 24
+// there was 3-5% faster at 1 thread but 10-20% slower at 8 to 12
+// (128 x 768 x 768, 128 x 3072 x 768), and the grid does not know the
+// thread count. Otherwise, from rows of one
 // lhs block, the columns narrow from nc down to one nr-column panel until
 // the grid has about kTargetWorkgroups workgroups,
 // but never below kMinWorkgroupMacs multiply-adds per workgroup (with mc
@@ -40,8 +51,10 @@ namespace graft {
 constexpr int64_t kTargetWorkgroups = 64;
 constexpr int64_t kMinWorkgroupMacs = int64_t(1) << 20;
 constexpr int64_t kMaxLhsBlocks = 4;
-// The fewest panels of N for which one workgroup covers all of M.
-constexpr int64_t kWholeRowsPanels = 32;
+// The panels of N from which one workgroup covers all of M: any M of at
+// most kMaxLhsBlocks blocks from kWholeRowsPanels, one of more than
+// kTwoRowBlocks blocks from kWholeRowsMinPanels.
+constexpr int64_t kWholeRowsPanels = 32, kWholeRowsMinPanels = 24, kTwoRowBlocks = 2;
 
 void Former::packedMatmulGrid(KernelDraft &draft) {
   Dispatch &d = draft.d;
@@ -64,10 +77,16 @@ void Former::packedMatmulGrid(KernelDraft &draft) {
   const uint32_t mBlocks = op(GRAFT_EXPR_CEILDIV, M, c(p.mc));
   const uint32_t blockRows = op(GRAFT_EXPR_MUL, mBlocks, batches);
   // 1 where one workgroup covers all of M: M is at most kMaxLhsBlocks lhs
-  // blocks and N has kWholeRowsPanels panels or more.
+  // blocks and N has kWholeRowsPanels panels or more, or kWholeRowsMinPanels
+  // and M more than kTwoRowBlocks blocks.
+  const uint32_t panels = op(GRAFT_EXPR_CEILDIV, N, c(nr));
+  const uint32_t always = op(GRAFT_EXPR_LT, c(kWholeRowsPanels - 1), panels);
+  const uint32_t tallEnough =
+      op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_LT, c(kWholeRowsMinPanels - 1), panels),
+         op(GRAFT_EXPR_LT, c(kTwoRowBlocks), mBlocks));
   const uint32_t whole =
       op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_LT, mBlocks, c(kMaxLhsBlocks + 1)),
-         op(GRAFT_EXPR_LT, c(kWholeRowsPanels - 1), op(GRAFT_EXPR_CEILDIV, N, c(nr))));
+         op(GRAFT_EXPR_MAX, always, tallEnough));
   // Rows of workgroups: one per batch where whole, else one per lhs block
   // (before the rows are merged below).
   const uint32_t wgRows =

@@ -183,6 +183,7 @@ save("a0.npy", 43, 0); save("b0.npy", 0, 150)
 save("a6.npy", 43, 1500); save("a7.npy", 230, 1500); save("b6.npy", 1500, 150)
 save("a8.npy", 144, 600); save("a9.npy", 72, 600); save("q2.npy", 144, 520)
 save("a10.npy", 144, 100); save("b10.npy", 100, 1000); save("a11.npy", 0, 100)
+save("b13.npy", 100, 800)
 save("q3.npy", 5, 530); save("q4.npy", 200, 530); save("k3.npy", 150, 530)
 save("q5.npy", 5, 64); save("q6.npy", 10, 64); save("q7.npy", 3, 64); save("k5.npy", 150, 64)
 for name in ("q3", "q4", "k3", "q5", "k5"):
@@ -276,11 +277,13 @@ check "$TEST_DIR/packed_matmul.sh" --check-prefix=ROWS < rows.txt
 # ROWS: mm_dispatch_0_matmul_pack (mm.graph:{{[0-9:]+}}) grid {{[1-9]}}x{{([2-9]|[1-9][0-9])}}x1
 # ROWS-NEXT: mm_dispatch_0_matmul (mm.graph:{{[0-9:]+}}) grid {{([2-9]|[1-9][0-9])}}x{{[2-9]}}x1
 # Where the rhs is packed, on each level the host runs (its tile from
-# --explain): two rows of workgroups (M of one and a half lhs blocks, 150
-# columns) pack their own rhs, so the pack dispatch has only the lhs's
-# ceil(M / mr) row groups along y, and the matmul two rows; with 1000
-# columns (32 panels or more) all of M is one row of workgroups, the lhs
-# still packed before. Each result against the evaluator's.
+# --explain), M of one and a half and of two and a half lhs blocks: with
+# 32 nr-column panels or more all of M is one row of workgroups, and so
+# with 24 or more where M has 3 blocks (800 columns on x86-64-v4);
+# otherwise a row per block. Two rows pack their own rhs, so the pack
+# dispatch has only the lhs's ceil(M / mr) row groups along y; three have
+# the rhs packed there too (ceil(N / 32) column groups first). Each result
+# against the evaluator's.
 "$GRAFT" build mm.graph --explain -o /dev/null > explain.txt 2>&1
 checked=0
 for level in ${TARGET_LEVELS[$HOST_TARGET]}; do
@@ -288,22 +291,26 @@ for level in ${TARGET_LEVELS[$HOST_TARGET]}; do
   tile=$(sed -n "/^$level /,/^[^ ]/p" explain.txt |
          grep -m1 -oE 'register tile [0-9]+x[0-9]+, block up to [0-9]+x[0-9]+, lhs block [0-9]+') ||
     { echo "error: --explain gives no packed matmul tile for $level"; exit 1; }
-  read -r mr mc <<< "$(sed -E 's/register tile ([0-9]+)x.*lhs block ([0-9]+)/\1 \2/' <<< "$tile")"
-  m=$((mc + mc / 2))
-  for shape in "600 b1.npy 2" "100 b10.npy 1"; do
-    read -r k rhs rows <<< "$shape"
+  read -r mr nr mc <<< "$(sed -E 's/register tile ([0-9]+)x([0-9]+),.*lhs block ([0-9]+)/\1 \2 \3/' <<< "$tile")"
+  for shape in "600 b1.npy 150 3" "100 b10.npy 1000 3" "100 b13.npy 800 3" "600 b1.npy 150 5" "100 b13.npy 800 5"; do
+    read -r k rhs n halves <<< "$shape"
+    m=$((mc * halves / 2)) blocks=$(((halves + 1) / 2)) panels=$(((n + nr - 1) / nr))
+    rows=$blocks
+    if ((panels >= 32 || (panels >= 24 && blocks >= 3))); then rows=1; fi
+    groups=$(((m + mr - 1) / mr))
+    if ((rows >= 3)); then groups=$((groups + (n + 31) / 32)); fi
     "$PYTHON" -c "import numpy as np; np.save('lhs.npy', np.random.default_rng($k).uniform(-1, 1, ($m, $k)).astype(np.float32))"
     "$GRAFT_RUN" mm.graft --isa "$level" --function mm --input @lhs.npy --input "@$rhs" \
       --output @got.npy --trace > /dev/null 2> trace.txt
     "$GRAFT" eval mm.graph --function mm --input @lhs.npy --input "@$rhs" --output @want.npy
-    grep -q "_matmul_pack (mm.graph:[0-9:]*) grid [0-9]*x$(((m + mr - 1) / mr))x1 " trace.txt &&
+    grep -q "_matmul_pack (mm.graph:[0-9:]*) grid [0-9]*x${groups}x1 " trace.txt &&
       grep -q "_matmul (mm.graph:[0-9:]*) grid [0-9]*x${rows}x1 " trace.txt ||
-      { echo "error: $level, $m x $k x $rhs: want the lhs packed before ($(((m + mr - 1) / mr)) row groups) and $rows row(s) of workgroups:"; cat trace.txt; exit 1; }
+      { echo "error: $level, $m x $k x $n ($panels panels): want $groups row and column groups packed before and $rows row(s) of workgroups:"; cat trace.txt; exit 1; }
     "$PYTHON" -c "
 import numpy as np, sys
 got, want = np.load('got.npy'), np.load('want.npy')
 err = np.abs(got.astype(np.float64) - want).max()
-assert err <= 1e-4 * (np.abs(want).max() + 1), ('$level $m x $k', err)"
+assert err <= 1e-4 * (np.abs(want).max() + 1), ('$level $m x $k x $n', err)"
     checked=$((checked + 1))
   done
 done
