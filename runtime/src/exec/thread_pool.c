@@ -32,8 +32,8 @@
  * workers, one CPU each, leaving the caller's CPU to the caller
  * (plan_pinning). Left to the scheduler, 16 workers on a 16-core machine
  * are moved between CPUs and at times two share one while another idles:
- * the median 1024^3 matmul took 1.25x its pinned time there, 256x1024x1024
- * 1.4x (tests/bench/README.md).
+ * there the median 1024^3 matmul took 1.3-2.1x its pinned time, 2048^3
+ * 1.2-1.3x, 128x768x768 1.4-2.2x (tests/bench/README.md).
  *
  * A profiled loop (graft_thread_pool_parallel_for_profiled) carries its
  * profile in the job: a worker reads the clock when it joins and leaves,
