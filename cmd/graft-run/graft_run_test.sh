@@ -37,6 +37,18 @@ expect benchmark 0 "benchmark: add, 5 runs, mean" -- "$bundle" --function add "$
 expect threads_1 0 "4xf32=11 12 13 14" -- "$bundle" --function add "${A[@]}" --threads 1
 expect unpinned 0 "4xf32=11 12 13 14" -- "$bundle" --function add "${A[@]}" --threads 0 --unpinned
 expect unpinned_help 0 "leave the worker threads unpinned" -- --help
+# --benchmark says how many workers are pinned: all but the caller with a
+# thread per CPU the process may use (nproc's count, or a cgroup quota's),
+# none when --unpinned.
+out=$("${run[@]}" "$bundle" --function add "${A[@]}" --benchmark 2 2>&1)
+bench_unpinned=$("${run[@]}" "$bundle" --function add "${A[@]}" --benchmark 2 --unpinned 2>&1)
+if (($(nproc) >= 2)) && [[ $out != *" pinned)"* ]]; then
+  failed=$((failed + 1)); echo "FAIL benchmark_pinned: want '(N workers pinned)':"; echo "$out"
+elif [[ $bench_unpinned == *pinned* || $bench_unpinned != *"benchmark: add, 2 runs"* ]]; then
+  failed=$((failed + 1)); echo "FAIL benchmark_unpinned: want no pinned workers:"; echo "$bench_unpinned"
+else
+  passed=$((passed + 1)); echo "ok   benchmark_pinned"
+fi
 expect expected_ok 0 "[SUCCESS]" -- "$bundle" --function add "${A[@]}" --expected_output "4xf32=11 12 13 14.00001"
 expect expected_mismatch 1 "graft-run: error: result 1 of 'add': element [2] differs: got 13, expected 13.5 (tolerance 1e-05)" -- \
   "$bundle" --function add "${A[@]}" --expected_output "4xf32=11 12 13.5 14"

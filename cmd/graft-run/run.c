@@ -141,16 +141,28 @@ static graft_status_t invoke(run_ctx_t* ctx, graft_tensor_t* results) {
   return st;
 }
 
+/* "16 threads (15 workers pinned)", "1 thread": the module's pool, for the
+ * --profile and --benchmark lines. */
+static void describe_threads(const graft_module_t* module, char* out,
+                             size_t size) {
+  uint32_t threads = graft_module_thread_count(module);
+  uint32_t pinned = graft_module_pinned_workers(module);
+  int n = snprintf(out, size, "%u thread%s", threads, threads == 1 ? "" : "s");
+  if (pinned && n > 0 && (size_t)n < size)
+    snprintf(out + n, size - (size_t)n, " (%u worker%s pinned)", pinned,
+             pinned == 1 ? "" : "s");
+}
+
 /* --profile: the summary of every call (the first and --benchmark's) to
  * stderr, the Chrome trace to the file. */
 static graft_status_t write_profile(run_ctx_t* ctx) {
   const char* isa = graft_module_isa(ctx->module);
-  fprintf(stderr, "profile: %zu call%s of '%s', %u thread%s%s%s\n",
+  char threads[64];
+  describe_threads(ctx->module, threads, sizeof(threads));
+  fprintf(stderr, "profile: %zu call%s of '%s', %s%s%s\n",
           graft_profile_log_call_count(ctx->profile),
           graft_profile_log_call_count(ctx->profile) == 1 ? "" : "s",
-          ctx->info.name, graft_module_thread_count(ctx->module),
-          graft_module_thread_count(ctx->module) == 1 ? "" : "s",
-          isa[0] ? ", isa " : "", isa);
+          ctx->info.name, threads, isa[0] ? ", isa " : "", isa);
   graft_status_t st = graft_profile_log_print_summary(ctx->profile, stderr);
   if (!st)
     st = graft_profile_log_write_chrome(ctx->profile, ctx->options->profile);
@@ -183,11 +195,12 @@ static graft_status_t benchmark(run_ctx_t* ctx) {
     if (r == 0 || elapsed < best) best = elapsed;
   }
   free(scratch);
+  char threads[64];
+  describe_threads(ctx->module, threads, sizeof(threads));
   if (!st)
     fprintf(stderr,
-            "benchmark: %s, %u runs, mean %.4f ms, min %.4f ms, %u threads%s%s\n",
-            ctx->info.name, runs, total / runs, best,
-            graft_module_thread_count(ctx->module),
+            "benchmark: %s, %u runs, mean %.4f ms, min %.4f ms, %s%s%s\n",
+            ctx->info.name, runs, total / runs, best, threads,
             graft_module_isa(ctx->module)[0] ? ", isa " : "",
             graft_module_isa(ctx->module));
   return st;

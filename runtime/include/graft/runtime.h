@@ -272,6 +272,10 @@ const char* graft_module_name(const graft_module_t* module);
 const char* graft_module_isa(const graft_module_t* module);
 /* Worker threads of the module's pool (the invoking thread included). */
 uint32_t graft_module_thread_count(const graft_module_t* module);
+/* How many of them are pinned to a CPU of their own: thread_count - 1
+ * where the pool has a thread per CPU the process may use (the invoking
+ * thread is never pinned), else 0 (GRAFT_RUNTIME_FLAG_UNPINNED). */
+uint32_t graft_module_pinned_workers(const graft_module_t* module);
 
 /* A function's name and signature. Everything points into the module and
  * stays valid until graft_module_close. */

@@ -154,6 +154,10 @@ uint32_t graft_module_thread_count(const graft_module_t* module) {
   return graft_thread_pool_size(module->pool);
 }
 
+uint32_t graft_module_pinned_workers(const graft_module_t* module) {
+  return graft_thread_pool_pinned_workers(module->pool);
+}
+
 uint32_t graft_module_function_count(const graft_module_t* module) {
   return module->library->function_count;
 }

@@ -6,6 +6,7 @@
 
 #include "exec/module.h"
 #include "exec/test_library.h"
+#include "exec/thread_pool.h"
 #include "graft/runtime.h"
 #include "io/test_harness.h"
 
@@ -258,6 +259,33 @@ static void deadline_names_dispatch(void) {
   graft_module_close(m);
 }
 
+/* A module with a thread per usable CPU pins all its workers (the caller
+ * is never pinned); one thread, or GRAFT_RUNTIME_FLAG_UNPINNED, none. */
+static void pinned_workers(void) {
+  uint32_t cpus = graft_thread_pool_usable_cpus();
+  if (cpus > 256) cpus = 256;
+  for (int unpinned = 0; unpinned < 2; ++unpinned) {
+    graft_runtime_options_t options;
+    graft_runtime_options_initialize(&options);
+    if (unpinned) options.flags |= GRAFT_RUNTIME_FLAG_UNPINNED;
+    graft_module_t* m = NULL;
+    EXPECT_OK(graft_module_create_from_library(&tl_library, &options, NULL,
+                                               NULL, &m));
+    if (!m) return;
+    EXPECT(graft_module_thread_count(m) == cpus);
+#if defined(__linux__)
+    EXPECT(graft_module_pinned_workers(m) == (unpinned ? 0 : cpus - 1));
+#else
+    EXPECT(graft_module_pinned_workers(m) == 0);
+#endif
+    graft_module_close(m);
+  }
+  graft_module_t* m = open_test_module(1, NULL, NULL);
+  if (!m) return;
+  EXPECT(graft_module_pinned_workers(m) == 0);
+  graft_module_close(m);
+}
+
 int main(void) {
   /* Modules trust their library: it must be validated first. */
   if (tl_main_library_invalid()) return 1;
@@ -268,5 +296,6 @@ int main(void) {
   TEST_CASE(close_releases_library);
   TEST_CASE(guarded_results_equal);
   TEST_CASE(deadline_names_dispatch);
+  TEST_CASE(pinned_workers);
   return graft_test_finish();
 }

@@ -411,6 +411,12 @@ int graft_thread_pool_worker_cpu(const graft_thread_pool_t* pool,
   return worker < pool->size ? pool->workers[worker].cpu : -1;
 }
 
+uint32_t graft_thread_pool_pinned_workers(const graft_thread_pool_t* pool) {
+  uint32_t pinned = 0;
+  for (uint32_t i = 0; i < pool->size; ++i) pinned += pool->workers[i].cpu >= 0;
+  return pinned;
+}
+
 uint64_t graft_thread_pool_spin_ns(const graft_thread_pool_t* pool) {
   return pool->spin_ns;
 }

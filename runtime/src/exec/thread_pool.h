@@ -67,6 +67,8 @@ uint64_t graft_thread_pool_spin_ns(const graft_thread_pool_t* pool);
  * worker; the caller, worker 0, is never pinned). */
 int graft_thread_pool_worker_cpu(const graft_thread_pool_t* pool,
                                  uint32_t worker);
+/* How many workers are pinned: size - 1, or 0. */
+uint32_t graft_thread_pool_pinned_workers(const graft_thread_pool_t* pool);
 uint32_t graft_thread_pool_sleepers(const graft_thread_pool_t* pool);
 
 /* The CPUs this process may use: its affinity mask (a `taskset -c 1` run

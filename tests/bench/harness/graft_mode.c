@@ -48,8 +48,9 @@ graft_status_t bench_run_graft(const bench_options_t* o) {
     st = graft_call_ready(&call);
 
   char extra[128];
-  snprintf(extra, sizeof(extra), "\"outputs\": \"%s\"",
-           o->outputs == BENCH_OUTPUTS_CALLER ? "caller" : "runtime");
+  snprintf(extra, sizeof(extra), "\"outputs\": \"%s\", \"pinned_workers\": %u",
+           o->outputs == BENCH_OUTPUTS_CALLER ? "caller" : "runtime",
+           st ? 0u : graft_module_pinned_workers(call.module));
   if (profile) graft_profile_log_clear(profile); /* the warm-up */
   if (!st)
     st = bench_measure(o, profile ? graft_call_profiled : graft_call, &call,
