@@ -58,6 +58,10 @@ llvm::Function *packedMatmulTile(llvm::Module &m, const PackedMatmul &p, unsigne
 // unused, for a block of fewer than mr rows that no shorter tile covers).
 llvm::Function *packedMatmulTilePacking(llvm::Module &m, const PackedMatmul &p,
                                         const TileEpilogue *epi = nullptr);
+// The one-row microkernel over a block's whole panels of a plain rhs read
+// in place (|rhs|: f32, f16 or bf16): the same sums as the one-row tail
+// per panel, rows swept a few at a time across all the columns.
+llvm::Function *packedMatmulRowSweep(llvm::Module &m, const PackedMatmul &p, DType rhs);
 // Whether a transposed rhs is moved in transposes of the level's lanes:
 // packRows' wide panels, and packedMatmulTransposedTail.
 bool packedMatmulTransposesLanes(const PackedMatmul &p);

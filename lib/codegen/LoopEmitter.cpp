@@ -424,7 +424,16 @@ private:
                            params_[L_.inputs[p.lhs].dimParams[P - 1]])
                 : b_.CreateSelect(prepackedLhs, packedLhsAt(packed, pc, kc, ib),
                                   ownLhs);
-        loop(j0, j1, "jt", [&](Value *jt) {
+        // One row that reads its rhs in place sweeps its whole panels in one
+        // call (packedMatmulRowSweep), a few rows at a time across all the
+        // columns; the panel loop then has only the ragged last panel.
+        Value *sweeps = b_.CreateAnd(readsInPlace, b_.CreateICmpEQ(b_.CreateSub(ie, ib), b_.getInt64(1)));
+        ifThen(sweeps, [&]() {
+          b_.CreateCall(codegen::packedMatmulRowSweep(m_, p, p.rhsElem),
+                        {kc, lhsBlock, rhsBlock(rhs, pc, j0), sum(ib, j0), initRow,
+                         first, ldb, b_.CreateSub(wholeEnd, j0)});
+        });
+        loop(b_.CreateSelect(sweeps, wholeEnd, j0), j1, "jt", [&](Value *jt) {
           Value *panel = rhsPanel(jt);
           loop(ib, ie, "it", [&](Value *it) {
             Value *lhsPanel = b_.CreateInBoundsGEP(f32, lhsBlock, b_.CreateMul(b_.CreateSub(it, ib), kc));

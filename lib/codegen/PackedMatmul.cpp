@@ -662,6 +662,91 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   return f;
 }
 
+// void sweep(i64 kc, const float *lhs, const T *rhs, float *acc,
+//            const float *init, i64 first, i64 ldrhs, i64 cols):
+// the one-row tile over |cols| columns (whole panels) of an rhs read in
+// place (row k at rhs + k*ldrhs, as stored): acc[0..cols) = start + sum
+// over k in order of lhs[k*mr] * rhs[k][..], start as in tile (|init|'s
+// nr values for each panel where |first| is nonzero, else acc). Rather
+// than a panel at a time down all kc rows (rows ldrhs apart, each in a
+// page of its own, which the hardware prefetchers do not follow), it
+// sweeps kSweepRows rows at a time across all the panels, each panel's
+// accumulators in registers for those rows and in |acc| between them:
+// every row read front to back, the same multiply-adds in the same k
+// order, so the same bytes as the tile. Measured on an AVX-512 Xeon, 1
+// thread, against the tail per panel: 1 x 64 x 4096 0.49-0.59x the time,
+// 1 x 256 x 2048 0.68-0.73x, 1 x 1024 x 1024 (one panel a workgroup)
+// 0.98x; 8 rows at a time 0.61 / 0.80 / 1.0, 32 as 16, and 4 panels of
+// accumulators at a time (more independent multiply-adds) no faster than
+// one, with 4.7 KB more in the MLP bundle and its build a fifth longer.
+constexpr unsigned kSweepRows = 16;
+
+Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) {
+  LLVMContext &c = m.getContext();
+  LeafTypes t(c, p);
+  Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
+  const Source rhsFrom(c, rhsElem, p);
+  bool fresh;
+  Function *f = leaf(m, "sweep" + rhsFrom.mark(),
+                     {i64, t.ptr, t.ptr, t.ptr, t.ptr, i64, i64, i64}, p, fresh, 1);
+  if (!fresh)
+    return f;
+  IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+  Value *kc = f->getArg(0), *lhs = f->getArg(1), *rhs = f->getArg(2), *acc = f->getArg(3),
+        *init = f->getArg(4), *first = b.CreateICmpNE(f->getArg(5), b.getInt64(0)),
+        *ldRhs = f->getArg(6), *cols = f->getArg(7);
+  const uint64_t nr = p.nr(), lanes = p.lanes, nv = p.nv;
+  emitLoop(b, b.getInt64(0), kc, "k0", [&](Value *k0) {
+    Value *k1 = b.CreateBinaryIntrinsic(Intrinsic::umin, b.CreateAdd(k0, b.getInt64(kSweepRows)), kc);
+    // The first rows start from |init| (the same nr values for every
+    // panel: column stride 0), the others from |acc|: arithmetic on the
+    // pointers, not a branch for the optimizer to unswitch the loops on.
+    Value *fromInit = b.CreateAnd(first, b.CreateICmpEQ(k0, b.getInt64(0)));
+    Value *startBase = b.CreateSelect(fromInit, init, acc);
+    Value *startStride = b.CreateSelect(fromInit, b.getInt64(0), b.getInt64(1));
+    emitLoop(b, b.getInt64(0), cols, "q", [&](Value *col) {
+      // Rows [k0, k1) of the panel at |col| (never empty: k0 < kc), its
+      // nv accumulators as loop-carried values of a loop tested at its end.
+      Value *startCol = b.CreateInBoundsGEP(f32, startBase, b.CreateMul(col, startStride));
+      std::vector<Value *> start(nv), ptr(nv);
+      for (unsigned v = 0; v < nv; ++v) {
+        ptr[v] = b.CreateInBoundsGEP(f32, acc, b.CreateAdd(col, b.getInt64(v * lanes)));
+        start[v] = b.CreateAlignedLoad(vec, b.CreateConstInBoundsGEP1_64(f32, startCol, v * lanes),
+                                       Align(4));
+      }
+      BasicBlock *pred = b.GetInsertBlock();
+      BasicBlock *body = BasicBlock::Create(c, "k.head", f), *exit = BasicBlock::Create(c, "k.exit", f);
+      b.CreateBr(body);
+      b.SetInsertPoint(body);
+      PHINode *k = b.CreatePHI(i64, 2, "k");
+      k->addIncoming(k0, pred);
+      std::vector<PHINode *> accs;
+      for (Value *v : start) {
+        accs.push_back(b.CreatePHI(vec, 2, "acc"));
+        accs.back()->addIncoming(v, pred);
+      }
+      Value *x = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(p.mr))));
+      Value *splat = b.CreateVectorSplat(lanes, x);
+      Value *row = rhsFrom.at(b, rhs, b.CreateAdd(b.CreateMul(k, ldRhs), col));
+      std::vector<Value *> next(nv);
+      for (unsigned v = 0; v < nv; ++v) {
+        Value *r = rhsFrom.load(b, rhsFrom.at(b, row, v * lanes), lanes);
+        next[v] = b.CreateIntrinsic(Intrinsic::fmuladd, {vec}, {splat, r, accs[v]});
+        accs[v]->addIncoming(next[v], body);
+      }
+      Value *kNext = b.CreateAdd(k, b.getInt64(1), "k.next", true, true);
+      k->addIncoming(kNext, body);
+      b.CreateCondBr(b.CreateICmpULT(kNext, k1), body, exit);
+      b.SetInsertPoint(exit);
+      for (unsigned v = 0; v < nv; ++v)
+        b.CreateAlignedStore(next[v], ptr[v], Align(4));
+    }, nr);
+  }, kSweepRows);
+  b.CreateRetVoid();
+  keepLoopsAsWritten(*f);
+  return f;
+}
+
 Function *packedMatmulTile(Module &m, const PackedMatmul &p, unsigned rows,
                            const TileEpilogue *epi, DType rhs) {
   assert((rhs == DType::F32 || rows < p.mr) && "the mr-row tile reads f32 panels");

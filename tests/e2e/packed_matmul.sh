@@ -5,7 +5,10 @@
 # packed by its workgroup into its scratch where one workgroup reads it
 # (the rhs also where two do); and the shorter microkernels for a
 # block's last rows (43 rows: 7 left on x86-64-v4, 1 on v2/v3; 230: 2 and
-# 2; 200: 8). On every feature level the host runs, each result is
+# 2; 200: 8); one row (1 x 70 x 1000, 1 x 16 x 100, an empty K; a fill,
+# a scalar, an epilogue, an f16 result or operands, an accumulator
+# operand) sweeps its rhs in place a few rows at a time across the panels
+# (packedMatmulRowSweep). On every feature level the host runs, each result is
 # bit-identical at 1 and 3 threads and matches the reference evaluator
 # (evaluated once per case);
 # --trace shows the pack dispatch only where an operand has several
@@ -82,6 +85,15 @@ func @mmx(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
     yield %1
   }
   return %y
+}
+func @mmf16(%a: tensor<?x?xf16>, %b: tensor<?x?xf16>) -> tensor<?x?xf32> {
+  %z = constant 0.0 : f32
+  %m = dim %a {axis = 0} : index
+  %n = dim %b {axis = 1} : index
+  %e = empty %m, %n : tensor<?x?xf32>
+  %f = fill %z, %e : tensor<?x?xf32>
+  %r = matmul %a, %b, %f : tensor<?x?xf32>
+  return %r
 }
 func @mmh(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf16> {
   %z = constant 0.0 : f32
@@ -184,6 +196,11 @@ save("a6.npy", 43, 1500); save("a7.npy", 230, 1500); save("b6.npy", 1500, 150)
 save("a8.npy", 144, 600); save("a9.npy", 72, 600); save("q2.npy", 144, 520)
 save("a10.npy", 144, 100); save("b10.npy", 100, 1000); save("a11.npy", 0, 100)
 save("b13.npy", 100, 800)
+save("v1.npy", 1, 70); save("w1.npy", 70, 1000); save("v2.npy", 1, 16); save("w2.npy", 16, 100)
+save("v0.npy", 1, 0); save("w0.npy", 0, 1000)
+save("bv.npy", 3, 1, 70); save("bw.npy", 3, 70, 1000); save("bz.npy", 3, 1, 1000)
+for name in ("v1", "w1"):
+    np.save("h" + name + ".npy", np.load(name + ".npy").astype(np.float16))
 save("q3.npy", 5, 530); save("q4.npy", 200, 530); save("k3.npy", 150, 530)
 save("q5.npy", 5, 64); save("q6.npy", 10, 64); save("q7.npy", 3, 64); save("k5.npy", 150, 64)
 for name in ("q3", "q4", "k3", "q5", "k5"):
@@ -204,7 +221,10 @@ cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.np
        "qkt q2.npy k.npy" "mm a10.npy b10.npy" "mme a10.npy b10.npy"
        "bmm ba3.npy bb3.npy bc3.npy" "mm a11.npy b10.npy"
        "qkt q3.npy k3.npy" "qkt q4.npy k3.npy" "qkh hq3.npy hk3.npy" "qkh hq4.npy hk3.npy"
-       "qkt q5.npy k5.npy" "qkt q6.npy k5.npy" "qkt q7.npy k5.npy" "qkh hq5.npy hk5.npy")
+       "qkt q5.npy k5.npy" "qkt q6.npy k5.npy" "qkt q7.npy k5.npy" "qkh hq5.npy hk5.npy"
+       "mm v1.npy w1.npy" "mmc v1.npy w1.npy" "mms v1.npy w1.npy f32=0.75" "mme v1.npy w1.npy"
+       "mmx v1.npy w1.npy" "mmh v1.npy w1.npy" "bmm bv.npy bw.npy bz.npy" "mmf16 hv1.npy hw1.npy"
+       "mm v2.npy w2.npy" "mm v0.npy w0.npy")
 # Each case's function and inputs as graft-run arguments, and its
 # reference result (ref<i>.npy: the evaluator's, the same for every level).
 case_args() {
