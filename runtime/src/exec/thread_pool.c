@@ -316,13 +316,14 @@ uint32_t graft_thread_pool_usable_cpus(void) {
 
 /* Gives workers 1..size-1 a CPU each: the CPUs of this thread's affinity
  * mask in order, less the one the caller runs on now, which stays the
- * caller's. Only a pool of exactly graft_thread_pool_usable_cpus() threads
- * is pinned: a smaller one pinned the same way in two processes would
- * share CPUs while others idle, and a larger one has no CPU per thread. */
-static void plan_pinning(graft_thread_pool_t* pool) {
+ * caller's. Only a pool of exactly |usable| threads (the process's
+ * graft_thread_pool_usable_cpus()) is pinned: a smaller one pinned the
+ * same way in two processes would share CPUs while others idle, and a
+ * larger one has no CPU per thread. */
+static void plan_pinning(graft_thread_pool_t* pool, uint32_t usable) {
 #ifdef __linux__
   cpu_set_t set;
-  if (pool->size < 2 || pool->size != graft_thread_pool_usable_cpus() ||
+  if (pool->size < 2 || pool->size != usable ||
       sched_getaffinity(0, sizeof(set), &set) != 0)
     return;
   int caller = sched_getcpu();
@@ -332,20 +333,21 @@ static void plan_pinning(graft_thread_pool_t* pool) {
   if (next < pool->size) /* fewer CPUs than threads: the mask changed */
     for (uint32_t i = 0; i < pool->size; ++i) pool->workers[i].cpu = -1;
 #else
-  (void)pool;
+  (void)pool, (void)usable;
 #endif
 }
 
 graft_status_t graft_thread_pool_create(uint32_t thread_count, int pin,
                                         graft_thread_pool_t** out_pool) {
   *out_pool = NULL;
-  if (thread_count == 0) thread_count = graft_thread_pool_usable_cpus();
+  /* (Read once: it opens the cgroup's files.) */
+  const uint32_t usable = graft_thread_pool_usable_cpus();
+  if (thread_count == 0) thread_count = usable;
   if (thread_count > MAX_THREADS) thread_count = MAX_THREADS;
   graft_thread_pool_t* pool = calloc(1, sizeof(*pool));
   if (!pool) goto oom;
   pool->size = thread_count;
-  pool->spin_ns = thread_count > graft_thread_pool_usable_cpus() ? SPIN_NS_OVERSUBSCRIBED
-                                                                 : SPIN_NS;
+  pool->spin_ns = thread_count > usable ? SPIN_NS_OVERSUBSCRIBED : SPIN_NS;
   pool->workers = aligned_alloc(64, sizeof(worker_t) * thread_count);
   pool->threads = calloc(thread_count, sizeof(pthread_t));
   if (!pool->workers || !pool->threads) goto oom;
@@ -355,7 +357,7 @@ graft_status_t graft_thread_pool_create(uint32_t thread_count, int pin,
     pool->workers[i].pool = pool;
     pool->workers[i].cpu = -1;
   }
-  if (pin) plan_pinning(pool);
+  if (pin) plan_pinning(pool, usable);
   pthread_mutex_init(&pool->run_lock, NULL);
   pthread_mutex_init(&pool->mutex, NULL);
   pthread_cond_init(&pool->work_cv, NULL);

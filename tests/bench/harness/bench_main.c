@@ -163,9 +163,13 @@ static int parse_options(int argc, char** argv, bench_options_t* o) {
     const char* arg = argv[i];
     const char* value = i + 1 < argc ? argv[i + 1] : NULL;
     double number = 0;
-    if (!strcmp(arg, "--profile") || !strcmp(arg, "--unpinned")) {
-      /* the switches without a value */
-      *(arg[2] == 'p' ? &o->profile : &o->unpinned) = 1;
+    /* The switches without a value. */
+    if (!strcmp(arg, "--profile")) {
+      o->profile = 1;
+      continue;
+    }
+    if (!strcmp(arg, "--unpinned")) {
+      o->unpinned = 1;
       continue;
     }
     if (!strncmp(arg, "--", 2) && !value) {
