@@ -248,11 +248,16 @@ void Former::finishLoop(KernelDraft &draft) {
   draft.d.grid[0] = P >= 1 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 1], ex.constant(L.tileX))
                         : ex.constant(1);
   uint32_t rows = ex.constant(L.tileY);
-  if (rowStats && P >= 2) {
-    // max(1, kRowStatTile / max(1, row length)) rows.
+  // Rows shorter than a tile share a workgroup: row statistics
+  // (kRowStatTile elements, above), and elementwise kernels that read
+  // along their rows (tileX elements): a slice or pad of 56-element rows
+  // took 1.3-1.6x as long with one row per workgroup, the workgroup's
+  // fixed cost per row.
+  if (P >= 2 && (rowStats || (!reduction && L.tileY == 1))) {
+    // max(1, tile / max(1, row length)) rows.
     uint32_t length = ex.binary(GRAFT_EXPR_MAX, ex.constant(1), domain[P - 1]);
     rows = ex.binary(GRAFT_EXPR_MAX, ex.constant(1),
-                     ex.binary(GRAFT_EXPR_DIV, ex.constant(kRowStatTile), length));
+                     ex.binary(GRAFT_EXPR_DIV, ex.constant(L.tileX), length));
     L.tileYParam = static_cast<int>(param(draft, rows));
   }
   draft.d.grid[1] = P >= 2 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 2], rows) : ex.constant(1);

@@ -5,12 +5,13 @@
 //   the type's lowest value for max) over the spatial dims;
 // - every window position k is one strided `slice` of the padded input,
 //   [N, C, O...]: the window's element k at every output point;
-// - conv (im2col): the slices of the input moved channels first,
-//   [C, N, O...], concatenated along dim 1 are its columns [C, K, N, P]
-//   (K window positions, P output points per image); as
-//   [g, C/g * K, N * P] they are the rhs of one (batch) matmul per group
-//   with the weights [g, F/g, C/g * K] as lhs. The packed matmul then does
-//   the work at matmul speed; the result comes back as [N, F, O...]. The
+// - conv (im2col): the slices of each image, as [N, C, 1, P],
+//   concatenated along dim 2 are its columns [N, C, K, P] (K window
+//   positions, P output points per image); as [N * g, C/g * K, P] they
+//   are the rhs of one batch matmul per image and group, with the weights
+//   [g, F/g, C/g * K] (broadcast over the images) as lhs, whose result
+//   [N * g, F/g, P] is [N, F, O...] as it lies in memory: nothing is
+//   transposed. The packed matmul then does the work at matmul speed. The
 //   k order of the matmul (channel, then window position) is the one the
 //   evaluator sums in;
 // - pool: one `map` over the slices (read as views, never materialised)
@@ -98,13 +99,6 @@ private:
   Value *filled(Value *v, const std::vector<Size> &sizes) {
     Value *empty = sized(OpKind::Empty, v->type.elem, {}, sizes);
     return b_.add(OpKind::Fill, {v, empty}, empty->type);
-  }
-  Value *transpose(Value *t, const std::vector<int64_t> &perm) {
-    std::vector<int64_t> dims;
-    for (int64_t p : perm)
-      dims.push_back(t->type.dims[static_cast<size_t>(p)]);
-    return b_.add(OpKind::Transpose, {t}, Type::tensorOf(t->type.elem, dims),
-                  {OpBuilder::attr("perm", perm)});
   }
 
   // |x| with |w|'s padding along every spatial dim, the pads reading |pad|.
@@ -234,18 +228,13 @@ void Expander::conv() {
   std::vector<int64_t> outDims = outputDims(w, x->type);
 
   Size batch = dimOf(x, 0);
-  // Channels first, [C, N, S...] (a batch of one is a reshape), so that the
-  // slices concatenated along dim 1 are the columns [C, K, N, P] as they
-  // lie in memory: no transpose of the (K times larger) columns.
-  std::vector<int64_t> perm = {1, 0};
-  std::vector<Size> channelsFirst = {Size{channels}, batch};
-  for (size_t d = 0; d < w.rank(); ++d) {
-    perm.push_back(static_cast<int64_t>(d + 2));
-    channelsFirst.push_back(dimOf(x, d + 2));
-  }
-  Value *xt = batch.n == 1 ? reshape(x, channelsFirst) : transpose(x, perm);
+  // The columns of each image, [N, C, K, P] ([N, C * K, P]: channel, then
+  // window position, then output point): the window's slices of the
+  // padded input concatenated along a new dim 2. A
+  // window of one element at every point (1x1, stride 1, no padding) is
+  // the input itself: no copy.
   std::vector<Value *> slices =
-      windowSlices(padded(xt, w, padValue(elem, false)), w, outDims);
+      windowSlices(padded(x, w, padValue(elem, false)), w, outDims);
   // Output points per image.
   Size points{1, nullptr};
   std::vector<Size> outSizes;
@@ -253,41 +242,49 @@ void Expander::conv() {
     outSizes.push_back(dimOf(slices[0], d + 2));
     points = mul(points, outSizes.back());
   }
-  // Each slice as [C, 1, N * P] (long rows for the concat to copy).
-  Size columnsPerImage = mul(batch, points);
+  // Each slice as [N, C, 1, P]: long rows for the concat to copy.
   Value *cols = slices[0];
   if (slices.size() > 1) {
     std::vector<Value *> rows;
     for (Value *s : slices)
-      rows.push_back(reshape(s, {Size{channels}, Size{1}, columnsPerImage}));
+      rows.push_back(reshape(s, {batch, Size{channels}, Size{1}, points}));
     cols = b_.add(OpKind::Concat, rows,
-                  Type::tensorOf(elem, {channels, window, columnsPerImage.n}),
-                  {OpBuilder::attr("axis", 1)});
+                  Type::tensorOf(elem, {batch.n, channels, window, points.n}),
+                  {OpBuilder::attr("axis", 2)});
   }
+  // One matmul per image and group: the weights [g, F/g, C/g * K] by the
+  // image's columns [g, C/g * K, P] give [g, F/g, P], the image's [F, O...]
+  // as it lies in memory, so the result needs no transpose. Where there is
+  // more than one (image, group) pair, a batch matmul over them, the
+  // weights broadcast over the images.
   Size depth{channels / groups * window};
   Size filtersPerGroup{filters / groups};
+  Size g{groups};
+  Size pairs = mul(batch, g);
   Value *mm;
-  if (groups == 1) {
-    Value *rhs = reshape(cols, {depth, columnsPerImage});
+  if (pairs.n == 1) {
+    Value *rhs = reshape(cols, {depth, points});
     Value *lhs = reshape(wt, {filtersPerGroup, depth});
-    Value *acc =
-        filled(padValue(elem, false), {filtersPerGroup, columnsPerImage});
+    Value *acc = filled(padValue(elem, false), {filtersPerGroup, points});
     mm = b_.add(OpKind::Matmul, {lhs, rhs, acc}, acc->type);
   } else {
-    Size g{groups};
-    Value *rhs = reshape(cols, {g, depth, columnsPerImage});
+    Value *rhs = reshape(cols, {pairs, depth, points});
     Value *lhs = reshape(wt, {g, filtersPerGroup, depth});
-    Value *acc =
-        filled(padValue(elem, false), {g, filtersPerGroup, columnsPerImage});
+    if (batch.n != 1) {
+      std::vector<Value *> operands = {lhs};
+      if (batch.value)
+        operands.push_back(batch.value);
+      lhs = b_.add(OpKind::Broadcast, operands,
+                   Type::tensorOf(elem, {batch.n, groups, filters / groups, depth.n}),
+                   {OpBuilder::attr("dims", std::vector<int64_t>{1, 2, 3})});
+      lhs = reshape(lhs, {pairs, filtersPerGroup, depth});
+    }
+    Value *acc = filled(padValue(elem, false), {pairs, filtersPerGroup, points});
     mm = b_.add(OpKind::BatchMatmul, {lhs, rhs, acc}, acc->type);
   }
-  // [F, N * P] -> [N, F, O...].
-  Value *result = mm;
-  if (batch.n != 1)
-    result = transpose(reshape(mm, {Size{filters}, batch, points}), {1, 0, 2});
   std::vector<Size> final = {batch, Size{filters}};
   final.insert(final.end(), outSizes.begin(), outSizes.end());
-  becomeLast(reshape(result, final));
+  becomeLast(reshape(mm, final));
 }
 
 void Expander::pool() {

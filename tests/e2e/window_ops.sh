@@ -38,3 +38,46 @@ assert np.allclose(got, want, rtol=1e-5, atol=1e-5), abs(got - want).max()
 print('bundle agrees')" > "$T/out"
 check_out BUNDLE
 # BUNDLE: bundle agrees
+
+# A conv's columns are per image, [N, C * K, P], so a batch matmul over the
+# images gives [N, F, O...] as it lies in memory: nothing is transposed
+# before or after it. A 1x1 conv with stride 1 and no padding reads its
+# input as its columns (no copy); a 3x3 conv's pad and slices, rows of 7
+# elements, cover many rows per workgroup (one row of workgroups per image
+# and channel). Both agree with the evaluator.
+cat > "$T/c.graph" <<'GRAPH'
+func @c1(%x: tensor<?x16x?x?xf32>, %w: tensor<8x16x1x1xf32>) -> tensor<?x8x?x?xf32> {
+  %y = conv %x, %w : tensor<?x8x?x?xf32>
+  return %y
+}
+func @c3(%x: tensor<?x16x?x?xf32>, %w: tensor<8x16x3x3xf32>) -> tensor<?x8x?x?xf32> {
+  %y = conv %x, %w {pads = [1, 1, 1, 1]} : tensor<?x8x?x?xf32>
+  return %y
+}
+GRAPH
+"$PYTHON" - "$T" <<'PY'
+import numpy as np, sys
+rng = np.random.default_rng(1)
+np.save(sys.argv[1] + "/cx.npy", rng.standard_normal((2, 16, 9, 7)).astype(np.float32))
+np.save(sys.argv[1] + "/w1.npy", rng.standard_normal((8, 16, 1, 1)).astype(np.float32))
+np.save(sys.argv[1] + "/w3.npy", rng.standard_normal((8, 16, 3, 3)).astype(np.float32))
+PY
+"$GRAFT" build "$T/c.graph" --target "$HOST_TARGET" -o "$T/c.graft"
+for f in c1 c3; do
+  w=w${f#c}
+  "$GRAFT" eval "$T/c.graph" --function $f --input "@$T/cx.npy" --input "@$T/$w.npy" --output "@$T/want.npy"
+  "$GRAFT_RUN" "$T/c.graft" --function $f --input "@$T/cx.npy" --input "@$T/$w.npy" \
+    --output "@$T/got.npy" --expected_output "@$T/want.npy" --tolerance 1e-5 --trace 2>> "$T/trace"
+done
+check "$TEST_DIR/window_ops.sh" --check-prefix=TRACE < "$T/trace"
+# TRACE-NOT: transpose
+# TRACE: c1: c1_dispatch_{{[0-9]+}}_broadcast
+# TRACE-NEXT: c1: c1_dispatch_{{[0-9]+}}_batch_matmul ({{.*}}) grid 1x1x2
+# TRACE-NOT: transpose
+# TRACE: c3: c3_dispatch_{{[0-9]+}}_pad ({{.*}}) grid 1x1x32
+# TRACE-NEXT: c3: c3_dispatch_{{[0-9]+}}_slice ({{.*}}) grid 1x1x32
+# TRACE-COUNT-8: _slice ({{.*}}) grid 1x1x32
+# TRACE-NEXT: c3: c3_dispatch_{{[0-9]+}}_concat
+# TRACE-NEXT: c3: c3_dispatch_{{[0-9]+}}_broadcast
+# TRACE-NEXT: c3: c3_dispatch_{{[0-9]+}}_batch_matmul
+# TRACE-NOT: transpose
