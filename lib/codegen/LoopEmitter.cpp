@@ -532,6 +532,7 @@ private:
       store(L_.accType, accSlot(j), eval(L_.accInit, s));
     });
     reductionLoops(P, [&]() {
+      prefetchRowsAhead(ja, jb);
       loop(ja, jb, "j", [&](Value *j) {
         idx_[P - 1] = j;
         Scope s = evalScope();
@@ -545,6 +546,36 @@ private:
       s.acc = load(L_.accType, accSlot(j));
       storeOutputs(s);
     });
+  }
+
+  // A column reduction ([R, C] summed over R into C: one parallel dim,
+  // one reduced dim) walks a strip of [ja, jb) columns down the rows, each
+  // row's part of it ldx elements after the last: a stride the hardware
+  // prefetchers follow poorly. Each step prefetches the strip
+  // kReductionPrefetchRows rows ahead (a prefetch never faults: past the
+  // last row it reads nothing). Measured on AMD Zen 3, x86-64-v3, 1
+  // thread: sum over the rows of 2048 x 2048 0.70x the time (2 threads
+  // 0.75x), 4096 x 256 0.79x, 512 x 512 0.83x, 100000 x 16 0.64x, 64 x 8192
+  // the same; 2 and 16 rows ahead no better.
+  static constexpr int64_t kReductionPrefetchRows = 4;
+  void prefetchRowsAhead(Value *ja, Value *jb) {
+    const unsigned P = L_.numParallel;
+    if (P != 1 || dims_.size() != 2)
+      return;
+    for (size_t i = 0; i < L_.inputs.size(); ++i) {
+      const KernelInput &in = L_.inputs[i];
+      if (in.map != std::vector<int>{1, 0})
+        continue;
+      Value *row = b_.CreateAdd(idx_[1], b_.getInt64(kReductionPrefetchRows));
+      Value *at = b_.CreateGEP(memoryType(c_, in.elem), bases_[i],
+                               b_.CreateAdd(b_.CreateMul(row, strides_[i][0]), ja));
+      Value *bytes = b_.CreateMul(b_.CreateSub(jb, ja), b_.getInt64(dtypeSize(in.elem)));
+      loop(b_.getInt64(0), bytes, "prefetch", [&](Value *off) {
+        Value *line = b_.CreateGEP(b_.getInt8Ty(), at, off);
+        b_.CreateIntrinsic(Intrinsic::prefetch, {line->getType()},
+                           {line, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+      }, 64);
+    }
   }
 
   // The end of the whole n-wide steps from |lo| towards |hi|:
