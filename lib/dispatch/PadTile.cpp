@@ -40,6 +40,15 @@ int Former::padOrTileAt(KernelDraft &draft, const Op *op, const std::vector<int>
   };
   std::vector<Outside> outside;
   uint32_t emptiest = UINT32_MAX; // min of the padded sizes that may be 0
+  // Whether the innermost coordinate is inside the source (-1: not padded).
+  int inner = -1;
+  // a and b, of two i1 nodes.
+  auto both = [&](int a, int b) {
+    ScalarNode sel{ScalarNode::Kind::Op, DType::I1};
+    sel.op = OpKind::Select;
+    sel.operands = {a, b, a};
+    return node(draft, sel);
+  };
   for (size_t d = 0; d < at.size(); ++d) {
     if (!low[d] && !high[d]) {
       srcAt.push_back(at[d]);
@@ -61,6 +70,15 @@ int Former::padOrTileAt(KernelDraft &draft, const Op *op, const std::vector<int>
                               {inside, m, indexOp(draft, OpKind::Sub, {p, m})}));
       continue;
     }
+    if (constant && d + 1 == at.size()) {
+      // The innermost dim: read at i itself where it is inside, guarded,
+      // so that the reads along a row stay contiguous (vector loads,
+      // masked at the row's padded ends) rather than clamped scalars.
+      srcAt.push_back(i);
+      inner = indexOp(draft, OpKind::Cmp, {i, c(0)}, "ge");
+      inner = both(inner, indexOp(draft, OpKind::Cmp, {i, n}, "lt"));
+      continue;
+    }
     srcAt.push_back(
         indexOp(draft, OpKind::Min, {indexOp(draft, OpKind::Max, {i, c(0)}), last}));
     if (!constant)
@@ -73,6 +91,8 @@ int Former::padOrTileAt(KernelDraft &draft, const Op *op, const std::vector<int>
   int guard = emptiest == UINT32_MAX
                   ? -1
                   : indexOp(draft, OpKind::Cmp, {sizeNode(draft, emptiest), c(0)}, "gt");
+  if (inner >= 0)
+    guard = guard < 0 ? inner : both(guard, inner);
   int value = readAt(draft, src, srcAt, false, guard);
   if (!constant)
     return value;
@@ -84,6 +104,8 @@ int Former::padOrTileAt(KernelDraft &draft, const Op *op, const std::vector<int>
     sel.operands = {cond, a, b};
     return node(draft, sel);
   };
+  if (inner >= 0)
+    value = select(inner, value, padValue);
   for (const Outside &o : outside) {
     if (o.above)
       value = select(indexOp(draft, OpKind::Cmp, {o.i, o.n}, "lt"), value, padValue);

@@ -1,0 +1,97 @@
+// A constant-mode pad along its innermost dim (PadTile.cpp): the source is
+// read at the row's own coordinate where it is inside, guarded, rather
+// than at a clamped one, so that the loop vectorizer reads each row with
+// contiguous vector loads, masked at its padded ends. Checked after the
+// slice pipeline: on x86_64's AVX levels (masked loads: x86-64-v3, v4) the
+// pad's dispatch has a masked vector load and no gather; an edge-mode pad
+// (clamped, no guard) still has none of either.
+#include "codegen/Codegen.h"
+#include "codegen/OptPipeline.h"
+#include "dispatch/FormForTest.h"
+#include "link/TargetMachine.h"
+#include "targets/Target.h"
+
+#include <gtest/gtest.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <memory>
+
+namespace graft {
+namespace {
+
+const char *kGraph = R"(
+func @zeros(%x: tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32> {
+  %z = constant 0.0 : f32
+  %y = pad %x, %z {low = [0, 0, 1, 1], high = [0, 0, 1, 1]} : tensor<?x8x?x?xf32>
+  return %y
+}
+func @edge(%x: tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32> {
+  %y = pad %x {low = [0, 0, 1, 1], high = [0, 0, 1, 1], mode = edge} : tensor<?x8x?x?xf32>
+  return %y
+}
+)";
+
+struct Loads {
+  unsigned masked = 0, gathers = 0;
+};
+
+Loads optimizedLoads(const TargetInfo &t, const FeatureLevel &level, const std::string &fn) {
+  Loads out;
+  ProgramSet set = formForTest(level, kGraph);
+  const Dispatch *d = nullptr;
+  for (const Dispatch &x : set.dispatches)
+    if (!x.isCall && x.name.rfind(fn + "_", 0) == 0)
+      d = &x;
+  EXPECT_TRUE(d) << fn;
+  if (!d)
+    return out;
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(t, error, &level);
+  EXPECT_TRUE(tm) << error;
+  if (!tm)
+    return out;
+  llvm::LLVMContext context;
+  llvm::Module m("pad", context);
+  m.setTargetTriple(t.triple);
+  m.setDataLayout(tm->createDataLayout());
+  codegen::emitLoopDispatch(m, *d);
+  llvm::Function *f = m.getFunction(d->name);
+  EXPECT_TRUE(f);
+  if (!f)
+    return out;
+  f->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  optimizeSliceModule(m, *tm);
+  for (llvm::BasicBlock &bb : *f)
+    for (llvm::Instruction &i : bb)
+      if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&i)) {
+        out.masked += call->getIntrinsicID() == llvm::Intrinsic::masked_load;
+        out.gathers += call->getIntrinsicID() == llvm::Intrinsic::masked_gather;
+      }
+  return out;
+}
+
+TEST(PadRows, MaskedVectorLoadsWhereTheLevelHasThem) {
+  unsigned checked = 0;
+  for (const TargetInfo *t : allTargets()) {
+    if (std::string(t->name) != "x86_64")
+      continue;
+    for (const FeatureLevel &level : t->levels) {
+      if (level.vectorBits < 256)
+        continue; // SSE has no masked loads
+      SCOPED_TRACE(level.name);
+      ++checked;
+      Loads zeros = optimizedLoads(*t, level, "zeros");
+      EXPECT_GE(zeros.masked, 1u);
+      EXPECT_EQ(zeros.gathers, 0u);
+      Loads edge = optimizedLoads(*t, level, "edge");
+      EXPECT_EQ(edge.masked, 0u);
+    }
+  }
+  EXPECT_EQ(checked, 2u) << "x86-64-v3 and v4";
+}
+
+} // namespace
+} // namespace graft
