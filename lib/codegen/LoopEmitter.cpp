@@ -569,7 +569,10 @@ private:
       Value *row = b_.CreateAdd(idx_[1], b_.getInt64(kReductionPrefetchRows));
       Value *at = b_.CreateGEP(memoryType(c_, in.elem), bases_[i],
                                b_.CreateAdd(b_.CreateMul(row, strides_[i][0]), ja));
-      Value *bytes = b_.CreateMul(b_.CreateSub(jb, ja), b_.getInt64(dtypeSize(in.elem)));
+      // Every line the strip touches: it need not start on one (63 bytes
+      // more cover its last).
+      Value *bytes = b_.CreateAdd(
+          b_.CreateMul(b_.CreateSub(jb, ja), b_.getInt64(dtypeSize(in.elem))), b_.getInt64(63));
       loop(b_.getInt64(0), bytes, "prefetch", [&](Value *off) {
         Value *line = b_.CreateGEP(b_.getInt8Ty(), at, off);
         b_.CreateIntrinsic(Intrinsic::prefetch, {line->getType()},

@@ -9,6 +9,9 @@
 //             (numpy's mirror without repeating the border, any pad size)
 //   constant  clamp(i, 0, n - 1), and the pad value where i is outside
 //             [0, n); a read where some padded dim may be empty is guarded.
+//             The innermost dim reads at i itself, guarded by 0 <= i < n,
+//             so that a row's reads are contiguous (vector loads masked at
+//             its ends) rather than at clamped, computed addresses.
 // The evaluator computes the same elements from the definition instead
 // (lib/eval/Evaluator.cpp evalPad, evalTile).
 #include "dispatch/Former.h"
