@@ -147,11 +147,19 @@ private:
 
   // lhs [.., M, K] or rhs [.., K, N] (or [.., N, K]) of a packed matmul at
   // this workgroup's batch.
+  // (An input without the batch dim, a batch matmul's lhs shared by every
+  // batch, is the same matrix for each.)
   Value *batchBase(unsigned input) {
     Value *v = bases_[input];
-    if (L_.numParallel == 3)
+    if (L_.numParallel == 3 && L_.inputs[input].dimParams.size() == 3)
       v = b_.CreateInBoundsGEP(elemType(input), v, b_.CreateMul(idx_[0], strides_[input][0]));
     return v;
+  }
+  // The distance between rows of a matmul operand (its next-to-last dim's
+  // stride, batch dim or not).
+  Value *rowStride(unsigned input) {
+    const std::vector<Value *> &s = strides_[input];
+    return s[s.size() - 2];
   }
   // How input |input|'s elements are stored (float, or an f16/bf16 operand
   // of a packed matmul as i16 bits).
@@ -219,7 +227,7 @@ private:
     ifThen(p.lhsConstant ? b_.getFalse() : b_.CreateNot(rhsHere), [&]() {
       Value *i0 = b_.CreateMul(b_.CreateSub(group, rhsGroups), rows, "", true, true);
       Value *i1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(i0, rows), M);
-      Value *lda = strides_[p.lhs][P - 2];
+      Value *lda = rowStride(p.lhs);
       Value *from = b_.CreateInBoundsGEP(elemType(p.lhs), batchBase(p.lhs),
                                          b_.CreateAdd(b_.CreateMul(i0, lda), pc));
       b_.CreateCall(codegen::packedMatmulPackRows(m_, p, p.mr, p.lhsElem),
@@ -321,7 +329,7 @@ private:
       ifThen(emptyK, initPass);
     else
       initPass();
-    Value *lhs = batchBase(p.lhs), *lda = strides_[p.lhs][P - 2];
+    Value *lhs = batchBase(p.lhs), *lda = rowStride(p.lhs);
     Value *rhs = batchBase(p.rhs), *ldb = strides_[p.rhs][P - 2];
     Value *packed = batchBase(p.packedInput);
     // A constant rhs was packed when building: input rhs is its panels.
@@ -421,7 +429,7 @@ private:
         Value *lhsBlock =
             p.lhsConstant
                 ? packedAt(lhs, pc, kc, ib,
-                           params_[L_.inputs[p.lhs].dimParams[P - 1]])
+                           params_[L_.inputs[p.lhs].dimParams.back()])
                 : b_.CreateSelect(prepackedLhs, packedLhsAt(packed, pc, kc, ib),
                                   ownLhs);
         // One row that reads its rhs in place sweeps its whole panels in one

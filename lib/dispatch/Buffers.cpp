@@ -79,10 +79,14 @@ void Former::emptyUnusedConstants() {
       used[prog.buffers[b].index] = true;
   // A rank-1 constant of no elements: what the loader validates, with no
   // data in the slice.
+  // So is an unused alias (of such a constant, or of anything: nothing
+  // reads it, and an alias of no elements fits in any buffer).
   for (uint32_t b = 0; b < prog.buffers.size(); ++b)
     if (prog.buffers[b].kind == GRAFT_BUFFER_CONST && !used[b]) {
       prog.buffers[b].dims = {shapes.exprs.constant(0)};
       prog.buffers[b].data.clear();
+    } else if (prog.buffers[b].kind == GRAFT_BUFFER_ALIAS && !used[b]) {
+      prog.buffers[b].dims = {shapes.exprs.constant(0)};
     }
 }
 

@@ -94,6 +94,8 @@ struct KernelOutput {
 // workgroup into its scratch, where it stays in cache for the microkernel.
 struct PackedMatmul {
   unsigned lhs = 0, rhs = 0; // kernel inputs read as [.., M, K] and [.., K, N]
+                             // (a batch matmul's lhs may be one [M, K] that
+                             // every batch reads: a broadcast view, Views.cpp)
   bool rhsTransposed = false; // rhs stored as [.., N, K] (a transpose view)
   // How the lhs and rhs are stored: f32, or f16/bf16 (mixed precision),
   // which the packing routines widen exactly to f32 as they pack: the

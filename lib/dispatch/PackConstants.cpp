@@ -88,8 +88,8 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
     dims.push_back(*d);
   }
   const size_t rank = dims.size();
-  assert(rank == L.numParallel &&
-         "a packed matmul's operands have the domain's batch dims");
+  assert((rank == L.numParallel || (xMajor && w == p.mr && rank == 2)) &&
+         "a packed matmul's operands have the domain's batch dims (the lhs may lack it)");
   const int64_t batch = rank == 3 ? dims[0] : 1;
   const int64_t K = dims[rank - (xMajor ? 1 : 2)];
   const int64_t X = dims[rank - (xMajor ? 2 : 1)];

@@ -59,7 +59,10 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
     bm.insert(bm.begin(), 0);
     btm.insert(btm.begin(), 0);
   }
-  if (ia.map != am || (ib.map != bm && ib.map != btm))
+  // (A batch matmul's lhs may be one matrix for every batch: a broadcast
+  // view of it, read as [M, K].)
+  bool sharedLhs = P == 3 && ia.map == std::vector<int>{m, k};
+  if ((ia.map != am && !sharedLhs) || (ib.map != bm && ib.map != btm))
     return false;
   lhs = a.input;
   rhs = b.input;

@@ -39,7 +39,14 @@ bool Former::isView(const Op *op) {
   if (users.empty())
     return false;
   for (const Op *u : users) {
-    if (movesData && u->kind != OpKind::Map && u->kind != OpKind::Reduce)
+    // A matrix broadcast over the batch as a batch matmul's lhs (a conv's
+    // weights over the images, Windows.cpp): the packed matmul reads one
+    // [M, K] for every batch, and packs it once where it is a constant.
+    bool sharedLhs = op->kind == OpKind::Broadcast && u->kind == OpKind::BatchMatmul &&
+                     u->operands[0] == op->result() && u->operands[1] != op->result() &&
+                     u->operands[2] != op->result() &&
+                     op->listAttr("dims") == std::vector<int64_t>{1, 2};
+    if (movesData && u->kind != OpKind::Map && u->kind != OpKind::Reduce && !sharedLhs)
       return false;
     // A transpose only as a matmul's rhs: the packed matmul packs its rhs
     // from either layout at the same cost, while a map reading it across

@@ -9,7 +9,9 @@
 //   concatenated along dim 2 are its columns [N, C, K, P] (K window
 //   positions, P output points per image); as [N * g, C/g * K, P] they
 //   are the rhs of one batch matmul per image and group, with the weights
-//   [g, F/g, C/g * K] (broadcast over the images) as lhs, whose result
+//   [g, F/g, C/g * K] as lhs (with one group, a broadcast over the images
+//   that the packed matmul reads as one matrix, Views.cpp; with several, a
+//   broadcast written out), whose result
 //   [N * g, F/g, P] is [N, F, O...] as it lies in memory: nothing is
 //   transposed. The packed matmul then does the work at matmul speed. The
 //   k order of the matmul (channel, then window position) is the one the
@@ -270,7 +272,16 @@ void Expander::conv() {
   } else {
     Value *rhs = reshape(cols, {pairs, depth, points});
     Value *lhs = reshape(wt, {g, filtersPerGroup, depth});
-    if (batch.n != 1) {
+    if (batch.n != 1 && groups == 1) {
+      // One [F, C * K] for every image: a view the packed matmul reads
+      // (packed once when the weights are a constant).
+      std::vector<Value *> operands = {reshape(wt, {filtersPerGroup, depth})};
+      if (batch.value)
+        operands.push_back(batch.value);
+      lhs = b_.add(OpKind::Broadcast, operands,
+                   Type::tensorOf(elem, {batch.n, filters, depth.n}),
+                   {OpBuilder::attr("dims", std::vector<int64_t>{1, 2})});
+    } else if (batch.n != 1) {
       std::vector<Value *> operands = {lhs};
       if (batch.value)
         operands.push_back(batch.value);

@@ -2,7 +2,8 @@
 # on $TARGET (CTest runs this once per registered target, under qemu for
 # the others): a matmul whose rhs is a tensor literal (plain, transposed
 # with a fused epilogue, batched, read by two matmuls) or whose lhs is one
-# gives, on every feature level this machine runs (forced with --isa), the
+# (as written, through a reshape, or broadcast over a batch matmul's
+# batches and read as one matrix for every batch) gives, on every feature level this machine runs (forced with --isa), the
 # bytes of the same graph with those weights as arguments (packed per
 # call), at 1 and 3 threads, and matches the reference evaluator. The
 # sizes end in ragged panels (150 columns, 130 rows) and span several K
@@ -60,6 +61,27 @@ funcs = {
   %f = fill %z, %e : tensor<130x?xf32>
   %r = matmul %v, %b, %f : tensor<130x?xf32>
   return %r"""),
+  # The lhs a reshape of the constant (an alias of it: the slice then
+  # carries neither, and the alias nothing).
+  "rlhs": ("%b: tensor<600x?xf32>", "tensor<130x?xf32>", [("vr", "tensor<2x65x600xf32>")], """
+  %z = constant 0.0 : f32
+  %l = reshape %vr : tensor<130x600xf32>
+  %n = dim %b {axis = 1} : index
+  %e = empty %n : tensor<130x?xf32>
+  %f = fill %z, %e : tensor<130x?xf32>
+  %r = matmul %l, %b, %f : tensor<130x?xf32>
+  return %r"""),
+  # One lhs for every batch (a conv's weights over the images): the
+  # broadcast is read by the packed matmul, never written out.
+  "shlhs": ("%b: tensor<?x600x?xf32>", "tensor<?x130x?xf32>", [("v", "tensor<130x600xf32>")], """
+  %z = constant 0.0 : f32
+  %nb = dim %b {axis = 0} : index
+  %n = dim %b {axis = 2} : index
+  %vb = broadcast %v, %nb {dims = [1, 2]} : tensor<?x130x600xf32>
+  %e = empty %nb, %n : tensor<?x130x?xf32>
+  %f = fill %z, %e : tensor<?x130x?xf32>
+  %r = batch_matmul %vb, %b, %f : tensor<?x130x?xf32>
+  return %r"""),
   "bmm": ("%a: tensor<2x?x300xf32>", "tensor<2x?x50xf32>", [("wb", "tensor<2x300x50xf32>")], """
   %z = constant 0.0 : f32
   %m = dim %a {axis = 1} : index
@@ -83,7 +105,8 @@ funcs = {
   }
   return %y"""),
 }
-consts = {"w": w, "wt": wt, "v": v, "wb": wb}
+consts = {"w": w, "wt": wt, "v": v, "wb": wb, "vr": v.reshape(2, 65, 600)}
+np.save("vr.npy", consts["vr"]); np.save("bb.npy", f32(3, 600, 70))
 with open("cw.graph", "w") as out:
     for name, (args, result, weights, body) in funcs.items():
         decls = "".join(f"\n  %{n} = constant {lit(consts[n])} : {t}" for n, t in weights)
@@ -108,14 +131,18 @@ for level in ${TARGET_LEVELS[$TARGET]}; do
   done
   [[ $(grep -c "^  tied_dispatch_[0-9]*_matmul: .*constant rhs packed when built" level.txt) -eq 2 ]] ||
     { cat explain.txt >&2; exit 1; }
-  grep -q "^  lhs_dispatch_[0-9]*_matmul: packed matmul, .*, constant lhs packed when built$" level.txt ||
-    { cat explain.txt >&2; exit 1; }
+  for f in lhs rlhs shlhs; do
+    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant lhs packed when built$" level.txt ||
+      { echo "$level: $f"; cat explain.txt; exit 1; } >&2
+  done
+  not grep "^  shlhs_dispatch_[0-9]*_broadcast" level.txt
   not grep "_arg_dispatch_.*packed when built" level.txt
 done
 
-cases=("fc a43.npy" "fc a230.npy" "mlp a43.npy" "mlp a230.npy" "lhs b.npy" "bmm ba.npy"
-       "tied a230.npy")
-declare -A weights=([fc]="w.npy" [mlp]="wt.npy" [lhs]="v.npy" [bmm]="wb.npy" [tied]="w.npy")
+cases=("fc a43.npy" "fc a230.npy" "mlp a43.npy" "mlp a230.npy" "lhs b.npy" "rlhs b.npy"
+       "shlhs bb.npy" "bmm ba.npy" "tied a230.npy")
+declare -A weights=([fc]="w.npy" [mlp]="wt.npy" [lhs]="v.npy" [rlhs]="vr.npy" [shlhs]="v.npy"
+                    [bmm]="wb.npy" [tied]="w.npy")
 levels_here "$TARGET"
 for lm in "${LEVELS_HERE[@]}"; do
   level=${lm%%=*} model=${lm#*=}
