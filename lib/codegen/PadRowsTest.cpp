@@ -5,19 +5,11 @@
 // slice pipeline: on x86_64's AVX levels (masked loads: x86-64-v3, v4) the
 // pad's dispatch has a masked vector load and no gather; an edge-mode pad
 // (clamped, no guard) still has none of either.
-#include "codegen/Codegen.h"
+#include "codegen/EmitForTest.h"
 #include "codegen/OptPipeline.h"
-#include "dispatch/FormForTest.h"
-#include "link/TargetMachine.h"
-#include "targets/Target.h"
 
 #include <gtest/gtest.h>
 #include <llvm/IR/IntrinsicInst.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-#include <llvm/Target/TargetMachine.h>
-
-#include <memory>
 
 namespace graft {
 namespace {
@@ -40,31 +32,12 @@ struct Loads {
 
 Loads optimizedLoads(const TargetInfo &t, const FeatureLevel &level, const std::string &fn) {
   Loads out;
-  ProgramSet set = formForTest(level, kGraph);
-  const Dispatch *d = nullptr;
-  for (const Dispatch &x : set.dispatches)
-    if (!x.isCall && x.name.rfind(fn + "_", 0) == 0)
-      d = &x;
-  EXPECT_TRUE(d) << fn;
-  if (!d)
+  EmittedDispatch e;
+  emitDispatchForTest(t, level, kGraph, fn, e);
+  if (!e.fn)
     return out;
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(t, error, &level);
-  EXPECT_TRUE(tm) << error;
-  if (!tm)
-    return out;
-  llvm::LLVMContext context;
-  llvm::Module m("pad", context);
-  m.setTargetTriple(t.triple);
-  m.setDataLayout(tm->createDataLayout());
-  codegen::emitLoopDispatch(m, *d);
-  llvm::Function *f = m.getFunction(d->name);
-  EXPECT_TRUE(f);
-  if (!f)
-    return out;
-  f->setLinkage(llvm::GlobalValue::ExternalLinkage);
-  optimizeSliceModule(m, *tm);
-  for (llvm::BasicBlock &bb : *f)
+  optimizeSliceModule(*e.module, *e.tm);
+  for (llvm::BasicBlock &bb : *e.fn)
     for (llvm::Instruction &i : bb)
       if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&i)) {
         out.masked += call->getIntrinsicID() == llvm::Intrinsic::masked_load;

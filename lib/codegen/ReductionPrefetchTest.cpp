@@ -5,19 +5,11 @@
 // per 64-byte line of the strip; a sum over C (the reduced dim contiguous)
 // and an elementwise map prefetch nothing. After the slice pipeline the
 // prefetches are still there.
-#include "codegen/Codegen.h"
+#include "codegen/EmitForTest.h"
 #include "codegen/OptPipeline.h"
-#include "dispatch/FormForTest.h"
-#include "link/TargetMachine.h"
-#include "targets/Target.h"
 
 #include <gtest/gtest.h>
 #include <llvm/IR/IntrinsicInst.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-#include <llvm/Target/TargetMachine.h>
-
-#include <memory>
 
 namespace graft {
 namespace {
@@ -50,25 +42,12 @@ struct Counted {
 // slice pipeline.
 void countPrefetches(const TargetInfo &t, const FeatureLevel &level, const std::string &fn,
                      Counted &before, Counted &after) {
-  ProgramSet set = formForTest(level, kGraph);
-  const Dispatch *d = nullptr;
-  for (const Dispatch &x : set.dispatches)
-    if (!x.isCall && x.name.rfind(fn + "_", 0) == 0)
-      d = &x;
-  ASSERT_TRUE(d) << fn;
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(t, error, &level);
-  ASSERT_TRUE(tm) << error;
-  llvm::LLVMContext context;
-  llvm::Module m("prefetch", context);
-  m.setTargetTriple(t.triple);
-  m.setDataLayout(tm->createDataLayout());
-  codegen::emitLoopDispatch(m, *d);
-  llvm::Function *f = m.getFunction(d->name);
-  ASSERT_TRUE(f);
-  f->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  EmittedDispatch e;
+  emitDispatchForTest(t, level, kGraph, fn, e);
+  if (!e.fn)
+    return;
   auto count = [&](Counted &c) {
-    for (llvm::BasicBlock &bb : *f)
+    for (llvm::BasicBlock &bb : *e.fn)
       for (llvm::Instruction &i : bb)
         if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&i))
           if (call->getIntrinsicID() == llvm::Intrinsic::prefetch) {
@@ -87,7 +66,7 @@ void countPrefetches(const TargetInfo &t, const FeatureLevel &level, const std::
           }
   };
   count(before);
-  optimizeSliceModule(m, *tm);
+  optimizeSliceModule(*e.module, *e.tm);
   count(after);
 }
 
