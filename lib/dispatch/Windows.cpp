@@ -271,7 +271,7 @@ void Expander::conv() {
     mm = b_.add(OpKind::Matmul, {lhs, rhs, acc}, acc->type);
   } else {
     Value *rhs = reshape(cols, {pairs, depth, points});
-    Value *lhs = reshape(wt, {g, filtersPerGroup, depth});
+    Value *lhs;
     if (batch.n != 1 && groups == 1) {
       // One [F, C * K] for every image: a view the packed matmul reads
       // (packed once when the weights are a constant).
@@ -282,6 +282,7 @@ void Expander::conv() {
                    Type::tensorOf(elem, {batch.n, filters, depth.n}),
                    {OpBuilder::attr("dims", std::vector<int64_t>{1, 2})});
     } else if (batch.n != 1) {
+      lhs = reshape(wt, {g, filtersPerGroup, depth});
       std::vector<Value *> operands = {lhs};
       if (batch.value)
         operands.push_back(batch.value);
@@ -289,6 +290,8 @@ void Expander::conv() {
                    Type::tensorOf(elem, {batch.n, groups, filters / groups, depth.n}),
                    {OpBuilder::attr("dims", std::vector<int64_t>{1, 2, 3})});
       lhs = reshape(lhs, {pairs, filtersPerGroup, depth});
+    } else {
+      lhs = reshape(wt, {g, filtersPerGroup, depth});
     }
     Value *acc = filled(padValue(elem, false), {pairs, filtersPerGroup, points});
     mm = b_.add(OpKind::BatchMatmul, {lhs, rhs, acc}, acc->type);
