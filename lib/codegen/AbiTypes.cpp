@@ -103,6 +103,11 @@ Value *loadBinding(IRBuilder<> &b, const DispatchArgs &a, unsigned i) {
   return ld;
 }
 
+void prefetchLine(IRBuilder<> &b, Value *at) {
+  b.CreateIntrinsic(Intrinsic::prefetch, {at->getType()},
+                    {at, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
+}
+
 BranchInst *emitLoop(IRBuilder<> &b, Value *lo, Value *hi, const std::string &name,
                      const std::function<void(Value *)> &body, uint64_t step) {
   return emitLoop(b, lo, hi, name, body, b.getInt64(step));

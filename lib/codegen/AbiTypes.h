@@ -107,6 +107,11 @@ llvm::BranchInst *emitLoop(llvm::IRBuilder<> &b, llvm::Value *lo, llvm::Value *h
 llvm::BranchInst *emitLoop(llvm::IRBuilder<> &b, llvm::Value *lo, llvm::Value *hi, const std::string &name,
               const std::function<void(llvm::Value *)> &body, llvm::Value *step);
 
+// A read prefetch of the cache line at |at| into every level (locality 3).
+// The address may lie past the data (a prefetch never faults): callers
+// compute it without inbounds.
+void prefetchLine(llvm::IRBuilder<> &b, llvm::Value *at);
+
 // Register type of an element type (i1 for I1, float for f16/bf16) and its
 // memory type (i8 for I1, i16 for f16/bf16).
 llvm::Type *registerType(llvm::LLVMContext &c, DType t);

@@ -581,11 +581,8 @@ private:
       // more cover its last).
       Value *bytes = b_.CreateAdd(
           b_.CreateMul(b_.CreateSub(jb, ja), b_.getInt64(dtypeSize(in.elem))), b_.getInt64(63));
-      loop(b_.getInt64(0), bytes, "prefetch", [&](Value *off) {
-        Value *line = b_.CreateGEP(b_.getInt8Ty(), at, off);
-        b_.CreateIntrinsic(Intrinsic::prefetch, {line->getType()},
-                           {line, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
-      }, 64);
+      loop(b_.getInt64(0), bytes, "prefetch",
+           [&](Value *off) { prefetchLine(b_, b_.CreateGEP(b_.getInt8Ty(), at, off)); }, 64);
     }
   }
 

@@ -99,14 +99,6 @@ void keepLoopsAsWritten(Function &f) {
   }
 }
 
-// A read prefetch of the cache line at |at| into every level (locality 3).
-// The address may lie past the data (a prefetch never faults): callers
-// compute it without inbounds.
-void prefetchLine(IRBuilder<> &b, Value *at) {
-  b.CreateIntrinsic(Intrinsic::prefetch, {at->getType()},
-                    {at, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
-}
-
 // Prefetches of the |bytes| bytes at |at| (one per 64-byte line).
 void prefetchBytes(IRBuilder<> &b, Value *at, uint64_t bytes) {
   for (uint64_t off = 0; off < bytes; off += 64)

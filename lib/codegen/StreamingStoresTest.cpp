@@ -7,11 +7,8 @@
 // side; where it does not, no store is non-temporal. After the slice
 // pipeline the stores are still aligned and non-temporal, and x86_64's
 // backend emits movntps and sfence.
-#include "codegen/Codegen.h"
+#include "codegen/EmitForTest.h"
 #include "codegen/OptPipeline.h"
-#include "dispatch/FormForTest.h"
-#include "link/TargetMachine.h"
-#include "targets/Target.h"
 
 #include <gtest/gtest.h>
 #include <llvm/ADT/SmallString.h>
@@ -50,27 +47,6 @@ Dispatch mapAt(const FeatureLevel &level) {
       return d;
   ADD_FAILURE() << "no loop dispatch";
   return Dispatch{};
-}
-
-struct Emitted {
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> module;
-  std::unique_ptr<llvm::TargetMachine> tm;
-  llvm::Function *fn = nullptr;
-};
-
-void emit(const TargetInfo &t, const FeatureLevel &level, const Dispatch &d, Emitted &e) {
-  std::string error;
-  e.tm = createTargetMachine(t, error, &level);
-  ASSERT_TRUE(e.tm) << error;
-  e.module = std::make_unique<llvm::Module>("streaming", e.context);
-  e.module->setTargetTriple(t.triple);
-  e.module->setDataLayout(e.tm->createDataLayout());
-  codegen::emitLoopDispatch(*e.module, d);
-  e.fn = e.module->getFunction(d.name);
-  ASSERT_TRUE(e.fn);
-  // Kept by the optimizer: nothing in the module calls it.
-  e.fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
 }
 
 std::vector<llvm::StoreInst *> nontemporalStores(llvm::Function &f) {
@@ -113,7 +89,7 @@ bool dominatedByAny(llvm::DominatorTree &dt, const std::vector<llvm::BasicBlock 
   return false;
 }
 
-std::string assembly(Emitted &e) {
+std::string assembly(EmittedDispatch &e) {
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
   llvm::legacy::PassManager pm;
@@ -129,8 +105,8 @@ TEST(StreamingStores, OnlyAboveTheLevelsThreshold) {
       SCOPED_TRACE(std::string(t->name) + " " + level.name);
       Dispatch d = mapAt(level);
       EXPECT_EQ(d.loop.streamingBytes, level.streamingStoreBytes);
-      Emitted e;
-      emit(*t, level, d, e);
+      EmittedDispatch e;
+      emitDispatchForTest(*t, level, kGraph, "chain", e);
       if (!e.fn)
         continue;
       std::vector<llvm::StoreInst *> nt = nontemporalStores(*e.fn);

@@ -98,6 +98,19 @@ private:
   Value *reshape(Value *t, const std::vector<Size> &sizes) {
     return sized(OpKind::Reshape, t->type.elem, {t}, sizes);
   }
+  // |t| broadcast over |batch| images: [N, t's dims...].
+  Value *overImages(Value *t, const Size &batch) {
+    std::vector<Value *> operands = {t};
+    if (batch.value)
+      operands.push_back(batch.value);
+    std::vector<int64_t> dims = {batch.n}, from;
+    for (size_t i = 0; i < t->type.rank(); ++i) {
+      dims.push_back(t->type.dims[i]);
+      from.push_back(static_cast<int64_t>(i + 1));
+    }
+    return b_.add(OpKind::Broadcast, operands, Type::tensorOf(t->type.elem, dims),
+                  {OpBuilder::attr("dims", from)});
+  }
   Value *filled(Value *v, const std::vector<Size> &sizes) {
     Value *empty = sized(OpKind::Empty, v->type.elem, {}, sizes);
     return b_.add(OpKind::Fill, {v, empty}, empty->type);
@@ -271,27 +284,16 @@ void Expander::conv() {
     mm = b_.add(OpKind::Matmul, {lhs, rhs, acc}, acc->type);
   } else {
     Value *rhs = reshape(cols, {pairs, depth, points});
-    Value *lhs;
-    if (batch.n != 1 && groups == 1) {
-      // One [F, C * K] for every image: a view the packed matmul reads
-      // (packed once when the weights are a constant).
-      std::vector<Value *> operands = {reshape(wt, {filtersPerGroup, depth})};
-      if (batch.value)
-        operands.push_back(batch.value);
-      lhs = b_.add(OpKind::Broadcast, operands,
-                   Type::tensorOf(elem, {batch.n, filters, depth.n}),
-                   {OpBuilder::attr("dims", std::vector<int64_t>{1, 2})});
-    } else if (batch.n != 1) {
-      lhs = reshape(wt, {g, filtersPerGroup, depth});
-      std::vector<Value *> operands = {lhs};
-      if (batch.value)
-        operands.push_back(batch.value);
-      lhs = b_.add(OpKind::Broadcast, operands,
-                   Type::tensorOf(elem, {batch.n, groups, filters / groups, depth.n}),
-                   {OpBuilder::attr("dims", std::vector<int64_t>{1, 2, 3})});
-      lhs = reshape(lhs, {pairs, filtersPerGroup, depth});
-    } else {
-      lhs = reshape(wt, {g, filtersPerGroup, depth});
+    // The weights of each pair: with one group, one [F, C * K] broadcast
+    // over the images, a view the packed matmul reads as one matrix (and
+    // packs once when building where they are a constant); with several,
+    // [g, F/g, C/g * K] broadcast over the images and regrouped.
+    Value *lhs = groups == 1 ? reshape(wt, {filtersPerGroup, depth})
+                             : reshape(wt, {g, filtersPerGroup, depth});
+    if (batch.n != 1) {
+      lhs = overImages(lhs, batch);
+      if (groups != 1)
+        lhs = reshape(lhs, {pairs, filtersPerGroup, depth});
     }
     Value *acc = filled(padValue(elem, false), {pairs, filtersPerGroup, points});
     mm = b_.add(OpKind::BatchMatmul, {lhs, rhs, acc}, acc->type);
