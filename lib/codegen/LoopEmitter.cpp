@@ -49,6 +49,8 @@ public:
     unsigned P = L_.numParallel, D = static_cast<unsigned>(dims_.size());
     idx_.assign(D, nullptr);
     reduction_ = D > P;
+    for (const KernelOutput &o : L_.outputs)
+      outNode_.push_back(o.node);
     if (L_.packed.mr) {
       outerIndices();
       if (L_.packed.packOnly)
@@ -665,7 +667,77 @@ private:
   // A workgroup that covers part of a longer row cannot: other workgroups
   // write the rest of that row.
   void rowPasses(Value *j0, Value *j1) {
-    auto outputs = [&](int kept) { outputRange(j0, j1, kept, "j"); };
+    unsigned leaves = 1;
+    if (rowSlots_.empty() && outNode_.size() == 1)
+      rowCases(j0, j1, leaves);
+    else
+      rowPassesOf(j0, j1);
+  }
+
+  // The most row loops one kernel's selects are unswitched into.
+  static constexpr unsigned kMaxRowCases = 16;
+
+  // The row's outputs where the one output is a select whose condition is
+  // the same along the whole row (a concat along an outer dim: which
+  // operand holds the row; a mask broadcast along rows): the condition is
+  // tested once per row and each side gets a row loop of its own that
+  // reads only its operand, so a concat of n operands reads one value a
+  // point, not n, and its loops vectorize. Selects nested on either side
+  // are split the same way, up to kMaxRowCases loops. Not where a side
+  // holds a checked load: every checked load is still read, so an index
+  // out of range stops the dispatch whichever side holds it.
+  void rowCases(Value *j0, Value *j1, unsigned &leaves) {
+    int root = outNode_[0];
+    const ScalarNode &n = L_.nodes[root];
+    if (leaves >= kMaxRowCases || n.kind != ScalarNode::Kind::Op || n.op != OpKind::Select ||
+        rowShape_[n.operands[0]] != RowShape::Uniform || readsChecked(n.operands[1]) ||
+        readsChecked(n.operands[2])) {
+      rowPassesOf(j0, j1);
+      return;
+    }
+    ++leaves;
+    idx_[L_.numParallel - 1] = j0;
+    Scope s = evalScope();
+    Value *c = eval(n.operands[0], s);
+    Function *fn = b_.GetInsertBlock()->getParent();
+    BasicBlock *then = BasicBlock::Create(c_, "row.case", fn);
+    BasicBlock *other = BasicBlock::Create(c_, "row.other", fn);
+    BasicBlock *done = BasicBlock::Create(c_, "row.cases", fn);
+    b_.CreateCondBr(c, then, other);
+    for (auto [block, side] : {std::pair{then, n.operands[1]}, std::pair{other, n.operands[2]}}) {
+      b_.SetInsertPoint(block);
+      outNode_[0] = side;
+      rowCases(j0, j1, leaves);
+      b_.CreateBr(done);
+    }
+    outNode_[0] = root;
+    b_.SetInsertPoint(done);
+  }
+
+  // Whether node |root| reads a checked load (a gather's index).
+  bool readsChecked(int root) const {
+    std::vector<int> stack = {root};
+    std::vector<bool> seen(L_.nodes.size());
+    while (!stack.empty()) {
+      int n = stack.back();
+      stack.pop_back();
+      if (seen[n])
+        continue;
+      seen[n] = true;
+      if (L_.nodes[n].kind == ScalarNode::Kind::Load && L_.nodes[n].checked)
+        return true;
+      for (int o : L_.nodes[n].operands)
+        stack.push_back(o);
+    }
+    return false;
+  }
+
+  void rowPassesOf(Value *j0, Value *j1) {
+    auto outputs = [&](int kept) {
+      BranchInst *back = outputRange(j0, j1, kept, "j");
+      if (outNode_[0] != L_.outputs[0].node)
+        oneVectorAStep(back);
+    };
     int kept = keptRowValue();
     if (kept < 0) {
       rowStatistics(-1);
@@ -760,14 +832,14 @@ private:
     Value *jv = fullEnd(ja, j1, V);
     noLoopVectorize(outputRange(j0, ja, -1, "j_peel"));
     std::vector<int> roots;
-    for (const KernelOutput &o : L_.outputs)
-      roots.push_back(o.node);
+    for (int o : outNode_)
+      roots.push_back(o);
     Scope uniform = evalScope();
     std::map<int, Value *> splats = uniformSplats(roots, V, uniform);
     MDNode *nontemporal = MDNode::get(c_, ConstantAsMetadata::get(b_.getInt32(1)));
     noLoopVectorize(loop(ja, jv, "j_stream", [&](Value *j) {
       for (size_t k = 0; k < L_.outputs.size(); ++k) {
-        Value *v = rowVector(L_.outputs[k].node, V, j, splats);
+        Value *v = rowVector(outNode_[k], V, j, splats);
         idx_[P - 1] = j;
         StoreInst *st = b_.CreateAlignedStore(v, outputPtr(k), Align(vecBytes));
         st->setMetadata(LLVMContext::MD_nontemporal, nontemporal);
@@ -801,7 +873,7 @@ private:
         isStorageFloat(node.type) || node.type == DType::I1)
       return -1;
     // Is |v| an operand of the output's value, outside the statistics?
-    std::vector<int> stack = {L_.outputs[0].node};
+    std::vector<int> stack = {outNode_[0]};
     std::vector<bool> seen(L_.nodes.size());
     while (!stack.empty()) {
       int n = stack.back();
@@ -1069,6 +1141,17 @@ private:
     back->setMetadata(LLVMContext::MD_loop, self);
   }
 
+  // The loop vectorizer's loop of back edge |back| takes one vector a
+  // step (no interleaving): a row of 56 f32 is then 7 vector steps on
+  // AVX2 instead of one step of 32 and 24 scalar ones.
+  void oneVectorAStep(BranchInst *back) {
+    Metadata *one[] = {MDString::get(c_, "llvm.loop.interleave.count"),
+                       ConstantAsMetadata::get(b_.getInt32(1))};
+    MDNode *self = MDNode::getDistinct(c_, {nullptr, MDNode::get(c_, one)});
+    self->replaceOperandWith(0, self);
+    back->setMetadata(LLVMContext::MD_loop, self);
+  }
+
   // if (cond) body();
   void ifThen(Value *cond, const std::function<void()> &body) {
     Function *f = b_.GetInsertBlock()->getParent();
@@ -1249,7 +1332,7 @@ private:
 
   void storeOutputs(Scope s) {
     for (size_t k = 0; k < L_.outputs.size(); ++k)
-      store(L_.outputs[k].elem, outputPtr(k), eval(L_.outputs[k].node, s));
+      store(L_.outputs[k].elem, outputPtr(k), eval(outNode_[k], s));
   }
 
   Module &m_;
@@ -1263,6 +1346,9 @@ private:
   std::map<int, std::vector<Value *>> rowSlots_; // RowReduce node -> its lanes' slots
   std::map<int, Value *> rowStat_;  // RowReduce node -> its current row's value
   std::vector<RowShape> rowShape_;  // per node (RowVector.h)
+  // The node each output stores: L_.outputs' own, or inside one of
+  // rowCases' row loops, the side of the select that loop takes.
+  std::vector<int> outNode_;
   bool reduction_ = false;
   unsigned streamLanes_ = 0;     // streamingStoreLanes() (RowVector.h)
   Value *streaming_ = nullptr;   // streamingChoice(), where streamLanes_

@@ -73,6 +73,7 @@ struct Former {
   int ready(const Value *v);
   // Views and row statistics (Views.cpp).
   bool isView(const Op *op);
+  bool concatOperand(const Op *op, const Op *concat);
   bool isRowStat(const Op *op);
   // Whether |v| is consumed only by ops of group |g| (through views and row
   // statistics, which their consumers compute).

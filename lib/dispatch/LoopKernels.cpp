@@ -99,8 +99,19 @@ int Former::readAt(KernelDraft &draft, const Value *v, const std::vector<int> &a
       map.push_back(static_cast<int>(nodes[n].i));
   if (map.size() == at.size() && guard < 0)
     return loadNode(draft, v, map);
-  // Views are read only by maps and reductions (isView), so |v| is a buffer.
-  assert(!views.count(v) && !(v->def && rowStats.count(v->def)) && "view read at coordinates");
+  if (views.count(v)) {
+    // A concat's operand (concatOperand: never guarded): the view at |at|.
+    assert(guard < 0 && v->def->kind != OpKind::Transpose && "view read at guarded coordinates");
+    if (v->def->kind != OpKind::Broadcast)
+      return viewAt(draft, v->def, at);
+    // Broadcast dim k of the operand is dim dims[k] of the view.
+    std::vector<int> srcAt;
+    for (int64_t d : v->def->listAttr("dims"))
+      srcAt.push_back(at[static_cast<size_t>(d)]);
+    return readAt(draft, v->def->operands[0], srcAt, checked);
+  }
+  // Row statistics are read only by maps at their row (isRowStat).
+  assert(!(v->def && rowStats.count(v->def)) && "row statistic read at coordinates");
   ScalarNode n{ScalarNode::Kind::Load, v->type.elem};
   n.input = input(draft, v, {}); // no map: read at coordinates only
   n.operands = at;

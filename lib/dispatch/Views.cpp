@@ -7,7 +7,7 @@
 // it in a map. Written out, every broadcast is a full-size buffer written
 // once and read once, and every statistic a dispatch of its own. Instead:
 //   - A broadcast, gather, slice, iota or concat whose users are all maps or
-//     reductions is a *view*: its consumers load its operand at their point
+//     reductions (or, but for a gather, concats: concatOperand) is a *view*: its consumers load its operand at their point
 //     through the op's index map, or compute the iota from their index
 //     (LoopKernels.cpp, loadNode and viewAt). So is a transpose whose users
 //     are all matmuls reading it as their rhs (attention's q @ k^T): the
@@ -46,7 +46,8 @@ bool Former::isView(const Op *op) {
                      u->operands[0] == op->result() && u->operands[1] != op->result() &&
                      u->operands[2] != op->result() &&
                      op->listAttr("dims") == std::vector<int64_t>{1, 2};
-    if (movesData && u->kind != OpKind::Map && u->kind != OpKind::Reduce && !sharedLhs)
+    if (movesData && u->kind != OpKind::Map && u->kind != OpKind::Reduce && !sharedLhs &&
+        !concatOperand(op, u))
       return false;
     // A transpose only as a matmul's rhs: the packed matmul packs its rhs
     // from either layout at the same cost, while a map reading it across
@@ -58,6 +59,22 @@ bool Former::isView(const Op *op) {
       return false;
   }
   return true;
+}
+
+// A slice, pad, tile, broadcast, iota or concat read by concat |u| whose
+// dispatch (or whose own consumers, where it is a view too) reads it at
+// the point shifted along the axis (LoopKernels.cpp, readAt): a conv's
+// window slices of its padded input become the one dispatch that writes
+// its columns, which reads one operand a row (LoopEmitter's rowCases).
+// Not where the operand may be empty along the axis (the concat guards
+// such a read) nor for a gather (its checked index would be read at every
+// point of the concat, not only its own).
+bool Former::concatOperand(const Op *op, const Op *u) {
+  if (u->kind != OpKind::Concat || op->kind == OpKind::Gather)
+    return false;
+  size_t axis = static_cast<size_t>(u->intAttr("axis"));
+  std::optional<int64_t> n = shapes.exprs.constValue(shapes.dimsOf(op->result())[axis]);
+  return n && *n > 0;
 }
 
 bool Former::isRowStat(const Op *op) {

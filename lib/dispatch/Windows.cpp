@@ -118,12 +118,14 @@ private:
 
   // |x| with |w|'s padding along every spatial dim, the pads reading |pad|.
   Value *padded(Value *x, const Window &w, Value *pad);
-  // The window's element |k| at every output point: [N, C, O...].
+  // The window's element |k| at every output point: [N, C, O...], or
+  // [N, C, 1, O...] from |xp| of [N, C, 1, spatial...] (|lead| 3: the
+  // dims before the spatial ones, taken whole).
   Value *windowSlice(Value *xp, const Window &w, const std::vector<int64_t> &k,
-                     const std::vector<int64_t> &outDims);
+                     const std::vector<int64_t> &outDims, size_t lead);
   // One slice per window position, row-major.
   std::vector<Value *> windowSlices(Value *xp, const Window &w,
-                                    const std::vector<int64_t> &outDims);
+                                    const std::vector<int64_t> &outDims, size_t lead = 2);
   // map over |operands| (one shape, |shape|'s type) with a body built by |body|
   // from the block arguments.
   using BodyFn = std::function<Value *(std::vector<Value *> &)>;
@@ -187,8 +189,8 @@ Value *Expander::padded(Value *x, const Window &w, Value *pad) {
 // count is right for run-time sizes too).
 Value *Expander::windowSlice(Value *xp, const Window &w,
                              const std::vector<int64_t> &k,
-                             const std::vector<int64_t> &outDims) {
-  std::vector<int64_t> starts = {0, 0}, ends = {kToEnd, kToEnd}, steps = {1, 1};
+                             const std::vector<int64_t> &outDims, size_t lead) {
+  std::vector<int64_t> starts(lead, 0), ends(lead, kToEnd), steps(lead, 1);
   bool identity = true;
   for (size_t d = 0; d < w.rank(); ++d) {
     int64_t start = k[d] * w.dilations[d],
@@ -200,7 +202,7 @@ Value *Expander::windowSlice(Value *xp, const Window &w,
   }
   if (identity)
     return xp;
-  std::vector<int64_t> dims = {xp->type.dims[0], xp->type.dims[1]};
+  std::vector<int64_t> dims(xp->type.dims.begin(), xp->type.dims.begin() + lead);
   dims.insert(dims.end(), outDims.begin(), outDims.end());
   return b_.add(OpKind::Slice, {xp}, Type::tensorOf(xp->type.elem, dims),
                 {OpBuilder::attr("starts", starts),
@@ -210,11 +212,11 @@ Value *Expander::windowSlice(Value *xp, const Window &w,
 
 std::vector<Value *>
 Expander::windowSlices(Value *xp, const Window &w,
-                       const std::vector<int64_t> &outDims) {
+                       const std::vector<int64_t> &outDims, size_t lead) {
   std::vector<Value *> slices;
   std::vector<int64_t> k(w.rank(), 0);
   for (;;) {
-    slices.push_back(windowSlice(xp, w, k, outDims));
+    slices.push_back(windowSlice(xp, w, k, outDims, lead));
     size_t d = w.rank();
     while (d-- > 0 && ++k[d] == w.size[d])
       k[d] = 0;
@@ -243,29 +245,31 @@ void Expander::conv() {
   std::vector<int64_t> outDims = outputDims(w, x->type);
 
   Size batch = dimOf(x, 0);
-  // The columns of each image, [N, C, K, P] ([N, C * K, P]: channel, then
-  // window position, then output point): the window's slices of the
-  // padded input concatenated along a new dim 2. A
-  // window of one element at every point (1x1, stride 1, no padding) is
-  // the input itself: no copy.
-  std::vector<Value *> slices =
-      windowSlices(padded(x, w, padValue(elem, false)), w, outDims);
-  // Output points per image.
+  // The columns of each image, [N, C, K, O...] ([N, C * K, P]: channel,
+  // then window position, then output point): the window's slices of the
+  // padded input, each [N, C, 1, O...], concatenated along dim 2. The
+  // slices are views the concat reads (Views.cpp), one operand a row: one
+  // dispatch writes the columns. A window of one element at every point
+  // (1x1, stride 1, no padding) is the input itself: no copy.
+  Value *xp = padded(x, w, padValue(elem, false));
+  std::vector<Size> unitDim = {batch, Size{channels}, Size{1}};
+  for (size_t d = 0; d < w.rank(); ++d)
+    unitDim.push_back(dimOf(xp, d + 2));
+  std::vector<Value *> slices = windowSlices(reshape(xp, unitDim), w, outDims, 3);
+  Value *cols = slices[0];
+  if (slices.size() > 1) {
+    std::vector<int64_t> colDims = {batch.n, channels, window};
+    colDims.insert(colDims.end(), slices[0]->type.dims.begin() + 3, slices[0]->type.dims.end());
+    cols = b_.add(OpKind::Concat, slices, Type::tensorOf(elem, colDims),
+                  {OpBuilder::attr("axis", 2)});
+  }
+  // Output points per image (read from the columns: a `dim` of a slice
+  // would keep it from being a view).
   Size points{1, nullptr};
   std::vector<Size> outSizes;
   for (size_t d = 0; d < w.rank(); ++d) {
-    outSizes.push_back(dimOf(slices[0], d + 2));
+    outSizes.push_back(dimOf(cols, d + 3));
     points = mul(points, outSizes.back());
-  }
-  // Each slice as [N, C, 1, P]: long rows for the concat to copy.
-  Value *cols = slices[0];
-  if (slices.size() > 1) {
-    std::vector<Value *> rows;
-    for (Value *s : slices)
-      rows.push_back(reshape(s, {batch, Size{channels}, Size{1}, points}));
-    cols = b_.add(OpKind::Concat, rows,
-                  Type::tensorOf(elem, {batch.n, channels, window, points.n}),
-                  {OpBuilder::attr("axis", 2)});
   }
   // One matmul per image and group: the weights [g, F/g, C/g * K] by the
   // image's columns [g, C/g * K, P] give [g, F/g, P], the image's [F, O...]
