@@ -668,10 +668,18 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
 // order, so the same bytes as the tile. Measured on an AVX-512 Xeon, 1
 // thread, against the tail per panel: 1 x 64 x 4096 0.49-0.59x the time,
 // 1 x 256 x 2048 0.68-0.73x, 1 x 1024 x 1024 (one panel a workgroup)
-// 0.98x; 8 rows at a time 0.61 / 0.80 / 1.0, 32 as 16, and 4 panels of
-// accumulators at a time (more independent multiply-adds) no faster than
-// one, with 4.7 KB more in the MLP bundle and its build a fifth longer.
-constexpr unsigned kSweepRows = 16;
+// 0.98x; 8 rows at a time 0.61 / 0.80 / 1.0, 32 as 16. It takes
+// kSweepPanels panels at a time where it has them, their accumulators
+// independent chains of multiply-adds: a long K over few panels (decode's
+// p @ V, 1 x 4096 x 64) is otherwise as slow as one panel's chain of
+// dependent multiply-adds, whatever the memory. With the grid giving a
+// one-row workgroup of at most that many panels all of them
+// (PackedGrid.cpp), on Zen 3 (AVX2), 1 / 2 threads: 1 x 4096 x 64 0.52x /
+// 0.67x the time, 1 x 64 x 4096 0.80x / 0.81x, 1 x 256 x 2048 0.78x /
+// 0.87x, 1 x 1024 x 1024 and 1 x 4096 x 256 (a panel a workgroup) 1.0x.
+// It costs the MLP bundle for two targets 4.7 KB (59,424 B) and its build
+// 0.02 s (0.38-0.41 s).
+constexpr unsigned kSweepRows = 16, kSweepPanels = PackedMatmul::kSweepPanels;
 
 Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) {
   LLVMContext &c = m.getContext();
@@ -696,15 +704,20 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
     Value *fromInit = b.CreateAnd(first, b.CreateICmpEQ(k0, b.getInt64(0)));
     Value *startBase = b.CreateSelect(fromInit, init, acc);
     Value *startStride = b.CreateSelect(fromInit, b.getInt64(0), b.getInt64(1));
-    emitLoop(b, b.getInt64(0), cols, "q", [&](Value *col) {
-      // Rows [k0, k1) of the panel at |col| (never empty: k0 < kc), its
-      // nv accumulators as loop-carried values of a loop tested at its end.
+    // Rows [k0, k1) of |n| panels from the one at |col| (never empty:
+    // k0 < kc), their nv accumulators each as loop-carried values of a
+    // loop tested at its end: n panels are n * nv independent chains of
+    // multiply-adds, which a long K with few panels needs (one panel's
+    // chain is as slow as its latency).
+    auto panels = [&](Value *col, unsigned n) {
       Value *startCol = b.CreateInBoundsGEP(f32, startBase, b.CreateMul(col, startStride));
-      std::vector<Value *> start(nv), ptr(nv);
-      for (unsigned v = 0; v < nv; ++v) {
+      std::vector<Value *> start(n * nv), ptr(n * nv);
+      for (unsigned v = 0; v < n * nv; ++v) {
         ptr[v] = b.CreateInBoundsGEP(f32, acc, b.CreateAdd(col, b.getInt64(v * lanes)));
-        start[v] = b.CreateAlignedLoad(vec, b.CreateConstInBoundsGEP1_64(f32, startCol, v * lanes),
-                                       Align(4));
+        // |init| holds one panel's nr values (stride 0), |acc| all of them.
+        Value *at = b.CreateAdd(b.CreateMul(startStride, b.getInt64((v / nv) * nr)),
+                                b.getInt64((v % nv) * lanes));
+        start[v] = b.CreateAlignedLoad(vec, b.CreateInBoundsGEP(f32, startCol, at), Align(4));
       }
       BasicBlock *pred = b.GetInsertBlock();
       BasicBlock *body = BasicBlock::Create(c, "k.head", f), *exit = BasicBlock::Create(c, "k.exit", f);
@@ -720,8 +733,8 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
       Value *x = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(p.mr))));
       Value *splat = b.CreateVectorSplat(lanes, x);
       Value *row = rhsFrom.at(b, rhs, b.CreateAdd(b.CreateMul(k, ldRhs), col));
-      std::vector<Value *> next(nv);
-      for (unsigned v = 0; v < nv; ++v) {
+      std::vector<Value *> next(n * nv);
+      for (unsigned v = 0; v < n * nv; ++v) {
         Value *r = rhsFrom.load(b, rhsFrom.at(b, row, v * lanes), lanes);
         next[v] = b.CreateIntrinsic(Intrinsic::fmuladd, {vec}, {splat, r, accs[v]});
         accs[v]->addIncoming(next[v], body);
@@ -730,9 +743,15 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
       k->addIncoming(kNext, body);
       b.CreateCondBr(b.CreateICmpULT(kNext, k1), body, exit);
       b.SetInsertPoint(exit);
-      for (unsigned v = 0; v < nv; ++v)
+      for (unsigned v = 0; v < n * nv; ++v)
         b.CreateAlignedStore(next[v], ptr[v], Align(4));
-    }, nr);
+    };
+    // Groups of kSweepPanels panels, then the rest one at a time.
+    Value *grouped = b.CreateMul(b.CreateUDiv(cols, b.getInt64(kSweepPanels * nr)),
+                                 b.getInt64(kSweepPanels * nr));
+    emitLoop(b, b.getInt64(0), grouped, "qg", [&](Value *col) { panels(col, kSweepPanels); },
+             kSweepPanels * nr);
+    emitLoop(b, grouped, cols, "q", [&](Value *col) { panels(col, 1); }, nr);
   }, kSweepRows);
   b.CreateRetVoid();
   keepLoopsAsWritten(*f);

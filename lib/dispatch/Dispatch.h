@@ -148,6 +148,10 @@ struct PackedMatmul {
   // workgroups for many threads however long the K block is (kcPrepacked:
   // one K block at K = 1024).
   unsigned packCols() const { return nr() * std::max(1u, 32 / nr()); }
+  // The panels a one-row block sweeps at a time (packedMatmulRowSweep):
+  // their accumulators are independent chains of multiply-adds, so a
+  // workgroup of one row is given at least this many panels (PackedGrid.cpp).
+  static constexpr unsigned kSweepPanels = 4;
   unsigned packRows() const { return mr; }
   // The fewest rows of workgroups for which the pack dispatch packs the
   // rhs (PackOperands.cpp): below, each workgroup packs its own, as its

@@ -29,7 +29,15 @@
 // lhs block, the columns narrow from nc down to one nr-column panel until
 // the grid has about kTargetWorkgroups workgroups,
 // but never below kMinWorkgroupMacs multiply-adds per workgroup (with mc
-// rows). Narrow columns are cheap because an operand that several
+// rows); but a matmul of one row over at most the panels its sweep takes
+// at a time (PackedMatmul::kSweepPanels) is one workgroup: one panel is
+// one chain of dependent multiply-adds down all of K, as slow as its
+// latency where K is long (decode's p @ V, 1 x 4096 x 64: two workgroups
+// of one panel before; on the 16-core Xeon 0.50-0.93x the time at 16
+// threads, 0.81-0.84x at 1). More panels keep their workgroups of one:
+// four panels a workgroup made 1 x 3072 x 768 and 1 x 4096 x 256
+// 1.5-1.9x slower at 16 threads (fewer streams from memory) for at most
+// 10-20% at 1. Narrow columns are cheap because an operand that several
 // workgroups read is packed once per call (PackOperands.cpp). Where the
 // columns stay whole and there are many more workgroups than the target,
 // a workgroup covers up to kMaxLhsBlocks lhs blocks, which amortises the
@@ -97,6 +105,12 @@ void Former::packedMatmulGrid(KernelDraft &draft) {
   uint32_t share = op(GRAFT_EXPR_DIV, op(GRAFT_EXPR_MUL, wgRows, N), c(kTargetWorkgroups * nr));
   uint32_t least = op(GRAFT_EXPR_CEILDIV, c((kMinWorkgroupMacs + p.mc * nr - 1) / (p.mc * nr)),
                       op(GRAFT_EXPR_MAX, K, c(1)));
+  // A matmul of one row over at most the panels its sweep takes at a
+  // time: one workgroup of all of them.
+  const uint32_t fewPanels =
+      op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_LT, M, c(2)),
+         op(GRAFT_EXPR_LT, panels, c(PackedMatmul::kSweepPanels + 1)));
+  least = op(GRAFT_EXPR_MAX, least, op(GRAFT_EXPR_MUL, fewPanels, c(PackedMatmul::kSweepPanels)));
   uint32_t cols = op(GRAFT_EXPR_MUL, clamp(share, least, p.nc / nr), c(nr));
   d.grid[0] = op(GRAFT_EXPR_CEILDIV, N, cols);
   // Rows: all of M where whole, else up to kMaxLhsBlocks lhs blocks while

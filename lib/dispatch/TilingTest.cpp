@@ -122,10 +122,14 @@ TEST(Tiling, WiderLevelsGetWiderTiles) {
 // one row of workgroups covering all of M (32 panels or more), 64 columns
 // where that keeps the target (3 rows of 96 before); 256 x 768 x 768: one
 // row too (3 lhs blocks, 24 panels), but 256 x 768 x 512 (16 panels) three
-// rows of 96 with the rhs packed before.
+// rows of 96 with the rhs packed before. A matmul of one row over at most
+// the 4 panels its sweep takes at a time is one workgroup: decode's
+// p @ V, 1 x 4096 x 64, both panels (two workgroups of one panel before,
+// each as slow as its chain of multiply-adds); 1 x 1024 x 1024 keeps 32
+// workgroups of one panel.
 TEST(Tiling, PackedMatmulGrids) {
   const char *graph = R"(
-func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x2048xf32>, %d: tensor<2x2xf32>, %e: tensor<1024x64xf32>, %f: tensor<64x1024xf32>, %g: tensor<128x768xf32>, %h: tensor<768x768xf32>, %i: tensor<200x1024xf32>, %j: tensor<256x256xf32>, %k: tensor<256x4096xf32>, %l: tensor<256x768xf32>, %o: tensor<768x512xf32>) -> (tensor<64x1024xf32>, tensor<1024x1024xf32>, tensor<2048x2048xf32>, tensor<2x2xf32>, tensor<1024x1024xf32>, tensor<128x768xf32>, tensor<200x1024xf32>, tensor<256x4096xf32>, tensor<256x768xf32>, tensor<256x512xf32>) {
+func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x2048xf32>, %d: tensor<2x2xf32>, %e: tensor<1024x64xf32>, %f: tensor<64x1024xf32>, %g: tensor<128x768xf32>, %h: tensor<768x768xf32>, %i: tensor<200x1024xf32>, %j: tensor<256x256xf32>, %k: tensor<256x4096xf32>, %l: tensor<256x768xf32>, %o: tensor<768x512xf32>, %p: tensor<1x4096xf32>, %v: tensor<4096x64xf32>, %q: tensor<1x1024xf32>) -> (tensor<64x1024xf32>, tensor<1024x1024xf32>, tensor<2048x2048xf32>, tensor<2x2xf32>, tensor<1024x1024xf32>, tensor<128x768xf32>, tensor<200x1024xf32>, tensor<256x4096xf32>, tensor<256x768xf32>, tensor<256x512xf32>, tensor<1x64xf32>, tensor<1x1024xf32>) {
   %z = constant 0.0 : f32
   %e1 = empty : tensor<64x1024xf32>
   %f1 = fill %z, %e1 : tensor<64x1024xf32>
@@ -157,7 +161,13 @@ func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x204
   %e10 = empty : tensor<256x512xf32>
   %f10 = fill %z, %e10 : tensor<256x512xf32>
   %r10 = matmul %l, %o, %f10 : tensor<256x512xf32>
-  return %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10
+  %e11 = empty : tensor<1x64xf32>
+  %f11 = fill %z, %e11 : tensor<1x64xf32>
+  %r11 = matmul %p, %v, %f11 : tensor<1x64xf32>
+  %e12 = empty : tensor<1x1024xf32>
+  %f12 = fill %z, %e12 : tensor<1x1024xf32>
+  %r12 = matmul %q, %b, %f12 : tensor<1x1024xf32>
+  return %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11, %r12
 }
 )";
   struct Want {
@@ -171,7 +181,9 @@ func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x204
               {200, 1024, 1024, 288, 32, 32, 1, 0, 1},
               {256, 4096, 256, 288, 64, 64, 1, 0, 1},
               {256, 768, 768, 288, 32, 24, 1, 0, 1},
-              {256, 512, 768, 96, 32, 16, 3, 1, 1}};
+              {256, 512, 768, 96, 32, 16, 3, 1, 1},
+              {1, 64, 4096, 96, 128, 1, 1, 0, 0},
+              {1, 1024, 1024, 96, 32, 32, 1, 0, 1}};
   const TargetInfo *x86 = lookupTarget("x86_64");
   ASSERT_TRUE(x86);
   ProgramSet ps = form(*lookupLevel(*x86, "x86-64-v4"), graph);
