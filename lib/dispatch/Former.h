@@ -74,6 +74,7 @@ struct Former {
   // Views and row statistics (Views.cpp).
   bool isView(const Op *op);
   bool concatOperand(const Op *op, const Op *concat);
+  bool broadcastOperand(const Op *op, const Op *broadcast);
   bool isRowStat(const Op *op);
   // Whether |v| is consumed only by ops of group |g| (through views and row
   // statistics, which their consumers compute).

@@ -7,7 +7,8 @@
 // it in a map. Written out, every broadcast is a full-size buffer written
 // once and read once, and every statistic a dispatch of its own. Instead:
 //   - A broadcast, gather, slice, iota or concat whose users are all maps or
-//     reductions (or, but for a gather, concats: concatOperand) is a *view*: its consumers load its operand at their point
+//     reductions (or, but for a gather, concats: concatOperand; or
+//     broadcasts that are such views: broadcastOperand) is a *view*: its consumers load its operand at their point
 //     through the op's index map, or compute the iota from their index
 //     (LoopKernels.cpp, loadNode and viewAt). So is a transpose whose users
 //     are all matmuls reading it as their rhs (attention's q @ k^T): the
@@ -47,7 +48,7 @@ bool Former::isView(const Op *op) {
                      u->operands[2] != op->result() &&
                      op->listAttr("dims") == std::vector<int64_t>{1, 2};
     if (movesData && u->kind != OpKind::Map && u->kind != OpKind::Reduce && !sharedLhs &&
-        !concatOperand(op, u))
+        !concatOperand(op, u) && !broadcastOperand(op, u))
       return false;
     // A transpose only as a matmul's rhs: the packed matmul packs its rhs
     // from either layout at the same cost, while a map reading it across
@@ -75,6 +76,19 @@ bool Former::concatOperand(const Op *op, const Op *u) {
   size_t axis = static_cast<size_t>(u->intAttr("axis"));
   std::optional<int64_t> n = shapes.exprs.constValue(shapes.dimsOf(op->result())[axis]);
   return n && *n > 0;
+}
+
+// A slice, pad, tile, gather, iota or concat broadcast by |u|, a broadcast
+// that only maps and reductions read (a view, which reads its operand
+// through the composed map: LoopKernels.cpp, loadNode): a depthwise conv's
+// weights of one window position, a strided slice of them all.
+bool Former::broadcastOperand(const Op *op, const Op *u) {
+  if (u->kind != OpKind::Broadcast || u->operands[0] != op->result() || returned.count(u->result()))
+    return false;
+  const std::vector<Op *> &users = uses.users(u->result());
+  return !users.empty() && std::all_of(users.begin(), users.end(), [](const Op *m) {
+    return m->kind == OpKind::Map || m->kind == OpKind::Reduce;
+  });
 }
 
 bool Former::isRowStat(const Op *op) {

@@ -5,9 +5,11 @@
 //   the type's lowest value for max) over the spatial dims;
 // - every window position k is one strided `slice` of the padded input,
 //   [N, C, O...]: the window's element k at every output point;
-// - conv (im2col): the slices of each image, as [N, C, 1, P],
-//   concatenated along dim 2 are its columns [N, C, K, P] (K window
-//   positions, P output points per image); as [N * g, C/g * K, P] they
+// - conv (im2col): the slices of each image, [N, C, 1, O...] slices of
+//   the padded input as [N, C, 1, spatial...], concatenated along dim 2
+//   are its columns [N, C, K, P] (K window positions, P output points per
+//   image; one dispatch, the slices views the concat reads); as
+//   [N * g, C/g * K, P] they
 //   are the rhs of one batch matmul per image and group, with the weights
 //   [g, F/g, C/g * K] as lhs (with one group, a broadcast over the images
 //   that the packed matmul reads as one matrix, Views.cpp; with several, a
@@ -16,6 +18,8 @@
 //   transposed. The packed matmul then does the work at matmul speed. The
 //   k order of the matmul (channel, then window position) is the one the
 //   evaluator sums in;
+// - depthwise conv (a filter per channel): no columns, one `map` over the
+//   slices and each window position's weights, broadcast (views);
 // - pool: one `map` over the slices (read as views, never materialised)
 //   folds max, or sums and divides; a count of the window's elements inside
 //   the input (avg without count_include_pad) is the same sum over slices of
@@ -49,6 +53,8 @@ public:
 
   void conv();
   void pool();
+  // A depthwise conv (one input channel and one filter per group).
+  void depthwise(Value *x, Value *wt, const Window &w, const std::vector<int64_t> &outDims);
   std::vector<Op *> &ops() { return b_.ops; }
 
 private:
@@ -243,6 +249,10 @@ void Expander::conv() {
   for (int64_t s : w.size)
     window *= s;
   std::vector<int64_t> outDims = outputDims(w, x->type);
+  if (groups == channels && filters == groups) {
+    depthwise(x, wt, w, outDims);
+    return;
+  }
 
   Size batch = dimOf(x, 0);
   // The columns of each image, [N, C, K, O...] ([N, C * K, P]: channel,
@@ -305,6 +315,62 @@ void Expander::conv() {
   std::vector<Size> final = {batch, Size{filters}};
   final.insert(final.end(), outSizes.begin(), outSizes.end());
   becomeLast(reshape(mm, final));
+}
+
+// out[n, c, o] = 0 + sum over window positions k, in order, of
+// w[c, k] * x_padded[n, c, o + k]: one map over the window's slices and,
+// per position, the channels' weights broadcast over the images and output
+// points, all views (the weights of position k a strided slice of them
+// flat). A batch matmul over (image, channel) pairs of one row and K of the
+// window's size would run its packed microkernel on 1 x K x O blocks and
+// write the columns out first (K times the input).
+void Expander::depthwise(Value *x, Value *wt, const Window &w,
+                         const std::vector<int64_t> &outDims) {
+  DType elem = x->type.elem;
+  int64_t channels = x->type.dims[1];
+  Value *xp = padded(x, w, padValue(elem, false));
+  std::vector<Value *> operands = windowSlices(xp, w, outDims);
+  const size_t window = operands.size();
+  // The result's sizes, for the broadcasts' '?'s: computed from the padded
+  // input's (a `dim` of a slice would keep it from being a view).
+  std::vector<Size> sizes = {dimOf(x, 0), Size{channels}};
+  for (size_t d = 0; d < w.rank(); ++d) {
+    if (outDims[d] != kDynamic) {
+      sizes.push_back(Size{outDims[d]});
+      continue;
+    }
+    // max(0, (padded - span + stride) / stride)
+    Type index = Type::scalar(DType::Index);
+    Value *room = b_.add(OpKind::Add,
+                         {indexValue(dimOf(xp, d + 2)),
+                          intConstant(DType::Index, w.strides[d] - w.span(d))},
+                         index);
+    Value *n = b_.add(OpKind::Div, {room, intConstant(DType::Index, w.strides[d])}, index);
+    sizes.push_back(Size{kDynamic, b_.add(OpKind::Max, {n, intConstant(DType::Index, 0)}, index)});
+  }
+  Value *flat = reshape(wt, {Size{channels * int64_t(window)}});
+  for (size_t k = 0; k < window; ++k) {
+    Value *wk = b_.add(OpKind::Slice, {flat}, Type::tensorOf(elem, {channels}),
+                       {OpBuilder::attr("starts", std::vector<int64_t>{int64_t(k)}),
+                        OpBuilder::attr("ends", std::vector<int64_t>{kToEnd}),
+                        OpBuilder::attr("steps", std::vector<int64_t>{int64_t(window)})});
+    std::vector<Value *> bOperands = {wk};
+    std::vector<int64_t> dims;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      dims.push_back(sizes[d].value ? kDynamic : sizes[d].n);
+      if (d != 1 && sizes[d].value)
+        bOperands.push_back(sizes[d].value);
+    }
+    operands.push_back(b_.add(OpKind::Broadcast, bOperands, Type::tensorOf(elem, dims),
+                              {OpBuilder::attr("dims", std::vector<int64_t>{1})}));
+  }
+  Value *zero = padValue(elem, false);
+  becomeLast(map(operands, op_.result()->type, [&](std::vector<Value *> &args) {
+    Value *acc = zero;
+    for (size_t k = 0; k < window; ++k)
+      acc = bodyOp(OpKind::Add, elem, {acc, bodyOp(OpKind::Mul, elem, {args[window + k], args[k]})});
+    return acc;
+  }));
 }
 
 void Expander::pool() {

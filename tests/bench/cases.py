@@ -115,8 +115,12 @@ def attention_ref(q, k, v):
 
 
 def conv_ref(x, w, pad):
-    """NCHW conv with stride 1 in float64: one matmul per window position."""
+    """NCHW conv with stride 1 in float64: one matmul per window position
+    (a depthwise one, with a filter per channel, one product per channel)."""
     x, w = f64(x, w)
+    if w.shape[1] == 1 and x.shape[1] == w.shape[0] > 1:
+        return np.concatenate([conv_ref(x[:, i:i + 1], w[i:i + 1], pad)
+                               for i in range(x.shape[1])], axis=1)
     xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
     n, c, h, wd = x.shape
     f, _, kh, kw = w.shape
@@ -128,12 +132,14 @@ def conv_ref(x, w, pad):
     return out
 
 
-def conv(name, fn, n, c, h, w, f, k):
+def conv(name, fn, n, c, h, w, f, k, groups=1):
     pad = k // 2
-    return Case(name, "conv", fn, [(n, c, h, w), (f, c, k, k)],
+    cg = c // groups
+    return Case(name, "conv", fn, [(n, c, h, w), (f, cg, k, k)],
                 lambda x, wt: conv_ref(x, wt, pad),
-                [Peer("torch", torch=lambda t, x, wt: t.nn.functional.conv2d(x, wt, padding=pad))],
-                flops=2 * n * f * h * w * c * k * k, tol=1e-6 * c * k * k)
+                [Peer("torch", torch=lambda t, x, wt: t.nn.functional.conv2d(
+                    x, wt, padding=pad, groups=groups))],
+                flops=2 * n * f * h * w * cg * k * k, tol=1e-6 * cg * k * k)
 
 
 # The peers. The torch expressions are what a PyTorch user writes in eager
@@ -231,6 +237,9 @@ def all_cases(quick):
     n, h, w = cv
     cases.append(conv("conv3x3", "conv3x3", n, 64, h, w, 64, 3))
     cases.append(conv("conv1x1", "conv1x1", n, 256, h, w, 64, 1))
+    # MobileNet's depthwise 3x3 (a filter per channel) at 112x112.
+    dn, dh, dw = (1, 9, 11) if quick else (1, 112, 112)
+    cases.append(conv("conv_dw3x3", "dw3x3", dn, 32, dh, dw, 32, 3, groups=32))
     # The matmuls of the same FLOPs (the im2col shapes, F x C*K*K by C*K*K x
     # N*H*W), so a conv's rate reads against a plain matmul's (issue 10: a
     # conv must not be much slower than a matmul of the same FLOPs).
