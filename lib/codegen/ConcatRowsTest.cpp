@@ -7,7 +7,6 @@
 // and on levels with vectors, its loops read vectors. A select whose
 // condition changes along the row keeps its select.
 #include "codegen/EmitForTest.h"
-#include "codegen/OptPipeline.h"
 
 #include <gtest/gtest.h>
 #include <llvm/IR/Instructions.h>
@@ -37,18 +36,12 @@ struct Shape {
 
 Shape optimizedShape(const TargetInfo &t, const FeatureLevel &level, const std::string &fn) {
   Shape out;
-  EmittedDispatch e;
-  emitDispatchForTest(t, level, kGraph, fn, e);
-  if (!e.fn)
-    return out;
-  optimizeSliceModule(*e.module, *e.tm);
-  for (llvm::BasicBlock &bb : *e.fn)
-    for (llvm::Instruction &i : bb) {
-      if (auto *sel = llvm::dyn_cast<llvm::SelectInst>(&i))
-        out.floatSelects += sel->getType()->getScalarType()->isFloatTy();
-      if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&i))
-        out.vectorLoads += load->getType()->isVectorTy();
-    }
+  visitOptimizedDispatch(t, level, kGraph, fn, [&](llvm::Instruction &i) {
+    if (auto *sel = llvm::dyn_cast<llvm::SelectInst>(&i))
+      out.floatSelects += sel->getType()->getScalarType()->isFloatTy();
+    if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&i))
+      out.vectorLoads += load->getType()->isVectorTy();
+  });
   return out;
 }
 

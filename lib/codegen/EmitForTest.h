@@ -8,6 +8,7 @@
 #define GRAFT_CODEGEN_EMITFORTEST_H_
 
 #include "codegen/Codegen.h"
+#include "codegen/OptPipeline.h"
 #include "dispatch/FormForTest.h"
 #include "link/TargetMachine.h"
 #include "targets/Target.h"
@@ -52,6 +53,22 @@ inline void emitDispatchForTest(const TargetInfo &t, const FeatureLevel &level,
   e.fn = e.module->getFunction(d->name);
   ASSERT_TRUE(e.fn);
   e.fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
+}
+
+// Each instruction of that dispatch after the slice pipeline
+// (optimizeSliceModule), passed to |visit|; none where it could not be
+// emitted (already a test failure).
+template <class Visit>
+void visitOptimizedDispatch(const TargetInfo &t, const FeatureLevel &level, const char *graph,
+                            const std::string &fn, Visit visit) {
+  EmittedDispatch e;
+  emitDispatchForTest(t, level, graph, fn, e);
+  if (!e.fn)
+    return;
+  optimizeSliceModule(*e.module, *e.tm);
+  for (llvm::BasicBlock &bb : *e.fn)
+    for (llvm::Instruction &i : bb)
+      visit(i);
 }
 
 } // namespace graft

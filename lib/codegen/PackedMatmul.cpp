@@ -674,9 +674,11 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
 // p @ V, 1 x 4096 x 64) is otherwise as slow as one panel's chain of
 // dependent multiply-adds, whatever the memory. With the grid giving a
 // one-row workgroup of at most that many panels all of them
-// (PackedGrid.cpp), on Zen 3 (AVX2), 1 / 2 threads: 1 x 4096 x 64 0.52x /
-// 0.67x the time, 1 x 64 x 4096 0.80x / 0.81x, 1 x 256 x 2048 0.78x /
-// 0.87x, 1 x 1024 x 1024 and 1 x 4096 x 256 (a panel a workgroup) 1.0x.
+// (PackedGrid.cpp), on Zen 3 (AVX2), 1 / 2 threads: 1 x 64 x 4096 0.80x /
+// 0.81x the time, 1 x 256 x 2048 0.78x / 0.87x, 1 x 1024 x 1024 and
+// 1 x 4096 x 256 (a panel a workgroup) 1.0x; 1 x 4096 x 64 0.52x at 1
+// thread, but 1.18x at 2 (one workgroup reads V from L3 where four read
+// it from two cores' L2).
 // It costs the MLP bundle for two targets 4.7 KB (59,424 B) and its build
 // 0.02 s (0.38-0.41 s).
 constexpr unsigned kSweepRows = 16, kSweepPanels = PackedMatmul::kSweepPanels;

@@ -6,7 +6,6 @@
 // pad's dispatch has a masked vector load and no gather; an edge-mode pad
 // (clamped, no guard) still has none of either.
 #include "codegen/EmitForTest.h"
-#include "codegen/OptPipeline.h"
 
 #include <gtest/gtest.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -32,17 +31,12 @@ struct Loads {
 
 Loads optimizedLoads(const TargetInfo &t, const FeatureLevel &level, const std::string &fn) {
   Loads out;
-  EmittedDispatch e;
-  emitDispatchForTest(t, level, kGraph, fn, e);
-  if (!e.fn)
-    return out;
-  optimizeSliceModule(*e.module, *e.tm);
-  for (llvm::BasicBlock &bb : *e.fn)
-    for (llvm::Instruction &i : bb)
-      if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&i)) {
-        out.masked += call->getIntrinsicID() == llvm::Intrinsic::masked_load;
-        out.gathers += call->getIntrinsicID() == llvm::Intrinsic::masked_gather;
-      }
+  visitOptimizedDispatch(t, level, kGraph, fn, [&](llvm::Instruction &i) {
+    if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&i)) {
+      out.masked += call->getIntrinsicID() == llvm::Intrinsic::masked_load;
+      out.gathers += call->getIntrinsicID() == llvm::Intrinsic::masked_gather;
+    }
+  });
   return out;
 }
 

@@ -150,7 +150,8 @@ struct PackedMatmul {
   unsigned packCols() const { return nr() * std::max(1u, 32 / nr()); }
   // The panels a one-row block sweeps at a time (packedMatmulRowSweep):
   // their accumulators are independent chains of multiply-adds, so a
-  // workgroup of one row is given at least this many panels (PackedGrid.cpp).
+  // one-row matmul of at most this many panels is one workgroup
+  // (PackedGrid.cpp).
   static constexpr unsigned kSweepPanels = 4;
   unsigned packRows() const { return mr; }
   // The fewest rows of workgroups for which the pack dispatch packs the

@@ -37,8 +37,8 @@ void Former::packOperandsOncePerCall(KernelDraft &draft) {
   const std::vector<uint32_t> &domain = draft.domain;
   const unsigned P = mm.loop.numParallel;
   const uint32_t M = domain[P - 2], N = domain[P - 1], K = domain[P];
-  // (Constant operands are packed when building instead: PackConstants.cpp.)
-  packConstantOperands(draft);
+  // (Constant operands were packed when building instead: PackConstants.cpp,
+  // called before the grid.)
   const uint32_t packRhs =
       p.rhsConstant ? c(0) : op(GRAFT_EXPR_LT, c(p.rhsPackedRows() - 1), mm.grid[1]);
   const uint32_t packLhs = p.lhsConstant ? c(0) : several(mm.grid[0]);

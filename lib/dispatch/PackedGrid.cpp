@@ -34,7 +34,9 @@
 // one chain of dependent multiply-adds down all of K, as slow as its
 // latency where K is long (decode's p @ V, 1 x 4096 x 64: two workgroups
 // of one panel before; on the 16-core Xeon 0.50-0.93x the time at 16
-// threads, 0.81-0.84x at 1). More panels keep their workgroups of one:
+// threads, 0.81-0.84x at 1; on Zen 3 0.52x at 1 thread but 1.18x at 2,
+// where four workgroups read V from two cores' L2). More panels keep
+// their workgroups of one:
 // four panels a workgroup made 1 x 3072 x 768 and 1 x 4096 x 256
 // 1.5-1.9x slower at 16 threads (fewer streams from memory) for at most
 // 10-20% at 1. Narrow columns are cheap because an operand that several
@@ -106,10 +108,13 @@ void Former::packedMatmulGrid(KernelDraft &draft) {
   uint32_t least = op(GRAFT_EXPR_CEILDIV, c((kMinWorkgroupMacs + p.mc * nr - 1) / (p.mc * nr)),
                       op(GRAFT_EXPR_MAX, K, c(1)));
   // A matmul of one row over at most the panels its sweep takes at a
-  // time: one workgroup of all of them.
+  // time: one workgroup of all of them (where it sweeps: an rhs read in
+  // place, not a transposed or a constant one).
+  const bool sweeps = !p.rhsTransposed && !p.rhsConstant;
   const uint32_t fewPanels =
-      op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_LT, M, c(2)),
-         op(GRAFT_EXPR_LT, panels, c(PackedMatmul::kSweepPanels + 1)));
+      sweeps ? op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_LT, M, c(2)),
+                  op(GRAFT_EXPR_LT, panels, c(PackedMatmul::kSweepPanels + 1)))
+             : c(0);
   least = op(GRAFT_EXPR_MAX, least, op(GRAFT_EXPR_MUL, fewPanels, c(PackedMatmul::kSweepPanels)));
   uint32_t cols = op(GRAFT_EXPR_MUL, clamp(share, least, p.nc / nr), c(nr));
   d.grid[0] = op(GRAFT_EXPR_CEILDIV, N, cols);

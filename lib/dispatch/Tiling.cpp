@@ -241,6 +241,9 @@ void Former::finishLoop(KernelDraft &draft) {
     z = ex.binary(GRAFT_EXPR_MUL, z, domain[i]);
   draft.d.grid[2] = z;
   if (L.packed.mr) {
+    // (Constant operands are packed when building: PackConstants.cpp. The
+    // grid reads whether the rhs is one.)
+    packConstantOperands(draft);
     packedMatmulGrid(draft);
     L.tileX = L.packed.nc;
     L.tileY = L.packed.mw;

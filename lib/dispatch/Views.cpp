@@ -7,8 +7,9 @@
 // it in a map. Written out, every broadcast is a full-size buffer written
 // once and read once, and every statistic a dispatch of its own. Instead:
 //   - A broadcast, gather, slice, iota or concat whose users are all maps or
-//     reductions (or, but for a gather, concats: concatOperand; or
-//     broadcasts that are such views: broadcastOperand) is a *view*: its consumers load its operand at their point
+//     reductions (or, but for a gather, concats that hold it with a static
+//     size: concatOperand, or broadcasts that are such views:
+//     broadcastOperand) is a *view*: its consumers load its operand at their point
 //     through the op's index map, or compute the iota from their index
 //     (LoopKernels.cpp, loadNode and viewAt). So is a transpose whose users
 //     are all matmuls reading it as their rhs (attention's q @ k^T): the
@@ -78,12 +79,16 @@ bool Former::concatOperand(const Op *op, const Op *u) {
   return n && *n > 0;
 }
 
-// A slice, pad, tile, gather, iota or concat broadcast by |u|, a broadcast
-// that only maps and reductions read (a view, which reads its operand
-// through the composed map: LoopKernels.cpp, loadNode): a depthwise conv's
-// weights of one window position, a strided slice of them all.
+// A slice, pad, tile, iota or concat broadcast by |u|, a broadcast that
+// only maps and reductions read (a view, which reads its operand through
+// the composed map: LoopKernels.cpp, loadNode): a depthwise conv's weights
+// of one window position, a strided slice of them all. Not a gather: its
+// checked index would be read only where the broadcast is (nowhere where
+// the broadcast is empty, so a bad index would go unreported), and at
+// every point of it.
 bool Former::broadcastOperand(const Op *op, const Op *u) {
-  if (u->kind != OpKind::Broadcast || u->operands[0] != op->result() || returned.count(u->result()))
+  if (u->kind != OpKind::Broadcast || op->kind == OpKind::Gather ||
+      u->operands[0] != op->result() || returned.count(u->result()))
     return false;
   const std::vector<Op *> &users = uses.users(u->result());
   return !users.empty() && std::all_of(users.begin(), users.end(), [](const Op *m) {
