@@ -60,7 +60,8 @@ llvm::Function *packedMatmulTilePacking(llvm::Module &m, const PackedMatmul &p,
                                         const TileEpilogue *epi = nullptr);
 // The one-row microkernel over a block's whole panels of a plain rhs read
 // in place (|rhs|: f32, f16 or bf16): the same sums as the one-row tail
-// per panel, rows swept a few at a time across all the columns.
+// per panel, rows swept a few at a time across all the columns; its lhs
+// is a packed panel (element k at k * mr) or an f32 row in place (at k).
 llvm::Function *packedMatmulRowSweep(llvm::Module &m, const PackedMatmul &p, DType rhs);
 // Whether a transposed rhs is moved in transposes of the level's lanes:
 // packRows' wide panels, and packedMatmulTransposedTail.

@@ -392,6 +392,8 @@ private:
         tailsTranspose ? b_.CreateAnd(b_.CreateNot(prepacked),
                                       b_.CreateICmpULE(b_.CreateSub(i1, i0), b_.getInt64(tails.back())))
                        : b_.getFalse();
+    // Whether a one-row block's sweep may read an f32 lhs row in place.
+    const bool lhsRowsInPlace = p.lhsElem == DType::F32 && !p.lhsConstant;
     BranchInst *kBlocks = loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
       Value *kc = kBlock(pc);
       // Whether the microkernels start their accumulators from the fill.
@@ -422,8 +424,17 @@ private:
       };
       loop(i0, i1, "ib", [&](Value *ib) {
         Value *ie = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(ib, b_.getInt64(p.mc)), i1);
+        // One row that reads its rhs in place sweeps its whole panels in one
+        // call (packedMatmulRowSweep), a few rows at a time across all the
+        // columns; the panel loop then has only the ragged last panel. An
+        // f32 lhs row is read by the sweep where it is (not packed: a
+        // packed panel spreads one row over mr), unless a ragged panel's
+        // tile needs the packed panel.
+        Value *sweeps = b_.CreateAnd(readsInPlace, b_.CreateICmpEQ(b_.CreateSub(ie, ib), b_.getInt64(1)));
+        Value *lhsInPlace = lhsRowsInPlace ? b_.CreateAnd(sweeps, b_.CreateICmpEQ(wholeEnd, j1))
+                                           : b_.getFalse();
         // The lhs block: packed before the call, or now into the scratch.
-        ifThen(b_.CreateNot(prepackedLhs), [&]() {
+        ifThen(b_.CreateAnd(b_.CreateNot(prepackedLhs), b_.CreateNot(lhsInPlace)), [&]() {
           Value *from =
               b_.CreateInBoundsGEP(elemType(p.lhs), lhs, b_.CreateAdd(b_.CreateMul(ib, lda), pc));
           b_.CreateCall(packLhs, {kc, b_.CreateSub(ie, ib), from, lda, ownLhs});
@@ -434,14 +445,16 @@ private:
                            params_[L_.inputs[p.lhs].dimParams.back()])
                 : b_.CreateSelect(prepackedLhs, packedLhsAt(packed, pc, kc, ib),
                                   ownLhs);
-        // One row that reads its rhs in place sweeps its whole panels in one
-        // call (packedMatmulRowSweep), a few rows at a time across all the
-        // columns; the panel loop then has only the ragged last panel.
-        Value *sweeps = b_.CreateAnd(readsInPlace, b_.CreateICmpEQ(b_.CreateSub(ie, ib), b_.getInt64(1)));
         ifThen(sweeps, [&]() {
+          Value *lhsArg = lhsBlock;
+          if (lhsRowsInPlace)
+            lhsArg = b_.CreateSelect(
+                lhsInPlace, b_.CreateInBoundsGEP(f32, lhs, b_.CreateAdd(b_.CreateMul(ib, lda), pc)),
+                lhsBlock);
           b_.CreateCall(codegen::packedMatmulRowSweep(m_, p, p.rhsElem),
-                        {kc, lhsBlock, rhsBlock(rhs, pc, j0), sum(ib, j0), initRow,
-                         first, ldb, b_.CreateSub(wholeEnd, j0)});
+                        {kc, lhsArg, rhsBlock(rhs, pc, j0), sum(ib, j0), initRow, first, ldb,
+                         b_.CreateSub(wholeEnd, j0),
+                         b_.CreateSelect(lhsInPlace, b_.getInt64(1), b_.getInt64(p.mr))});
         });
         loop(b_.CreateSelect(sweeps, wholeEnd, j0), j1, "jt", [&](Value *jt) {
           Value *panel = rhsPanel(jt);

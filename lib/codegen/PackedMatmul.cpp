@@ -655,10 +655,11 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
 }
 
 // void sweep(i64 kc, const float *lhs, const T *rhs, float *acc,
-//            const float *init, i64 first, i64 ldrhs, i64 cols):
+//            const float *init, i64 first, i64 ldrhs, i64 cols, i64 step):
 // the one-row tile over |cols| columns (whole panels) of an rhs read in
 // place (row k at rhs + k*ldrhs, as stored): acc[0..cols) = start + sum
-// over k in order of lhs[k*mr] * rhs[k][..], start as in tile (|init|'s
+// over k in order of lhs[k*step] * rhs[k][..] (step: mr in a packed lhs
+// panel, 1 in an f32 lhs row read in place), start as in tile (|init|'s
 // nr values for each panel where |first| is nonzero, else acc). Rather
 // than a panel at a time down all kc rows (rows ldrhs apart, each in a
 // page of its own, which the hardware prefetchers do not follow), it
@@ -678,7 +679,8 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
 // 0.81x the time, 1 x 256 x 2048 0.78x / 0.87x, 1 x 1024 x 1024 and
 // 1 x 4096 x 256 (a panel a workgroup) 1.0x; 1 x 4096 x 64 0.52x at 1
 // thread, but 1.18x at 2 (one workgroup reads V from L3 where four read
-// it from two cores' L2).
+// it from two cores' L2) until the lhs row was read in place (|step|
+// 1: 0.43x and 0.69x in all).
 // It costs the MLP bundle for two targets 4.7 KB (59,424 B) and its build
 // 0.02 s (0.38-0.41 s).
 constexpr unsigned kSweepRows = 16, kSweepPanels = PackedMatmul::kSweepPanels;
@@ -690,13 +692,13 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
   const Source rhsFrom(c, rhsElem, p);
   bool fresh;
   Function *f = leaf(m, "sweep" + rhsFrom.mark(),
-                     {i64, t.ptr, t.ptr, t.ptr, t.ptr, i64, i64, i64}, p, fresh, 1);
+                     {i64, t.ptr, t.ptr, t.ptr, t.ptr, i64, i64, i64, i64}, p, fresh, 1);
   if (!fresh)
     return f;
   IRBuilder<> b(BasicBlock::Create(c, "entry", f));
   Value *kc = f->getArg(0), *lhs = f->getArg(1), *rhs = f->getArg(2), *acc = f->getArg(3),
         *init = f->getArg(4), *first = b.CreateICmpNE(f->getArg(5), b.getInt64(0)),
-        *ldRhs = f->getArg(6), *cols = f->getArg(7);
+        *ldRhs = f->getArg(6), *cols = f->getArg(7), *lhsStep = f->getArg(8);
   const uint64_t nr = p.nr(), lanes = p.lanes, nv = p.nv;
   emitLoop(b, b.getInt64(0), kc, "k0", [&](Value *k0) {
     Value *k1 = b.CreateBinaryIntrinsic(Intrinsic::umin, b.CreateAdd(k0, b.getInt64(kSweepRows)), kc);
@@ -732,7 +734,7 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
         accs.push_back(b.CreatePHI(vec, 2, "acc"));
         accs.back()->addIncoming(v, pred);
       }
-      Value *x = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(p.mr))));
+      Value *x = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, lhsStep)));
       Value *splat = b.CreateVectorSplat(lanes, x);
       Value *row = rhsFrom.at(b, rhs, b.CreateAdd(b.CreateMul(k, ldRhs), col));
       std::vector<Value *> next(n * nv);

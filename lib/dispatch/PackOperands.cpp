@@ -41,7 +41,13 @@ void Former::packOperandsOncePerCall(KernelDraft &draft) {
   // called before the grid.)
   const uint32_t packRhs =
       p.rhsConstant ? c(0) : op(GRAFT_EXPR_LT, c(p.rhsPackedRows() - 1), mm.grid[1]);
-  const uint32_t packLhs = p.lhsConstant ? c(0) : several(mm.grid[0]);
+  // (A matmul of one row whose rhs is read in place sweeps an f32 lhs row
+  // where it is: LoopEmitter, packedMatmulRowSweep.)
+  const bool rowInPlace = p.lhsElem == DType::F32 && !p.rhsTransposed && !p.rhsConstant;
+  const uint32_t packLhs =
+      p.lhsConstant ? c(0)
+                    : op(GRAFT_EXPR_MUL, several(mm.grid[0]),
+                         rowInPlace ? op(GRAFT_EXPR_LT, c(1), M) : c(1));
   p.prepackedParam = param(draft, packRhs);
   p.prepackedLhsParam = param(draft, packLhs);
   // The call's K block: kcPrepacked where the rhs is packed here (Tiling.cpp),
