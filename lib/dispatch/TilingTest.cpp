@@ -224,5 +224,41 @@ func @mm(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<2048x204
   }
 }
 
+// A one-row matmul of at most 4 panels is one workgroup, and reads its
+// f32 lhs row in place (no lhs packed before the call), only where its rhs
+// is read in place by the sweep: 1 x 4096 x 128 on x86-64-v4 (4 panels) is
+// one workgroup packing nothing; with the rhs a transpose (q @ k^T, packed
+// by rows, not swept) it keeps 4 workgroups of a panel and its lhs packed
+// once for them.
+TEST(Tiling, OneRowGridsWhereTheSweepRuns) {
+  const char *graph = R"(
+func @mm(%q: tensor<1x4096xf32>, %b: tensor<4096x128xf32>, %k: tensor<128x4096xf32>) -> (tensor<1x128xf32>, tensor<1x128xf32>) {
+  %z = constant 0.0 : f32
+  %e1 = empty : tensor<1x128xf32>
+  %f1 = fill %z, %e1 : tensor<1x128xf32>
+  %r1 = matmul %q, %b, %f1 : tensor<1x128xf32>
+  %kt = transpose %k {perm = [1, 0]} : tensor<4096x128xf32>
+  %e2 = empty : tensor<1x128xf32>
+  %f2 = fill %z, %e2 : tensor<1x128xf32>
+  %r2 = matmul %q, %kt, %f2 : tensor<1x128xf32>
+  return %r1, %r2
+}
+)";
+  const TargetInfo *x86 = lookupTarget("x86_64");
+  ASSERT_TRUE(x86);
+  ProgramSet ps = form(*lookupLevel(*x86, "x86-64-v4"), graph);
+  ASSERT_EQ(ps.dispatches.size(), 4u);
+  const ExprTable &ex = ps.functions[0].shapes.exprs;
+  const Dispatch &plain = ps.dispatches[1], &transposed = ps.dispatches[3];
+  ASSERT_FALSE(plain.loop.packed.rhsTransposed);
+  ASSERT_TRUE(transposed.loop.packed.rhsTransposed);
+  EXPECT_EQ(ex.constValue(plain.grid[0]), 1);
+  EXPECT_EQ(paramValue(ps, plain, plain.loop.packed.nwParam), 128);
+  EXPECT_EQ(paramValue(ps, plain, plain.loop.packed.prepackedLhsParam), 0);
+  EXPECT_EQ(ex.constValue(transposed.grid[0]), 4);
+  EXPECT_EQ(paramValue(ps, transposed, transposed.loop.packed.nwParam), 32);
+  EXPECT_EQ(paramValue(ps, transposed, transposed.loop.packed.prepackedLhsParam), 1);
+}
+
 } // namespace
 } // namespace graft
