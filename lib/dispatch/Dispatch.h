@@ -142,6 +142,10 @@ struct PackedMatmul {
   // builds 5-10% more instructions, for no measured gain. It also allows
   // the longer K block, kcPrepacked (Tiling.cpp).
   bool tilesStoreOutputs() const { return nr() * 4 >= 128; }
+  // Whether a block of one row sweeps its rhs in place
+  // (packedMatmulRowSweep): a plain rhs that was not packed when building
+  // (nor, at run time, before the call: one row of workgroups never is).
+  bool rhsSwept() const { return !rhsTransposed && !rhsConstant; }
   // What one workgroup of the pack dispatch packs per K block: rhs columns
   // (whole panels, at least 128 bytes of each source row: two cache lines)
   // or lhs rows (one panel). Small, so that the dispatch has enough

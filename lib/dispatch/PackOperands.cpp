@@ -43,7 +43,7 @@ void Former::packOperandsOncePerCall(KernelDraft &draft) {
       p.rhsConstant ? c(0) : op(GRAFT_EXPR_LT, c(p.rhsPackedRows() - 1), mm.grid[1]);
   // (A matmul of one row whose rhs is read in place sweeps an f32 lhs row
   // where it is: LoopEmitter, packedMatmulRowSweep.)
-  const bool rowInPlace = p.lhsElem == DType::F32 && !p.rhsTransposed && !p.rhsConstant;
+  const bool rowInPlace = p.lhsElem == DType::F32 && p.rhsSwept();
   const uint32_t packLhs =
       p.lhsConstant ? c(0)
                     : op(GRAFT_EXPR_MUL, several(mm.grid[0]),

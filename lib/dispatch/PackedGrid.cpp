@@ -111,9 +111,8 @@ void Former::packedMatmulGrid(KernelDraft &draft) {
   // A matmul of one row over at most the panels its sweep takes at a
   // time: one workgroup of all of them (where it sweeps: an rhs read in
   // place, not a transposed or a constant one).
-  const bool sweeps = !p.rhsTransposed && !p.rhsConstant;
   const uint32_t fewPanels =
-      sweeps ? op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_LT, M, c(2)),
+      p.rhsSwept() ? op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_LT, M, c(2)),
                   op(GRAFT_EXPR_LT, panels, c(PackedMatmul::kSweepPanels + 1)))
              : c(0);
   least = op(GRAFT_EXPR_MAX, least, op(GRAFT_EXPR_MUL, fewPanels, c(PackedMatmul::kSweepPanels)));
