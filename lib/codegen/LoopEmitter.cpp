@@ -13,6 +13,9 @@
 #include "codegen/ScalarOps.h"
 #include "codegen/TileEpilogue.h"
 
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/MDBuilder.h>
+
 #include <functional>
 #include <map>
 #include <set>
@@ -125,9 +128,58 @@ public:
     if (streamLanes_)
       ifThen(streaming_, [&]() { streamingFence(); });
     b_.CreateRet(b_.getInt32(0));
+    scopeOutputs();
   }
 
 private:
+  // Tells LLVM what the runtime guarantees: a dispatch's outputs overlap
+  // none of its inputs nor each other (an arena buffer never shares
+  // storage with one the same step binds; a caller's result storage that
+  // overlaps an argument is computed aside, docs/abi.md). Each output's
+  // stores get a scope of their own and every load from an input is
+  // outside all of them, so the loop vectorizer needs no run-time
+  // overlap checks: it gives up on a loop past 128 of them (a map of 72
+  // terms reading 144 views stayed scalar). Loads from an output (a row
+  // read back) and from the scratch are left unmarked.
+  void scopeOutputs() {
+    const size_t nIn = L_.inputs.size(), nOut = L_.outputs.size();
+    if (!nOut || L_.packed.mr)
+      return;
+    MDBuilder md(c_);
+    MDNode *domain = md.createAnonymousAliasScopeDomain(d_.name);
+    std::vector<Metadata *> scopes;
+    for (size_t k = 0; k < nOut; ++k)
+      scopes.push_back(md.createAnonymousAliasScope(domain, "out" + std::to_string(k)));
+    MDNode *all = MDNode::get(c_, scopes);
+    auto baseOf = [&](Value *ptr) -> int {
+      const Value *obj = getUnderlyingObject(ptr, 0);
+      for (size_t i = 0; i < bases_.size(); ++i)
+        if (bases_[i] == obj)
+          return int(i);
+      return -1;
+    };
+    for (BasicBlock &bb : *b_.GetInsertBlock()->getParent())
+      for (Instruction &inst : bb) {
+        if (auto *ld = dyn_cast<LoadInst>(&inst)) {
+          int base = baseOf(ld->getPointerOperand());
+          if (base >= 0 && size_t(base) < nIn)
+            ld->setMetadata(LLVMContext::MD_noalias, all);
+        } else if (auto *st = dyn_cast<StoreInst>(&inst)) {
+          int base = baseOf(st->getPointerOperand());
+          if (base < 0 || size_t(base) < nIn)
+            continue;
+          size_t k = size_t(base) - nIn;
+          std::vector<Metadata *> others;
+          for (size_t j = 0; j < nOut; ++j)
+            if (j != k)
+              others.push_back(scopes[j]);
+          st->setMetadata(LLVMContext::MD_alias_scope, MDNode::get(c_, {scopes[k]}));
+          if (!others.empty())
+            st->setMetadata(LLVMContext::MD_noalias, MDNode::get(c_, others));
+        }
+      }
+  }
+
   struct Scope {
     std::map<int, Value *> memo;
     Value *acc = nullptr;
