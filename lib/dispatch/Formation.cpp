@@ -62,11 +62,24 @@ void Former::run() {
       scalarResult(v);
   // Results: returned dispatch outputs become RESULT buffers; a value
   // returned twice, or an argument/constant/alias, is copied by a step or
-  // by the runtime.
+  // by the runtime. A reshape (through any chain of them) of a dispatch's
+  // output (a conv's [N, F, O...], the view of its matmul's or map's
+  // result) makes that output the RESULT buffer, with the result's dims:
+  // the dispatch writes it in place, in the caller's storage, where it was
+  // copied there after the call.
   std::set<uint32_t> taken;
   for (size_t i = 0; i < fn.results.size(); ++i) {
     const Value *v = fn.results[i];
     uint32_t b = buffer(v);
+    if (prog.buffers[b].kind == GRAFT_BUFFER_ALIAS) {
+      uint32_t s = b;
+      while (prog.buffers[s].kind == GRAFT_BUFFER_ALIAS)
+        s = prog.buffers[s].index;
+      if (prog.buffers[s].kind == GRAFT_BUFFER_TEMP && !taken.count(s)) {
+        prog.buffers[s].dims = shapes.dimsOf(v);
+        b = s;
+      }
+    }
     BufferDesc &bd = prog.buffers[b];
     if (bd.kind == GRAFT_BUFFER_TEMP && !taken.count(b)) {
       bd.kind = GRAFT_BUFFER_RESULT;
