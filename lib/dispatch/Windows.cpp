@@ -18,8 +18,11 @@
 //   transposed. The packed matmul then does the work at matmul speed. The
 //   k order of the matmul (channel, then window position) is the one the
 //   evaluator sums in;
-// - depthwise conv (a filter per channel): no columns, one `map` over the
-//   slices and each window position's weights, broadcast (views);
+// - a grouped conv of few filters per group (depthwise: one channel and
+//   one filter per group; ResNeXt's first stage: 4 and 4): no columns,
+//   one `map` over, per channel of a group and window position, that
+//   slice of every group broadcast over the group's filters, and their
+//   weights broadcast over the images and output points (all views);
 // - pool: one `map` over the slices (read as views, never materialised)
 //   folds max, or sums and divides; a count of the window's elements inside
 //   the input (avg without count_include_pad) is the same sum over slices of
@@ -28,9 +31,11 @@
 // The op itself becomes the last op of its expansion, so its result value
 // and every use of it stay as they are.
 #include "dispatch/Dispatch.h"
+#include "dispatch/Former.h"
 #include "dispatch/OpBuilder.h"
 #include "ir/Window.h"
 
+#include <algorithm>
 #include <cassert>
 #include <functional>
 #include <limits>
@@ -40,6 +45,20 @@ namespace graft {
 namespace {
 
 constexpr int64_t kToEnd = std::numeric_limits<int64_t>::max();
+
+// Grouped convs of at most this many filters per group are one map
+// (Expander::grouped), the others a batch matmul over their columns: each
+// term of the map is a multiply-add per output point, the matmul's far
+// cheaper, but after writing the columns out (C/g * K values per point
+// and group) and reading them back. 3x3 convs on AMD Zen 3 (x86-64-v3),
+// 1 / 2 threads, the map against the columns and batch matmul: 4 channels
+// and 4 filters per group (ResNeXt: 1 x 128 x 56 x 56, 32 groups) 0.42x /
+// 0.37x the time, (1 x 256 x 28 x 28, 64 groups) 0.61x / 0.55x; 16 and 4
+// 0.96x / 0.73x (a map of 144 terms, more than a fused body holds: the
+// matmul); 2 and 2 0.39x / 0.34x; a channel multiplier of 4 (1 and
+// 4) 0.36x / 0.31x; 4 and 1 0.26x / 0.27x; but 8 and 8 1.5x / 1.2x, 16 and
+// 16 2.9x / 3.0x slower.
+constexpr int64_t kMapFiltersPerGroup = 4;
 
 // A dim size: static (|value| null) or an `index` value computed at run time.
 struct Size {
@@ -53,8 +72,9 @@ public:
 
   void conv();
   void pool();
-  // A depthwise conv (one input channel and one filter per group).
-  void depthwise(Value *x, Value *wt, const Window &w, const std::vector<int64_t> &outDims);
+  // A grouped conv of at most kMapFiltersPerGroup filters per group.
+  void grouped(Value *x, Value *wt, const Window &w, const std::vector<int64_t> &outDims,
+               int64_t groups);
   std::vector<Op *> &ops() { return b_.ops; }
 
 private:
@@ -127,11 +147,13 @@ private:
   // The window's element |k| at every output point: [N, C, O...], or
   // [N, C, 1, O...] from |xp| of [N, C, 1, spatial...] (|lead| 3: the
   // dims before the spatial ones, taken whole).
+  // |channel| >= 0: only that index of the last lead dim (size 1 there).
   Value *windowSlice(Value *xp, const Window &w, const std::vector<int64_t> &k,
-                     const std::vector<int64_t> &outDims, size_t lead);
+                     const std::vector<int64_t> &outDims, size_t lead, int64_t channel = -1);
   // One slice per window position, row-major.
   std::vector<Value *> windowSlices(Value *xp, const Window &w,
-                                    const std::vector<int64_t> &outDims, size_t lead = 2);
+                                    const std::vector<int64_t> &outDims, size_t lead = 2,
+                                    int64_t channel = -1);
   // map over |operands| (one shape, |shape|'s type) with a body built by |body|
   // from the block arguments.
   using BodyFn = std::function<Value *(std::vector<Value *> &)>;
@@ -195,9 +217,14 @@ Value *Expander::padded(Value *x, const Window &w, Value *pad) {
 // count is right for run-time sizes too).
 Value *Expander::windowSlice(Value *xp, const Window &w,
                              const std::vector<int64_t> &k,
-                             const std::vector<int64_t> &outDims, size_t lead) {
+                             const std::vector<int64_t> &outDims, size_t lead,
+                             int64_t channel) {
   std::vector<int64_t> starts(lead, 0), ends(lead, kToEnd), steps(lead, 1);
-  bool identity = true;
+  bool identity = channel < 0;
+  if (channel >= 0) {
+    starts.back() = channel;
+    ends.back() = channel + 1;
+  }
   for (size_t d = 0; d < w.rank(); ++d) {
     int64_t start = k[d] * w.dilations[d],
             back = w.dilations[d] * (w.size[d] - 1 - k[d]);
@@ -209,6 +236,8 @@ Value *Expander::windowSlice(Value *xp, const Window &w,
   if (identity)
     return xp;
   std::vector<int64_t> dims(xp->type.dims.begin(), xp->type.dims.begin() + lead);
+  if (channel >= 0)
+    dims.back() = 1;
   dims.insert(dims.end(), outDims.begin(), outDims.end());
   return b_.add(OpKind::Slice, {xp}, Type::tensorOf(xp->type.elem, dims),
                 {OpBuilder::attr("starts", starts),
@@ -218,11 +247,12 @@ Value *Expander::windowSlice(Value *xp, const Window &w,
 
 std::vector<Value *>
 Expander::windowSlices(Value *xp, const Window &w,
-                       const std::vector<int64_t> &outDims, size_t lead) {
+                       const std::vector<int64_t> &outDims, size_t lead,
+                       int64_t channel) {
   std::vector<Value *> slices;
   std::vector<int64_t> k(w.rank(), 0);
   for (;;) {
-    slices.push_back(windowSlice(xp, w, k, outDims, lead));
+    slices.push_back(windowSlice(xp, w, k, outDims, lead, channel));
     size_t d = w.rank();
     while (d-- > 0 && ++k[d] == w.size[d])
       k[d] = 0;
@@ -249,8 +279,11 @@ void Expander::conv() {
   for (int64_t s : w.size)
     window *= s;
   std::vector<int64_t> outDims = outputDims(w, x->type);
-  if (groups == channels && filters == groups) {
-    depthwise(x, wt, w, outDims);
+  // (A map of at most as many multiply-adds as a fused dispatch's body
+  // holds: Formation.cpp.)
+  if (groups > 1 && filters / groups <= kMapFiltersPerGroup &&
+      size_t(channels / groups * window) * 2 <= kMaxFusedScalarOps) {
+    grouped(x, wt, w, outDims, groups);
     return;
   }
 
@@ -317,24 +350,28 @@ void Expander::conv() {
   becomeLast(reshape(mm, final));
 }
 
-// out[n, c, o] = 0 + sum over window positions k, in order, of
-// w[c, k] * x_padded[n, c, o + k]: one map over the window's slices and,
-// per position, the channels' weights broadcast over the images and output
-// points, all views (the weights of position k a strided slice of them
-// flat). A batch matmul over (image, channel) pairs of one row and K of the
-// window's size would run its packed microkernel on 1 x K x O blocks and
-// write the columns out first (K times the input).
-void Expander::depthwise(Value *x, Value *wt, const Window &w,
-                         const std::vector<int64_t> &outDims) {
+// out[n, f, o] = 0 + sum over the group's channels c, then the window
+// positions k, in order, of w[f, c, k] * x_padded[n, g(f) * Cg + c, o + k],
+// computed as [N, g, F/g, 1, O...]: one map over, per (c, k), the window's
+// slice of channel c of every group ([N, g, 1, O...], broadcast over the
+// group's filters) and the weights w[., c, k] ([g, F/g, 1], broadcast over
+// the images and output points), all views.
+void Expander::grouped(Value *x, Value *wt, const Window &w,
+                       const std::vector<int64_t> &outDims, int64_t groups) {
   DType elem = x->type.elem;
-  int64_t channels = x->type.dims[1];
+  const size_t r = w.rank();
+  int64_t channels = x->type.dims[1], filters = wt->type.dims[0];
+  int64_t cg = channels / groups, fg = filters / groups;
   Value *xp = padded(x, w, padValue(elem, false));
-  std::vector<Value *> operands = windowSlices(xp, w, outDims);
-  const size_t window = operands.size();
+  Size batch = dimOf(x, 0);
+  std::vector<Size> byGroup = {batch, Size{groups}, Size{cg}};
+  for (size_t d = 0; d < r; ++d)
+    byGroup.push_back(dimOf(xp, d + 2));
+  Value *xg = reshape(xp, byGroup);
   // The result's sizes, for the broadcasts' '?'s: computed from the padded
   // input's (a `dim` of a slice would keep it from being a view).
-  std::vector<Size> sizes = {dimOf(x, 0), Size{channels}};
-  for (size_t d = 0; d < w.rank(); ++d) {
+  std::vector<Size> sizes = {batch, Size{groups}, Size{fg}, Size{1}};
+  for (size_t d = 0; d < r; ++d) {
     if (outDims[d] != kDynamic) {
       sizes.push_back(Size{outDims[d]});
       continue;
@@ -348,29 +385,46 @@ void Expander::depthwise(Value *x, Value *wt, const Window &w,
     Value *n = b_.add(OpKind::Div, {room, intConstant(DType::Index, w.strides[d])}, index);
     sizes.push_back(Size{kDynamic, b_.add(OpKind::Max, {n, intConstant(DType::Index, 0)}, index)});
   }
-  Value *flat = reshape(wt, {Size{channels * int64_t(window)}});
-  for (size_t k = 0; k < window; ++k) {
-    Value *wk = b_.add(OpKind::Slice, {flat}, Type::tensorOf(elem, {channels}),
-                       {OpBuilder::attr("starts", std::vector<int64_t>{int64_t(k)}),
-                        OpBuilder::attr("ends", std::vector<int64_t>{kToEnd}),
-                        OpBuilder::attr("steps", std::vector<int64_t>{int64_t(window)})});
-    std::vector<Value *> bOperands = {wk};
-    std::vector<int64_t> dims;
-    for (size_t d = 0; d < sizes.size(); ++d) {
-      dims.push_back(sizes[d].value ? kDynamic : sizes[d].n);
-      if (d != 1 && sizes[d].value)
-        bOperands.push_back(sizes[d].value);
-    }
-    operands.push_back(b_.add(OpKind::Broadcast, bOperands, Type::tensorOf(elem, dims),
-                              {OpBuilder::attr("dims", std::vector<int64_t>{1})}));
+  std::vector<int64_t> dims;
+  for (const Size &s : sizes)
+    dims.push_back(s.value ? kDynamic : s.n);
+  const Type space = Type::tensorOf(elem, dims);
+  // |t| broadcast into the result space, its dims at |at|.
+  auto spread = [&](Value *t, const std::vector<int64_t> &at) {
+    std::vector<Value *> operands = {t};
+    for (size_t d = 0; d < sizes.size(); ++d)
+      if (sizes[d].value && std::find(at.begin(), at.end(), int64_t(d)) == at.end())
+        operands.push_back(sizes[d].value);
+    return b_.add(OpKind::Broadcast, operands, space, {OpBuilder::attr("dims", at)});
+  };
+  std::vector<int64_t> inputAt = {0, 1, 3};
+  for (size_t d = 0; d < r; ++d)
+    inputAt.push_back(int64_t(d + 4));
+  std::vector<Value *> inputs, weights;
+  for (int64_t c = 0; c < cg; ++c)
+    for (Value *slice : windowSlices(xg, w, outDims, 3, c))
+      inputs.push_back(spread(slice, inputAt));
+  const int64_t terms = int64_t(inputs.size());
+  Value *wg = reshape(wt, {Size{groups}, Size{fg}, Size{terms}});
+  for (int64_t t = 0; t < terms; ++t) {
+    Value *wk = b_.add(OpKind::Slice, {wg}, Type::tensorOf(elem, {groups, fg, 1}),
+                       {OpBuilder::attr("starts", std::vector<int64_t>{0, 0, t}),
+                        OpBuilder::attr("ends", std::vector<int64_t>{kToEnd, kToEnd, t + 1}),
+                        OpBuilder::attr("steps", std::vector<int64_t>{1, 1, 1})});
+    weights.push_back(spread(wk, {1, 2, 3}));
   }
+  std::vector<Value *> operands = inputs;
+  operands.insert(operands.end(), weights.begin(), weights.end());
   Value *zero = padValue(elem, false);
-  becomeLast(map(operands, op_.result()->type, [&](std::vector<Value *> &args) {
+  Value *m = map(operands, space, [&](std::vector<Value *> &args) {
     Value *acc = zero;
-    for (size_t k = 0; k < window; ++k)
-      acc = bodyOp(OpKind::Add, elem, {acc, bodyOp(OpKind::Mul, elem, {args[window + k], args[k]})});
+    for (int64_t t = 0; t < terms; ++t)
+      acc = bodyOp(OpKind::Add, elem, {acc, bodyOp(OpKind::Mul, elem, {args[terms + t], args[t]})});
     return acc;
-  }));
+  });
+  std::vector<Size> final = {batch, Size{filters}};
+  final.insert(final.end(), sizes.begin() + 4, sizes.end());
+  becomeLast(reshape(m, final));
 }
 
 void Expander::pool() {

@@ -116,11 +116,13 @@ def attention_ref(q, k, v):
 
 def conv_ref(x, w, pad):
     """NCHW conv with stride 1 in float64: one matmul per window position
-    (a depthwise one, with a filter per channel, one product per channel)."""
+    (a grouped one, depthwise too, one conv per group)."""
     x, w = f64(x, w)
-    if w.shape[1] == 1 and x.shape[1] == w.shape[0] > 1:
-        return np.concatenate([conv_ref(x[:, i:i + 1], w[i:i + 1], pad)
-                               for i in range(x.shape[1])], axis=1)
+    groups = x.shape[1] // w.shape[1]
+    if groups > 1:
+        cg, fg = w.shape[1], w.shape[0] // groups
+        return np.concatenate([conv_ref(x[:, g * cg:(g + 1) * cg], w[g * fg:(g + 1) * fg], pad)
+                               for g in range(groups)], axis=1)
     xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
     n, c, h, wd = x.shape
     f, _, kh, kw = w.shape
@@ -240,6 +242,9 @@ def all_cases(quick):
     # MobileNet's depthwise 3x3 (a filter per channel) at 112x112.
     dn, dh, dw = (1, 9, 11) if quick else (1, 112, 112)
     cases.append(conv("conv_dw3x3", "dw3x3", dn, 32, dh, dw, 32, 3, groups=32))
+    # ResNeXt-50 32x4d's first grouped 3x3 (4 channels and 4 filters per
+    # group) at 56x56.
+    cases.append(conv("conv_g32x4", "g32x4", n, 128, h, w, 128, 3, groups=32))
     # The matmuls of the same FLOPs (the im2col shapes, F x C*K*K by C*K*K x
     # N*H*W), so a conv's rate reads against a plain matmul's (issue 10: a
     # conv must not be much slower than a matmul of the same FLOPs).

@@ -47,9 +47,10 @@ check_out BUNDLE
 # after the pad (its window slices are views the concat reads, one operand
 # a row), whose rows of 7 elements share workgroups (one row of workgroups
 # per image and channel in the pad, one per image, channel and window
-# position in the columns). A depthwise conv (a filter per channel) is one
-# map over the window's slices and each position's weights after the pad:
-# no columns, no matmul. All agree with the evaluator.
+# position in the columns). A depthwise conv (a filter per channel), and
+# a grouped one of 4 filters per group, is one map over the window's
+# slices of each channel of a group and their weights after the pad: no
+# columns, no matmul. All agree with the evaluator.
 cat > "$T/c.graph" <<'GRAPH'
 func @c1(%x: tensor<?x16x?x?xf32>, %w: tensor<8x16x1x1xf32>) -> tensor<?x8x?x?xf32> {
   %y = conv %x, %w : tensor<?x8x?x?xf32>
@@ -63,6 +64,10 @@ func @cd(%x: tensor<?x16x?x?xf32>, %w: tensor<16x1x3x3xf32>) -> tensor<?x16x?x?x
   %y = conv %x, %w {pads = [1, 1, 1, 1], group = 16} : tensor<?x16x?x?xf32>
   return %y
 }
+func @cg(%x: tensor<?x16x?x?xf32>, %w: tensor<16x4x3x3xf32>) -> tensor<?x16x?x?xf32> {
+  %y = conv %x, %w {pads = [1, 1, 1, 1], group = 4} : tensor<?x16x?x?xf32>
+  return %y
+}
 GRAPH
 "$PYTHON" - "$T" <<'PY'
 import numpy as np, sys
@@ -71,9 +76,10 @@ np.save(sys.argv[1] + "/cx.npy", rng.standard_normal((2, 16, 9, 7)).astype(np.fl
 np.save(sys.argv[1] + "/w1.npy", rng.standard_normal((8, 16, 1, 1)).astype(np.float32))
 np.save(sys.argv[1] + "/w3.npy", rng.standard_normal((8, 16, 3, 3)).astype(np.float32))
 np.save(sys.argv[1] + "/wd.npy", rng.standard_normal((16, 1, 3, 3)).astype(np.float32))
+np.save(sys.argv[1] + "/wg.npy", rng.standard_normal((16, 4, 3, 3)).astype(np.float32))
 PY
 "$GRAFT" build "$T/c.graph" --target "$HOST_TARGET" -o "$T/c.graft"
-for f in c1 c3 cd; do
+for f in c1 c3 cd cg; do
   w=w${f#c}
   "$GRAFT" eval "$T/c.graph" --function $f --input "@$T/cx.npy" --input "@$T/$w.npy" --output "@$T/want.npy"
   "$GRAFT_RUN" "$T/c.graft" --function $f --input "@$T/cx.npy" --input "@$T/$w.npy" \
@@ -90,3 +96,6 @@ check "$TEST_DIR/window_ops.sh" --check-prefix=TRACE < "$T/trace"
 # TRACE: cd: cd_dispatch_{{[0-9]+}}_pad ({{.*}}) grid 1x1x32
 # TRACE-NEXT: cd: cd_dispatch_{{[0-9]+}}_map
 # TRACE-NOT: cd_dispatch
+# TRACE: cg: cg_dispatch_{{[0-9]+}}_pad ({{.*}}) grid 1x1x32
+# TRACE-NEXT: cg: cg_dispatch_{{[0-9]+}}_map
+# TRACE-NOT: cg_dispatch
