@@ -147,13 +147,15 @@ private:
   // The window's element |k| at every output point: [N, C, O...], or
   // [N, C, 1, O...] from |xp| of [N, C, 1, spatial...] (|lead| 3: the
   // dims before the spatial ones, taken whole).
-  // |channel| >= 0: only that index of the last lead dim (size 1 there).
+  // |every| > 1: of the last lead dim, from index |first|, every |every|th
+  // (its size then that dim's divided by |every|: a channel of each group).
   Value *windowSlice(Value *xp, const Window &w, const std::vector<int64_t> &k,
-                     const std::vector<int64_t> &outDims, size_t lead, int64_t channel = -1);
+                     const std::vector<int64_t> &outDims, size_t lead, int64_t first = 0,
+                     int64_t every = 1);
   // One slice per window position, row-major.
   std::vector<Value *> windowSlices(Value *xp, const Window &w,
                                     const std::vector<int64_t> &outDims, size_t lead = 2,
-                                    int64_t channel = -1);
+                                    int64_t first = 0, int64_t every = 1);
   // map over |operands| (one shape, |shape|'s type) with a body built by |body|
   // from the block arguments.
   using BodyFn = std::function<Value *(std::vector<Value *> &)>;
@@ -218,13 +220,11 @@ Value *Expander::padded(Value *x, const Window &w, Value *pad) {
 Value *Expander::windowSlice(Value *xp, const Window &w,
                              const std::vector<int64_t> &k,
                              const std::vector<int64_t> &outDims, size_t lead,
-                             int64_t channel) {
+                             int64_t first, int64_t every) {
   std::vector<int64_t> starts(lead, 0), ends(lead, kToEnd), steps(lead, 1);
-  bool identity = channel < 0;
-  if (channel >= 0) {
-    starts.back() = channel;
-    ends.back() = channel + 1;
-  }
+  bool identity = every == 1;
+  starts.back() = first;
+  steps.back() = every;
   for (size_t d = 0; d < w.rank(); ++d) {
     int64_t start = k[d] * w.dilations[d],
             back = w.dilations[d] * (w.size[d] - 1 - k[d]);
@@ -236,8 +236,8 @@ Value *Expander::windowSlice(Value *xp, const Window &w,
   if (identity)
     return xp;
   std::vector<int64_t> dims(xp->type.dims.begin(), xp->type.dims.begin() + lead);
-  if (channel >= 0)
-    dims.back() = 1;
+  if (every != 1)
+    dims.back() /= every;
   dims.insert(dims.end(), outDims.begin(), outDims.end());
   return b_.add(OpKind::Slice, {xp}, Type::tensorOf(xp->type.elem, dims),
                 {OpBuilder::attr("starts", starts),
@@ -248,11 +248,11 @@ Value *Expander::windowSlice(Value *xp, const Window &w,
 std::vector<Value *>
 Expander::windowSlices(Value *xp, const Window &w,
                        const std::vector<int64_t> &outDims, size_t lead,
-                       int64_t channel) {
+                       int64_t first, int64_t every) {
   std::vector<Value *> slices;
   std::vector<int64_t> k(w.rank(), 0);
   for (;;) {
-    slices.push_back(windowSlice(xp, w, k, outDims, lead, channel));
+    slices.push_back(windowSlice(xp, w, k, outDims, lead, first, every));
     size_t d = w.rank();
     while (d-- > 0 && ++k[d] == w.size[d])
       k[d] = 0;
@@ -279,10 +279,15 @@ void Expander::conv() {
   for (int64_t s : w.size)
     window *= s;
   std::vector<int64_t> outDims = outputDims(w, x->type);
-  // (A map of at most as many multiply-adds as a fused dispatch's body
-  // holds: Formation.cpp.)
-  if (groups > 1 && filters / groups <= kMapFiltersPerGroup &&
-      size_t(channels / groups * window) * 2 <= kMaxFusedScalarOps) {
+  // (Several channels a group: a map of at most as many multiply-adds as
+  // a fused dispatch's body holds, Formation.cpp. A result of at most the
+  // rank a buffer has.)
+  const int64_t perGroup = groups > 0 ? channels / groups : 0,
+                fgMap = groups > 0 ? filters / groups : 0;
+  if ((groups > 1 || channels == 1) && perGroup >= 1 && fgMap >= 1 &&
+      fgMap <= kMapFiltersPerGroup &&
+      (perGroup == 1 || size_t(perGroup * window) * 2 <= kMaxFusedScalarOps) &&
+      w.rank() + (fgMap > 1 ? 3 : 2) <= GRAFT_MAX_RANK) {
     grouped(x, wt, w, outDims, groups);
     return;
   }
@@ -351,11 +356,14 @@ void Expander::conv() {
 }
 
 // out[n, f, o] = 0 + sum over the group's channels c, then the window
-// positions k, in order, of w[f, c, k] * x_padded[n, g(f) * Cg + c, o + k],
-// computed as [N, g, F/g, 1, O...]: one map over, per (c, k), the window's
-// slice of channel c of every group ([N, g, 1, O...], broadcast over the
-// group's filters) and the weights w[., c, k] ([g, F/g, 1], broadcast over
-// the images and output points), all views.
+// positions k, in order, of w[f, c, k] * x_padded[n, g(f) * C/g + c, o + k]:
+// one map over, per (c, k), the window's slice of channel c of every group
+// (a strided slice of the padded input, [N, g, O...]) and the weights
+// w[., c, k] (a strided slice of them as [g, F/g * C/g * K]), all views.
+// With one filter per group (depthwise) the map is [N, F, O...], the conv's
+// own shape, so that its consumers (a bias, an activation) fuse into it;
+// with several it is [N, g, F/g, O...], the slices broadcast over the
+// group's filters and the weights over the images and points.
 void Expander::grouped(Value *x, Value *wt, const Window &w,
                        const std::vector<int64_t> &outDims, int64_t groups) {
   DType elem = x->type.elem;
@@ -363,14 +371,11 @@ void Expander::grouped(Value *x, Value *wt, const Window &w,
   int64_t channels = x->type.dims[1], filters = wt->type.dims[0];
   int64_t cg = channels / groups, fg = filters / groups;
   Value *xp = padded(x, w, padValue(elem, false));
-  Size batch = dimOf(x, 0);
-  std::vector<Size> byGroup = {batch, Size{groups}, Size{cg}};
-  for (size_t d = 0; d < r; ++d)
-    byGroup.push_back(dimOf(xp, d + 2));
-  Value *xg = reshape(xp, byGroup);
   // The result's sizes, for the broadcasts' '?'s: computed from the padded
   // input's (a `dim` of a slice would keep it from being a view).
-  std::vector<Size> sizes = {batch, Size{groups}, Size{fg}, Size{1}};
+  std::vector<Size> sizes = {dimOf(x, 0), Size{groups}};
+  if (fg > 1)
+    sizes.push_back(Size{fg});
   for (size_t d = 0; d < r; ++d) {
     if (outDims[d] != kDynamic) {
       sizes.push_back(Size{outDims[d]});
@@ -389,6 +394,7 @@ void Expander::grouped(Value *x, Value *wt, const Window &w,
   for (const Size &s : sizes)
     dims.push_back(s.value ? kDynamic : s.n);
   const Type space = Type::tensorOf(elem, dims);
+  const size_t lead = fg > 1 ? 3 : 2; // [N, g(, F/g)]
   // |t| broadcast into the result space, its dims at |at|.
   auto spread = [&](Value *t, const std::vector<int64_t> &at) {
     std::vector<Value *> operands = {t};
@@ -397,33 +403,47 @@ void Expander::grouped(Value *x, Value *wt, const Window &w,
         operands.push_back(sizes[d].value);
     return b_.add(OpKind::Broadcast, operands, space, {OpBuilder::attr("dims", at)});
   };
-  std::vector<int64_t> inputAt = {0, 1, 3};
+  std::vector<int64_t> inputAt = {0, 1};
   for (size_t d = 0; d < r; ++d)
-    inputAt.push_back(int64_t(d + 4));
+    inputAt.push_back(int64_t(lead + d));
   std::vector<Value *> inputs, weights;
   for (int64_t c = 0; c < cg; ++c)
-    for (Value *slice : windowSlices(xg, w, outDims, 3, c))
-      inputs.push_back(spread(slice, inputAt));
+    for (Value *slice : windowSlices(xp, w, outDims, 2, c, cg))
+      inputs.push_back(fg > 1 ? spread(slice, inputAt) : slice);
   const int64_t terms = int64_t(inputs.size());
-  Value *wg = reshape(wt, {Size{groups}, Size{fg}, Size{terms}});
+  // The weights of term t: [g, F/g] of them as [g, F/g * terms] (or [F]
+  // of them flat, with one filter per group), every terms-th from t.
+  Value *wg = fg > 1 ? reshape(wt, {Size{groups}, Size{fg * terms}})
+                     : reshape(wt, {Size{filters * terms}});
   for (int64_t t = 0; t < terms; ++t) {
-    Value *wk = b_.add(OpKind::Slice, {wg}, Type::tensorOf(elem, {groups, fg, 1}),
-                       {OpBuilder::attr("starts", std::vector<int64_t>{0, 0, t}),
-                        OpBuilder::attr("ends", std::vector<int64_t>{kToEnd, kToEnd, t + 1}),
-                        OpBuilder::attr("steps", std::vector<int64_t>{1, 1, 1})});
-    weights.push_back(spread(wk, {1, 2, 3}));
+    std::vector<int64_t> starts = {t}, ends = {kToEnd}, steps = {terms}, wdims = {filters};
+    if (fg > 1) {
+      starts.insert(starts.begin(), 0);
+      ends.insert(ends.begin(), kToEnd);
+      steps.insert(steps.begin(), 1);
+      wdims = {groups, fg};
+    }
+    Value *wk = b_.add(OpKind::Slice, {wg}, Type::tensorOf(elem, wdims),
+                       {OpBuilder::attr("starts", starts), OpBuilder::attr("ends", ends),
+                        OpBuilder::attr("steps", steps)});
+    weights.push_back(fg > 1 ? spread(wk, {1, 2}) : spread(wk, {1}));
   }
   std::vector<Value *> operands = inputs;
   operands.insert(operands.end(), weights.begin(), weights.end());
   Value *zero = padValue(elem, false);
-  Value *m = map(operands, space, [&](std::vector<Value *> &args) {
+  const Type &result = op_.result()->type;
+  Value *m = map(operands, fg > 1 ? space : result, [&](std::vector<Value *> &args) {
     Value *acc = zero;
     for (int64_t t = 0; t < terms; ++t)
       acc = bodyOp(OpKind::Add, elem, {acc, bodyOp(OpKind::Mul, elem, {args[terms + t], args[t]})});
     return acc;
   });
-  std::vector<Size> final = {batch, Size{filters}};
-  final.insert(final.end(), sizes.begin() + 4, sizes.end());
+  if (fg == 1) {
+    becomeLast(m);
+    return;
+  }
+  std::vector<Size> final = {sizes[0], Size{filters}};
+  final.insert(final.end(), sizes.begin() + 3, sizes.end());
   becomeLast(reshape(m, final));
 }
 

@@ -314,7 +314,7 @@ size_t graft_value_type_format(const graft_value_type_v1_t* type, char* buffer,
  * result's size and receives the result (dtype, rank and dims are filled in,
  * .owned is left unchanged): written there directly by the dispatches when
  * it is 64-byte aligned (graft_tensor_allocate's storage is) and overlaps
- * no input, else computed aside and copied in. On failure runtime-allocated outputs are
+ * no input nor another output, else computed aside and copied in. On failure runtime-allocated outputs are
  * released and caller storage holds unspecified bytes. Thread-safe.
  * For a bundle built with `graft build --sanitize=undefined`, a UBSan check
  * that fires in a C kernel fails the call with GRAFT_ABORTED naming the

@@ -248,17 +248,33 @@ static int overlaps_argument(const invocation_t* inv, const void* data,
   return 0;
 }
 
+/* Whether [data, data + size) overlaps the caller's storage for a result
+ * other than |result|. */
+static int overlaps_other_result(const invocation_t* inv, uint32_t result,
+                                 const void* data, uint64_t size) {
+  uintptr_t lo = (uintptr_t)data, hi = lo + size;
+  for (uint32_t r = 0; r < inv->f->result_count; ++r) {
+    const graft_tensor_t* o = &inv->results[r];
+    uintptr_t olo = (uintptr_t)o->data, ohi = olo + o->size;
+    if (r != result && o->data && lo < ohi && olo < hi) return 1;
+  }
+  return 0;
+}
+
 /* Caller storage for result buffer |i| the dispatches can write in place:
  * 64-byte aligned (abi.h's binding promise), not overlapping an argument
- * (a later step may still read it), the result's size (check_results).
- * Otherwise NULL: the result is computed aside and copied. */
+ * (a later step may still read it) nor another result's storage (a
+ * dispatch's outputs overlap none of its inputs: the generated code counts
+ * on it), the result's size (check_results). Otherwise NULL: the result is
+ * computed aside and copied. */
 static void* caller_storage(const invocation_t* inv, uint32_t i) {
   const graft_buffer_v1_t* b = &inv->f->buffers[i];
   const graft_tensor_t* out = &inv->results[b->index];
   const slot_t* s = &inv->slots[i];
   if (!out->data || out->size != s->size || ((uintptr_t)out->data & 63) != 0 ||
       inv->f->result_buffers[b->index] != i ||
-      overlaps_argument(inv, out->data, s->size))
+      overlaps_argument(inv, out->data, s->size) ||
+      overlaps_other_result(inv, b->index, out->data, s->size))
     return NULL;
   return out->data;
 }
