@@ -209,6 +209,36 @@ private:
       v = b_.CreateInBoundsGEP(elemType(input), v, b_.CreateMul(idx_[0], strides_[input][0]));
     return v;
   }
+  // Where row |k| of a rows view (KernelInput::rowStarts) starts, in
+  // elements from its batch's base: (k / W) * L + start[k % W].
+  Value *rowOffset(unsigned input, Value *k) {
+    const KernelInput &in = L_.inputs[input];
+    const unsigned W = unsigned(in.rowStarts.size());
+    Value *w = b_.CreateURem(k, b_.getInt64(W));
+    Value *start = params_[in.rowStarts[W - 1]];
+    for (unsigned i = W - 1; i-- > 0;)
+      start = b_.CreateSelect(b_.CreateICmpEQ(w, b_.getInt64(i)), params_[in.rowStarts[i]], start);
+    return b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(k, b_.getInt64(W)), rowStride(input)), start);
+  }
+  // The row offsets of the packed matmul's rhs rows [pc, pc + kc), a rows
+  // view, into a table in the entry block (kcPrepacked entries and, for the
+  // packing tile's prefetches, kRowTableSlack more repeating the last):
+  // the table as the i64 the routines take in place of the row stride.
+  static constexpr unsigned kRowTableSlack = 16;
+  Value *rowTable(Value *pc, Value *kc) {
+    const PackedMatmul &p = L_.packed;
+    if (!rowTable_)
+      rowTable_ = entryAlloca(ArrayType::get(b_.getInt64Ty(), p.kcPrepacked + kRowTableSlack));
+    Value *last = b_.CreateSub(kc, b_.getInt64(1));
+    Value *n = b_.CreateAdd(kc, b_.getInt64(kRowTableSlack));
+    BranchInst *fill = loop(b_.getInt64(0), n, "rowtab", [&](Value *i) {
+      Value *k = b_.CreateAdd(pc, b_.CreateBinaryIntrinsic(Intrinsic::umin, i, last));
+      b_.CreateStore(rowOffset(p.rhs, k),
+                     b_.CreateInBoundsGEP(b_.getInt64Ty(), rowTable_, i));
+    });
+    noLoopVectorize(fill, true);
+    return b_.CreatePtrToInt(rowTable_, b_.getInt64Ty());
+  }
   // The distance between rows of a matmul operand (its next-to-last dim's
   // stride, batch dim or not).
   Value *rowStride(unsigned input) {
@@ -275,7 +305,8 @@ private:
     ifThen(rhsHere, [&]() {
       Value *j0 = b_.CreateMul(group, cols, "", true, true);
       Value *j1 = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(j0, cols), N);
-      Value *from = rhsBlock(batchBase(p.rhs), pc, j0), *ldb = strides_[p.rhs][P - 2];
+      Value *from = rhsBlock(batchBase(p.rhs), pc, j0);
+      Value *ldb = p.rhsRows ? rowTable(pc, kc) : strides_[p.rhs][P - 2];
       b_.CreateCall(packRhsFunction(), {kc, b_.CreateSub(j1, j0), from, ldb, packedAt(out, pc, kc, j0)});
     });
     ifThen(p.lhsConstant ? b_.getFalse() : b_.CreateNot(rhsHere), [&]() {
@@ -292,6 +323,9 @@ private:
   // The rhs block at K offset |pc|, columns [j0, ..): where it starts in
   // the rhs.
   Value *rhsBlock(Value *rhs, Value *pc, Value *j0) {
+    // (A rows view's rows are where its row table says.)
+    if (L_.packed.rhsRows)
+      return b_.CreateInBoundsGEP(elemType(L_.packed.rhs), rhs, j0);
     Value *ldb = strides_[L_.packed.rhs][L_.numParallel - 2];
     Value *at = L_.packed.rhsTransposed ? b_.CreateAdd(b_.CreateMul(j0, ldb), pc)
                                         : b_.CreateAdd(b_.CreateMul(pc, ldb), j0);
@@ -430,7 +464,8 @@ private:
     // Where the workgroup packs its own rhs block and has fewer than mr
     // rows, its one tile per panel reads the whole panels in place
     // (packed, they would be read once).
-    Value *readsInPlace = p.rhsTransposed
+    // (Not a rows view: its tiles read it packed.)
+    Value *readsInPlace = p.rhsTransposed || p.rhsRows
                               ? b_.getFalse()
                               : b_.CreateAnd(b_.CreateNot(prepacked),
                                              b_.CreateICmpULT(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
@@ -446,8 +481,12 @@ private:
                        : b_.getFalse();
     // Whether a one-row block's sweep may read an f32 lhs row in place.
     const bool lhsRowsInPlace = p.lhsElem == DType::F32 && !p.lhsConstant;
+    Value *ldbAll = ldb;
     BranchInst *kBlocks = loop(b_.getInt64(0), K, "kb", [&](Value *pc) {
       Value *kc = kBlock(pc);
+      // A rows view's row offsets for this K block, for the routines that
+      // read it where it lies (the packing ones).
+      Value *ldb = p.rhsRows ? rowTable(pc, kc) : ldbAll;
       // Whether the microkernels start their accumulators from the fill.
       Value *first = uniformInit ? b_.CreateZExt(b_.CreateICmpEQ(pc, b_.getInt64(0)), b_.getInt64Ty())
                                  : b_.getInt64(0);
@@ -1330,9 +1369,13 @@ private:
   Value *inputPtr(const ScalarNode &node) {
     const KernelInput &in = L_.inputs[node.input];
     Value *off = b_.getInt64(0);
-    for (size_t k = 0; k < in.map.size(); ++k)
-      off = b_.CreateAdd(off, b_.CreateMul(idx_[in.map[k]], strides_[node.input][k], "", true, true),
+    for (size_t k = 0; k < in.map.size(); ++k) {
+      // (A rows view's row dim: where the row starts.)
+      bool row = !in.rowStarts.empty() && k + 2 == in.map.size();
+      off = b_.CreateAdd(off, row ? rowOffset(node.input, idx_[in.map[k]])
+                                  : b_.CreateMul(idx_[in.map[k]], strides_[node.input][k], "", true, true),
                          "", true, true);
+    }
     return b_.CreateInBoundsGEP(memoryType(c_, in.elem), bases_[node.input], off);
   }
 
@@ -1410,6 +1453,7 @@ private:
   std::vector<std::vector<Value *>> strides_;
   std::map<int, std::vector<Value *>> rowSlots_; // RowReduce node -> its lanes' slots
   std::map<int, Value *> rowStat_;  // RowReduce node -> its current row's value
+  Value *rowTable_ = nullptr;       // a rows view's row offsets (rowTable)
   std::vector<RowShape> rowShape_;  // per node (RowVector.h)
   // The node each output stores: L_.outputs' own, or inside one of
   // rowCases' row loops, the side of the select that loop takes.

@@ -138,6 +138,21 @@ struct Source {
   std::string mark() const { return elem == DType::F32 ? "" : dtypeName(elem); }
 };
 
+// Row |k| of an rhs read where it lies: at k * ld, or, for a rows view
+// (PackedMatmul::rhsRows), at the offset its row table holds (|ld| is then
+// the table's address, LoopEmitter's rowTable).
+Value *rhsRowAt(IRBuilder<> &b, const Source &from, const PackedMatmul &p, Value *base, Value *k,
+                Value *ld) {
+  if (!p.rhsRows)
+    return from.at(b, base, b.CreateMul(k, ld));
+  Value *table = b.CreateIntToPtr(ld, b.getPtrTy());
+  Value *off = b.CreateLoad(b.getInt64Ty(), b.CreateInBoundsGEP(b.getInt64Ty(), table, k));
+  return from.at(b, base, off);
+}
+
+// The mark of a rows view's routines ("" for any other rhs).
+std::string rowsMark(const PackedMatmul &p) { return p.rhsRows ? "tab" : ""; }
+
 } // namespace
 
 // void pack(i64 kc, i64 cols, const float *b, i64 ldb, float *packed):
@@ -154,7 +169,7 @@ Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
   Type *i64 = t.i64, *f32 = t.f32;
   const Source from(c, p.rhsElem, p);
   bool fresh;
-  Function *f = leaf(m, "pack" + from.mark(), {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
+  Function *f = leaf(m, "pack" + from.mark() + rowsMark(p), {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
   if (!fresh)
     return f;
   IRBuilder<> b(BasicBlock::Create(c, "entry", f));
@@ -167,7 +182,7 @@ Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
   emitLoop(b, b.getInt64(0), fullCols, "q", [&](Value *q) {
     Value *panel = b.CreateInBoundsGEP(f32, dst, b.CreateMul(q, kc));
     emitLoop(b, b.getInt64(0), kc, "k", [&](Value *k) {
-      Value *row = from.at(b, src, b.CreateAdd(b.CreateMul(k, ldb), q));
+      Value *row = from.at(b, rhsRowAt(b, from, p, src, k, ldb), q);
       Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, nrV));
       for (unsigned v = 0; v < p.nv; ++v) {
         Value *x = from.load(b, from.at(b, row, v * p.lanes), p.lanes);
@@ -182,7 +197,7 @@ Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
   Value *lastCol = b.CreateSub(rem, b.getInt64(1));
   Value *kEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), kc, b.getInt64(0));
   emitLoop(b, b.getInt64(0), kEnd, "kr", [&](Value *k) {
-    Value *row = from.at(b, src, b.CreateAdd(b.CreateMul(k, ldb), fullCols));
+    Value *row = from.at(b, rhsRowAt(b, from, p, src, k, ldb), fullCols);
     Value *to = b.CreateInBoundsGEP(f32, panel, b.CreateMul(k, nrV));
     for (uint64_t col = 0; col < nr; ++col) {
       Value *cv = b.getInt64(col);
@@ -480,6 +495,10 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
                      : rows < p.mr ? "tail"
                                    : "tile";
   kind += rhsFrom.mark();
+  // (The packing tile of a rows view reads its rows through a table.)
+  const bool tableRows = packing && p.rhsRows;
+  if (tableRows)
+    kind += rowsMark(p);
   if (epi)
     kind += "_" + epi->key;
   Function *f = leaf(m, kind, params, p, fresh, rows);
@@ -580,7 +599,8 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     PHINode *k = l.k;
     std::vector<PHINode *> &accs = l.accs;
     BasicBlock *body = l.body;
-    Value *rhsRow = rhsFrom.at(b, rhs, b.CreateMul(k, ldRhs));
+    Value *rhsRow = tableRows ? rhsRowAt(b, rhsFrom, p, rhs, k, ldRhs)
+                         : rhsFrom.at(b, rhs, b.CreateMul(k, ldRhs));
     Value *lhsCol = b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(p.mr)));
     std::vector<Value *> rv(nv);
     for (unsigned v = 0; v < nv; ++v)
@@ -592,7 +612,14 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     }
     const uint64_t rhsAhead =
         strided ? kRhsSourcePrefetchRows : std::max<uint64_t>(1, kRhsPrefetchBytes / (p.nr() * 4));
-    emitPanelPrefetches(b, lhs, k, rhsRow, ldRhs, rhsAhead, p, rhsFrom);
+    if (tableRows) {
+      // The row kRhsSourcePrefetchRows ahead, from the table (which runs
+      // that far past the K block, LoopEmitter's rowTable).
+      Value *ahead = rhsRowAt(b, rhsFrom, p, rhs, b.CreateAdd(k, b.getInt64(rhsAhead)), ldRhs);
+      emitPanelPrefetches(b, lhs, k, ahead, b.getInt64(0), 0, p, rhsFrom);
+    } else {
+      emitPanelPrefetches(b, lhs, k, rhsRow, ldRhs, rhsAhead, p, rhsFrom);
+    }
     for (unsigned r = 0; r < mr; ++r) {
       Value *x = b.CreateLoad(f32, b.CreateConstInBoundsGEP1_64(f32, lhsCol, r));
       Value *splat = b.CreateVectorSplat(lanes, x);

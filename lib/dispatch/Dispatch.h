@@ -63,6 +63,11 @@ struct KernelInput {
   std::vector<int> map;   // per input dim: the domain dim that indexes it;
                           // empty: read at coordinates only (ScalarNode Load)
   std::vector<unsigned> dimParams; // param index holding each input dim size
+  // A rows view (a stride-1 conv's rhs, Windows.cpp rowsConv): the input is
+  // read as [.., K, N] though stored as [.., C, L], row k a run of L
+  // starting at (k / W) * L + the value of param rowStarts[k % W] (W its
+  // size; empty for any other input).
+  std::vector<unsigned> rowStarts;
 };
 
 struct KernelOutput {
@@ -97,6 +102,9 @@ struct PackedMatmul {
                              // (a batch matmul's lhs may be one [M, K] that
                              // every batch reads: a broadcast view, Views.cpp)
   bool rhsTransposed = false; // rhs stored as [.., N, K] (a transpose view)
+  bool rhsRows = false;       // rhs rows at offsets (KernelInput::rowStarts):
+                              // every routine that reads it in place takes
+                              // a table of its K block's row offsets
   // How the lhs and rhs are stored: f32, or f16/bf16 (mixed precision),
   // which the packing routines widen exactly to f32 as they pack: the
   // packed panels, the microkernels and the sums are f32 whatever these are.
@@ -145,7 +153,7 @@ struct PackedMatmul {
   // Whether a block of one row sweeps its rhs in place
   // (packedMatmulRowSweep): a plain rhs that was not packed when building
   // (nor, at run time, before the call: one row of workgroups never is).
-  bool rhsSwept() const { return !rhsTransposed && !rhsConstant; }
+  bool rhsSwept() const { return !rhsTransposed && !rhsConstant && !rhsRows; }
   // What one workgroup of the pack dispatch packs per K block: rhs columns
   // (whole panels, at least 128 bytes of each source row: two cache lines)
   // or lhs rows (one panel). Small, so that the dispatch has enough

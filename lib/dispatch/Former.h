@@ -74,6 +74,8 @@ struct Former {
   // Views and row statistics (Views.cpp).
   bool isView(const Op *op);
   bool concatOperand(const Op *op, const Op *concat);
+  // A concat the packed matmul reads as rows of its rhs (Views.cpp), or null.
+  const Op *rowsOf(const Op *op);
   bool broadcastOperand(const Op *op, const Op *broadcast);
   bool isRowStat(const Op *op);
   // Whether |v| is consumed only by ops of group |g| (through views and row
@@ -119,6 +121,9 @@ struct Former {
   int loadNode(KernelDraft &draft, const Value *v, std::vector<int> map);
   // The kernel input reading buffer |v| through |map| (once per pair).
   unsigned input(KernelDraft &draft, const Value *v, const std::vector<int> &map);
+  // A matmul's |rhs| read through a rows view (rowsOf) with |map|: a Load
+  // of an input with rowStarts; -1 where |rhs| is no such view.
+  int rowsNode(KernelDraft &draft, const Value *rhs, const std::vector<int> &map);
   // Data movement as index arithmetic in the scalar DAG: |v| at the
   // coordinates |at| (one `index` node per dim of |v|). readAt reads
   // through loadNode when every coordinate is a domain index; viewAt is the

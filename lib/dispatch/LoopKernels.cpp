@@ -67,6 +67,32 @@ int Former::loadNode(KernelDraft &draft, const Value *v, std::vector<int> map) {
   return node(draft, n);
 }
 
+int Former::rowsNode(KernelDraft &draft, const Value *rhs, const std::vector<int> &map) {
+  if (!rhs->def || rhs->def->kind != OpKind::Reshape)
+    return -1;
+  const Value *cat = rhs->def->operands[0];
+  if (!views.count(cat) || !rowsOf(cat->def))
+    return -1;
+  // The source [.., C, 1, L] read as [.., C, L] (no dedup: its map is the
+  // rhs's, its rows are not).
+  const Value *src = cat->def->operands[0]->def->operands[0];
+  const std::vector<uint32_t> &dims = shapes.dimsOf(src);
+  KernelInput in;
+  in.buffer = buffer(src);
+  in.elem = src->type.elem;
+  in.map = map;
+  if (map.size() == 3)
+    in.dimParams.push_back(param(draft, dims[0]));
+  in.dimParams.push_back(param(draft, dims[1]));
+  in.dimParams.push_back(param(draft, dims[3]));
+  for (const Value *slice : cat->def->operands)
+    in.rowStarts.push_back(param(draft, sliceDimExprs(shapes, *slice->def, 3, dims).start));
+  ScalarNode n{ScalarNode::Kind::Load, in.elem};
+  n.input = static_cast<unsigned>(draft.d.loop.inputs.size());
+  draft.d.loop.inputs.push_back(std::move(in));
+  return node(draft, n);
+}
+
 unsigned Former::input(KernelDraft &draft, const Value *v, const std::vector<int> &map) {
   uint32_t buf = buffer(v);
   auto key = std::make_pair(buf, map);
@@ -350,7 +376,9 @@ void Former::rootKernel(KernelDraft &draft, const Op *op) {
       L.accInit = atPoint(draft, acc);
     }
     int a = loadNode(draft, op->operands[0], lm);
-    int b = loadNode(draft, op->operands[1], rm);
+    int b = rowsNode(draft, op->operands[1], rm);
+    if (b < 0)
+      b = loadNode(draft, op->operands[1], rm);
     // Mixed precision: narrow inputs are widened to the accumulator's type.
     if (op->operands[0]->type.elem != L.accType) {
       ScalarNode widen{ScalarNode::Kind::Op, L.accType};

@@ -122,7 +122,8 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
 
 void Former::packConstantOperands(KernelDraft &draft) {
   PackedMatmul &p = draft.d.loop.packed;
-  p.rhsConstant = packConstantOperand(draft, p.rhs, p.rhsTransposed, p.nr());
+  // (Not a rows view: its rows are no [K, N] of the constant.)
+  p.rhsConstant = !p.rhsRows && packConstantOperand(draft, p.rhs, p.rhsTransposed, p.nr());
   p.lhsConstant = packConstantOperand(draft, p.lhs, true, p.mr);
 }
 

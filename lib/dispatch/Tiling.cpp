@@ -198,6 +198,7 @@ void Former::finishLoop(KernelDraft &draft) {
     L.packed = packedMatmulTiles(level, lhs, rhs, rhsTransposed);
     L.packed.lhsElem = L.inputs[lhs].elem;
     L.packed.rhsElem = L.inputs[rhs].elem;
+    L.packed.rhsRows = !L.inputs[rhs].rowStarts.empty();
     L.regRows = L.regCols = 1;
   }
   // An input read across its rows (transpose, some broadcasts) gets tall,

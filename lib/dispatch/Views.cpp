@@ -13,7 +13,9 @@
 //     through the op's index map, or compute the iota from their index
 //     (LoopKernels.cpp, loadNode and viewAt). So is a transpose whose users
 //     are all matmuls reading it as their rhs (attention's q @ k^T): the
-//     packed matmul packs its rhs from either layout.
+//     packed matmul packs its rhs from either layout. So is a concat of
+//     runs of one source read as a matmul's rhs rows (rowsOf: a stride-1
+//     conv's), which the packed matmul reads where they lie.
 //   - A reduction over the innermost dim whose every use is such a view
 //     broadcasting it back along that dim into maps is a *row statistic*:
 //     the dispatch of each consuming map computes it once per row, before
@@ -27,6 +29,7 @@
 #include "dispatch/Former.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace graft {
 
@@ -49,7 +52,7 @@ bool Former::isView(const Op *op) {
                      u->operands[2] != op->result() &&
                      op->listAttr("dims") == std::vector<int64_t>{1, 2};
     if (movesData && u->kind != OpKind::Map && u->kind != OpKind::Reduce && !sharedLhs &&
-        !concatOperand(op, u) && !broadcastOperand(op, u))
+        !concatOperand(op, u) && !broadcastOperand(op, u) && !rowsOf(op))
       return false;
     // A transpose only as a matmul's rhs: the packed matmul packs its rhs
     // from either layout at the same cost, while a map reading it across
@@ -61,6 +64,54 @@ bool Former::isView(const Op *op) {
       return false;
   }
   return true;
+}
+
+// A concat of runs of one source as the rows of a matmul's rhs (a
+// stride-1 conv's, Windows.cpp rowsConv): [.., C, W, L'] of W slices of
+// [.., C, 1, L] along the last dim only (step 1, each a view: a slice's
+// only user is the concat), concatenated along dim 2, whose one user is
+// a reshape to [.., C * W, L'] that matmuls read only as their rhs. The
+// packed matmul reads the rows where they lie (KernelInput::rowStarts).
+// |op| itself, or null.
+const Op *Former::rowsOf(const Op *op) {
+  if (op->kind != OpKind::Concat || op->intAttr("axis") != 2 || op->result()->type.rank() != 4 ||
+      op->result()->type.elem != DType::F32 || returned.count(op->result()))
+    return nullptr;
+  const Value *src = nullptr;
+  for (const Value *v : op->operands) {
+    const Op *s = v->def;
+    if (!s || s->kind != OpKind::Slice || (src && s->operands[0] != src) ||
+        uses.users(v).size() != 1 || returned.count(v))
+      return nullptr;
+    src = s->operands[0];
+    std::vector<int64_t> starts = s->listAttr("starts"), ends = s->listAttr("ends"),
+                         steps = s->listAttr("steps");
+    for (size_t d = 0; d < 4; ++d) {
+      if (!steps.empty() && steps[d] != 1)
+        return nullptr;
+      if (d < 3 && (starts[d] != 0 || ends[d] != std::numeric_limits<int64_t>::max()))
+        return nullptr;
+    }
+  }
+  if (!src || src->type.rank() != 4 || src->type.dims[2] != 1)
+    return nullptr;
+  const std::vector<Op *> &users = uses.users(op->result());
+  if (users.size() != 1 || users[0]->kind != OpKind::Reshape || returned.count(users[0]->result()))
+    return nullptr;
+  const Value *r = users[0]->result();
+  const std::vector<int64_t> &rd = r->type.dims, &cd = op->result()->type.dims;
+  // [.., C * W, L'] (the batch dim kept, or dropped where it is 1).
+  bool merged = rd.size() == 3 ? rd[0] == cd[0] : rd.size() == 2 && cd[0] == 1;
+  if (!merged || cd[1] == kDynamic || rd[rd.size() - 2] != cd[1] * cd[2])
+    return nullptr;
+  const std::vector<Op *> &readers = uses.users(r);
+  if (readers.empty())
+    return nullptr;
+  for (const Op *m : readers)
+    if ((m->kind != OpKind::Matmul && m->kind != OpKind::BatchMatmul) || m->operands[1] != r ||
+        m->operands[0] == r || m->operands[2] == r)
+      return nullptr;
+  return op;
 }
 
 // A slice, pad, tile, broadcast, iota or concat read by concat |u| whose

@@ -47,7 +47,10 @@ check_out BUNDLE
 # after the pad (its window slices are views the concat reads, one operand
 # a row), whose rows of 7 elements share workgroups (one row of workgroups
 # per image and channel in the pad, one per image, channel and window
-# position in the columns). A depthwise conv (a filter per channel), and
+# position in the columns). A 3x3 conv whose rows are known when building
+# and long enough (40: 42 padded) has no columns: the pad (one more row),
+# one batch matmul reading runs of the padded rows, and a slice dropping
+# the points past each output row. A depthwise conv (a filter per channel), and
 # a grouped one of 4 filters per group, is one map over the window's
 # slices of each channel of a group and their weights after the pad: no
 # columns, no matmul. All agree with the evaluator.
@@ -68,6 +71,10 @@ func @cg(%x: tensor<?x16x?x?xf32>, %w: tensor<16x4x3x3xf32>) -> tensor<?x16x?x?x
   %y = conv %x, %w {pads = [1, 1, 1, 1], group = 4} : tensor<?x16x?x?xf32>
   return %y
 }
+func @cr(%x: tensor<?x16x?x40xf32>, %w: tensor<8x16x3x3xf32>) -> tensor<?x8x?x40xf32> {
+  %y = conv %x, %w {pads = [1, 1, 1, 1]} : tensor<?x8x?x40xf32>
+  return %y
+}
 GRAPH
 "$PYTHON" - "$T" <<'PY'
 import numpy as np, sys
@@ -77,12 +84,16 @@ np.save(sys.argv[1] + "/w1.npy", rng.standard_normal((8, 16, 1, 1)).astype(np.fl
 np.save(sys.argv[1] + "/w3.npy", rng.standard_normal((8, 16, 3, 3)).astype(np.float32))
 np.save(sys.argv[1] + "/wd.npy", rng.standard_normal((16, 1, 3, 3)).astype(np.float32))
 np.save(sys.argv[1] + "/wg.npy", rng.standard_normal((16, 4, 3, 3)).astype(np.float32))
+np.save(sys.argv[1] + "/wr.npy", rng.standard_normal((8, 16, 3, 3)).astype(np.float32))
+np.save(sys.argv[1] + "/rx.npy", rng.standard_normal((2, 16, 9, 40)).astype(np.float32))
 PY
 "$GRAFT" build "$T/c.graph" --target "$HOST_TARGET" -o "$T/c.graft"
-for f in c1 c3 cd cg; do
+for f in c1 c3 cd cg cr; do
   w=w${f#c}
-  "$GRAFT" eval "$T/c.graph" --function $f --input "@$T/cx.npy" --input "@$T/$w.npy" --output "@$T/want.npy"
-  "$GRAFT_RUN" "$T/c.graft" --function $f --input "@$T/cx.npy" --input "@$T/$w.npy" \
+  x=cx
+  [ $f = cr ] && x=rx
+  "$GRAFT" eval "$T/c.graph" --function $f --input "@$T/$x.npy" --input "@$T/$w.npy" --output "@$T/want.npy"
+  "$GRAFT_RUN" "$T/c.graft" --function $f --input "@$T/$x.npy" --input "@$T/$w.npy" \
     --output "@$T/got.npy" --expected_output "@$T/want.npy" --tolerance 1e-5 --trace 2>> "$T/trace"
 done
 check "$TEST_DIR/window_ops.sh" --check-prefix=TRACE < "$T/trace"
@@ -99,3 +110,8 @@ check "$TEST_DIR/window_ops.sh" --check-prefix=TRACE < "$T/trace"
 # TRACE: cg: cg_dispatch_{{[0-9]+}}_pad ({{.*}}) grid 1x1x32
 # TRACE-NEXT: cg: cg_dispatch_{{[0-9]+}}_map
 # TRACE-NOT: cg_dispatch
+# TRACE: cr: cr_dispatch_{{[0-9]+}}_pad
+# TRACE-NEXT: cr: cr_dispatch_{{[0-9]+}}_batch_matmul_pack
+# TRACE-NEXT: cr: cr_dispatch_{{[0-9]+}}_batch_matmul
+# TRACE-NEXT: cr: cr_dispatch_{{[0-9]+}}_slice
+# TRACE-NOT: cr_dispatch
