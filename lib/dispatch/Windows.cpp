@@ -164,6 +164,10 @@ private:
   // |x| with |w|'s padding along every spatial dim, the pads reading |pad|
   // (|extraRows| more at the end of the first).
   Value *padded(Value *x, const Window &w, Value *pad, int64_t extraRows = 0);
+  // The weights times |cols|, C/g * K (|depth|) rows of P points for each
+  // of the |pairs| images and groups: [N * g, F/g, P], or [F/g, P] for one.
+  Value *groupMatmul(Value *wt, Value *cols, const Size &batch, const Size &pairs,
+                     int64_t groups, int64_t depth, const Size &points);
   // A conv of stride 1 as one matmul over rows of the padded input.
   void rowsConv(Value *x, Value *wt, const Window &w, int64_t groups, int64_t window);
   // Whether rowsConv is the conv's lowering: f32 (the packed matmul reads
@@ -370,40 +374,40 @@ void Expander::conv() {
     outSizes.push_back(dimOf(cols, d + 3));
     points = mul(points, outSizes.back());
   }
-  // One matmul per image and group: the weights [g, F/g, C/g * K] by the
-  // image's columns [g, C/g * K, P] give [g, F/g, P], the image's [F, O...]
-  // as it lies in memory, so the result needs no transpose. Where there is
-  // more than one (image, group) pair, a batch matmul over them, the
-  // weights broadcast over the images.
-  Size depth{channels / groups * window};
-  Size filtersPerGroup{filters / groups};
-  Size g{groups};
-  Size pairs = mul(batch, g);
-  Value *mm;
-  if (pairs.n == 1) {
-    Value *rhs = reshape(cols, {depth, points});
-    Value *lhs = reshape(wt, {filtersPerGroup, depth});
-    Value *acc = filled(padValue(elem, false), {filtersPerGroup, points});
-    mm = b_.add(OpKind::Matmul, {lhs, rhs, acc}, acc->type);
-  } else {
-    Value *rhs = reshape(cols, {pairs, depth, points});
-    // The weights of each pair: with one group, one [F, C * K] broadcast
-    // over the images, a view the packed matmul reads as one matrix (and
-    // packs once when building where they are a constant); with several,
-    // [g, F/g, C/g * K] broadcast over the images and regrouped.
-    Value *lhs = groups == 1 ? reshape(wt, {filtersPerGroup, depth})
-                             : reshape(wt, {g, filtersPerGroup, depth});
-    if (batch.n != 1) {
-      lhs = overImages(lhs, batch);
-      if (groups != 1)
-        lhs = reshape(lhs, {pairs, filtersPerGroup, depth});
-    }
-    Value *acc = filled(padValue(elem, false), {pairs, filtersPerGroup, points});
-    mm = b_.add(OpKind::BatchMatmul, {lhs, rhs, acc}, acc->type);
-  }
+  Value *mm = groupMatmul(wt, cols, batch, mul(batch, Size{groups}), groups,
+                          channels / groups * window, points);
   std::vector<Size> final = {batch, Size{filters}};
   final.insert(final.end(), outSizes.begin(), outSizes.end());
   becomeLast(reshape(mm, final));
+}
+
+// One matmul per image and group: the weights [g, F/g, C/g * K] by the
+// image's columns [g, C/g * K, P] give [g, F/g, P], the image's [F, O...]
+// as it lies in memory, so the result needs no transpose. Where there is
+// more than one (image, group) pair, a batch matmul over them, the weights
+// broadcast over the images: with one group, one [F, C * K] broadcast over
+// the images, a view the packed matmul reads as one matrix (and packs once
+// when building where they are a constant); with several, [g, F/g, C/g * K]
+// broadcast over the images and regrouped.
+Value *Expander::groupMatmul(Value *wt, Value *cols, const Size &batch, const Size &pairs,
+                             int64_t groups, int64_t k, const Size &points) {
+  DType elem = wt->type.elem;
+  Size depth{k}, perGroup{wt->type.dims[0] / groups}, g{groups};
+  if (pairs.n == 1) {
+    Value *rhs = reshape(cols, {depth, points});
+    Value *lhs = reshape(wt, {perGroup, depth});
+    Value *acc = filled(padValue(elem, false), {perGroup, points});
+    return b_.add(OpKind::Matmul, {lhs, rhs, acc}, acc->type);
+  }
+  Value *rhs = reshape(cols, {pairs, depth, points});
+  Value *lhs = groups == 1 ? reshape(wt, {perGroup, depth}) : reshape(wt, {g, perGroup, depth});
+  if (batch.n != 1) {
+    lhs = overImages(lhs, batch);
+    if (groups != 1)
+      lhs = reshape(lhs, {pairs, perGroup, depth});
+  }
+  Value *acc = filled(padValue(elem, false), {pairs, perGroup, points});
+  return b_.add(OpKind::BatchMatmul, {lhs, rhs, acc}, acc->type);
 }
 
 // A conv of stride 1 (f32) as one (batch) matmul whose rhs rows are
@@ -426,7 +430,7 @@ void Expander::rowsConv(Value *x, Value *wt, const Window &w, int64_t groups,
   DType elem = x->type.elem;
   const size_t r = w.rank();
   const int64_t channels = x->type.dims[1], filters = wt->type.dims[0];
-  const int64_t cg = channels / groups, fg = filters / groups;
+  const int64_t cg = channels / groups;
   Value *xp = padded(x, w, padValue(elem, false), 1);
   Size batch = dimOf(x, 0);
   std::vector<Size> padDims;
@@ -481,24 +485,7 @@ void Expander::rowsConv(Value *x, Value *wt, const Window &w, int64_t groups,
                        Type::tensorOf(elem, {pairs.value ? kDynamic : pairs.n, cg, window,
                                              points.value ? kDynamic : points.n}),
                        {OpBuilder::attr("axis", 2)});
-  Size depth{cg * window}, perGroup{fg}, g{groups};
-  Value *mm;
-  if (pairs.n == 1) {
-    Value *rhs = reshape(cols, {depth, points});
-    Value *lhs = reshape(wt, {perGroup, depth});
-    Value *acc = filled(padValue(elem, false), {perGroup, points});
-    mm = b_.add(OpKind::Matmul, {lhs, rhs, acc}, acc->type);
-  } else {
-    Value *rhs = reshape(cols, {pairs, depth, points});
-    Value *lhs = groups == 1 ? reshape(wt, {perGroup, depth}) : reshape(wt, {g, perGroup, depth});
-    if (batch.n != 1) {
-      lhs = overImages(lhs, batch);
-      if (groups != 1)
-        lhs = reshape(lhs, {pairs, perGroup, depth});
-    }
-    Value *acc = filled(padValue(elem, false), {pairs, perGroup, points});
-    mm = b_.add(OpKind::BatchMatmul, {lhs, rhs, acc}, acc->type);
-  }
+  Value *mm = groupMatmul(wt, cols, batch, pairs, groups, cg * window, points);
   // [N, F, O0, P1, ...], then the output points of each row.
   std::vector<Size> grid = {batch, Size{filters}, out[0]};
   for (size_t d = 1; d < r; ++d)
