@@ -144,6 +144,25 @@ def conv(name, fn, n, c, h, w, f, k, groups=1):
                 flops=2 * n * f * h * w * cg * k * k, tol=1e-6 * cg * k * k)
 
 
+def resnet_block(name, n, h, w):
+    """relu(conv(relu(conv(x) + b1)) + b2 + x), 64 channels, 3x3 convs."""
+    c = 64
+
+    def ref(x, w1, b1, w2, b2):
+        x, b1, b2 = f64(x, b1, b2)
+        a = np.maximum(conv_ref(x, w1, 1) + b1[None, :, None, None], 0)
+        return np.maximum(conv_ref(a, w2, 1) + b2[None, :, None, None] + x, 0)
+
+    def torch_block(t, x, w1, b1, w2, b2):
+        F = t.nn.functional
+        a = F.relu(F.conv2d(x, w1, b1, padding=1))
+        return F.relu(F.conv2d(a, w2, b2, padding=1) + x)
+
+    return Case(name, "conv", "resnet_block", [(n, c, h, w), (c, c, 3, 3), (c,), (c, c, 3, 3), (c,)],
+                ref, [Peer("torch", torch=torch_block)],
+                flops=2 * 2 * n * c * h * w * c * 9, tol=1e-5 * c * 9)
+
+
 # The peers. The torch expressions are what a PyTorch user writes in eager
 # mode; each allocates its result, as graft does today.
 def matmul_peers():
@@ -243,6 +262,9 @@ def all_cases(quick):
     # MobileNet's depthwise 3x3 (a filter per channel) at 112x112.
     dn, dh, dw = (1, 9, 11) if quick else (1, 112, 112)
     cases.append(conv("conv_dw3x3", "dw3x3", dn, 32, dh, dw, 32, 3, groups=32))
+    # ResNet's basic block at 56x56: two 3x3 convs, biases, activations
+    # and the residual add (a model layer, not one op).
+    cases.append(resnet_block("resnet_block", n, h, 56))
     # ResNeXt-50 32x4d's first grouped 3x3 (4 channels and 4 filters per
     # group) at 56x56.
     cases.append(conv("conv_g32x4", "g32x4", n, 128, h, w, 128, 3, groups=32))
