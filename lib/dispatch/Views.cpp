@@ -100,9 +100,13 @@ const Op *Former::rowsOf(const Op *op) {
     return nullptr;
   const Value *r = users[0]->result();
   const std::vector<int64_t> &rd = r->type.dims, &cd = op->result()->type.dims;
-  // [.., C * W, L'] (the batch dim kept, or dropped where it is 1).
-  bool merged = rd.size() == 3 ? rd[0] == cd[0] : rd.size() == 2 && cd[0] == 1;
-  if (!merged || cd[1] == kDynamic || rd[rd.size() - 2] != cd[1] * cd[2])
+  // [.., C * W, L'] (the batch dim kept, the same size when the graph runs:
+  // the source's, which the slices take whole; or dropped where it is 1):
+  // with C * W known, the element count the reshape keeps makes L' the
+  // same too.
+  bool merged = rd.size() == 3 ? shapes.dimsOf(r)[0] == shapes.dimsOf(src)[0]
+                               : rd.size() == 2 && cd[0] == 1;
+  if (!merged || cd[1] == kDynamic || cd[2] == kDynamic || rd[rd.size() - 2] != cd[1] * cd[2])
     return nullptr;
   const std::vector<Op *> &readers = uses.users(r);
   if (readers.empty())

@@ -188,10 +188,12 @@ private:
       if (in == kDynamic)
         return false;
       int64_t padded = in + w.padsBegin[d] + w.padsEnd[d];
+      if (padded - w.span(d) + 1 <= 0)
+        return false; // no output points
       grid *= double(padded);
       out *= double(padded - w.span(d) + 1);
     }
-    return out > 0 && grid <= kRowsWaste * out;
+    return grid <= kRowsWaste * out;
   }
   // The window's element |k| at every output point: [N, C, O...], or
   // [N, C, 1, O...] from |xp| of [N, C, 1, spatial...] (|lead| 3: the

@@ -115,3 +115,37 @@ check "$TEST_DIR/window_ops.sh" --check-prefix=TRACE < "$T/trace"
 # TRACE-NEXT: cr: cr_dispatch_{{[0-9]+}}_batch_matmul
 # TRACE-NEXT: cr: cr_dispatch_{{[0-9]+}}_slice
 # TRACE-NOT: cr_dispatch
+
+# A concat of runs of one tensor read as a batch matmul's rhs is read as
+# rows only where the reshape between them keeps the batch: one that
+# regroups it (2N batches of 8 x 3 from N of 4 x 2 x 6) is written out,
+# and the result agrees with the evaluator.
+cat > "$T/rr.graph" <<'GRAPH'
+func @rr(%x: tensor<?x4x1x8xf32>, %a: tensor<?x5x8xf32>) -> tensor<?x5x3xf32> {
+  %s0 = slice %x {starts = [0, 0, 0, 0], ends = [9223372036854775807, 9223372036854775807, 9223372036854775807, 6]} : tensor<?x4x1x6xf32>
+  %s1 = slice %x {starts = [0, 0, 0, 2], ends = [9223372036854775807, 9223372036854775807, 9223372036854775807, 8]} : tensor<?x4x1x6xf32>
+  %c = concat %s0, %s1 {axis = 2} : tensor<?x4x2x6xf32>
+  %b = dim %x {axis = 0} : index
+  %two = constant 2 : index
+  %n = mul %b, %two : index
+  %r = reshape %c, %n : tensor<?x8x3xf32>
+  %z = constant 0.0 : f32
+  %e = empty %n : tensor<?x5x3xf32>
+  %f = fill %z, %e : tensor<?x5x3xf32>
+  %m = batch_matmul %a, %r, %f : tensor<?x5x3xf32>
+  return %m
+}
+GRAPH
+"$PYTHON" - "$T" <<'PY'
+import numpy as np, sys
+rng = np.random.default_rng(2)
+np.save(sys.argv[1] + "/rrx.npy", rng.standard_normal((2, 4, 1, 8)).astype(np.float32))
+np.save(sys.argv[1] + "/rra.npy", rng.standard_normal((4, 5, 8)).astype(np.float32))
+PY
+"$GRAFT" build "$T/rr.graph" --target "$HOST_TARGET" -o "$T/rr.graft"
+"$GRAFT" eval "$T/rr.graph" --input "@$T/rrx.npy" --input "@$T/rra.npy" --output "@$T/want.npy"
+"$GRAFT_RUN" "$T/rr.graft" --input "@$T/rrx.npy" --input "@$T/rra.npy" --output "@$T/got.npy" \
+  --expected_output "@$T/want.npy" --tolerance 1e-5 --trace 2> "$T/rrtrace"
+check "$TEST_DIR/window_ops.sh" --check-prefix=REGROUP < "$T/rrtrace"
+# REGROUP: rr: rr_dispatch_{{[0-9]+}}_concat
+# REGROUP-NEXT: rr: rr_dispatch_{{[0-9]+}}_batch_matmul
