@@ -187,11 +187,11 @@ private:
       int64_t in = x->type.dims[d + 2];
       if (in == kDynamic)
         return false;
-      int64_t padded = in + w.padsBegin[d] + w.padsEnd[d];
-      if (padded - w.span(d) + 1 <= 0)
-        return false; // no output points
-      grid *= double(padded);
-      out *= double(padded - w.span(d) + 1);
+      int64_t points = w.outputSize(d, in);
+      if (points == 0)
+        return false;
+      grid *= double(in + w.padsBegin[d] + w.padsEnd[d]);
+      out *= double(points);
     }
     return grid <= kRowsWaste * out;
   }
@@ -221,6 +221,18 @@ private:
     for (size_t i = 1; i < count; ++i)
       acc = bodyOp(kind, t, {acc, args[i]});
     return acc;
+  }
+  // The output size along spatial dim |d| of |w| over |x|
+  // (Window::outputSize), computed when the graph runs where |x|'s size is
+  // '?': max(0, (in + pads - span + stride) / stride).
+  Size outputSize(Value *x, const Window &w, size_t d) {
+    if (x->type.dims[d + 2] != kDynamic)
+      return Size{w.outputSize(d, x->type.dims[d + 2])};
+    Size room = arith(OpKind::Add, dimOf(x, d + 2),
+                      Size{w.padsBegin[d] + w.padsEnd[d] + w.strides[d] - w.span(d)});
+    Type index = Type::scalar(DType::Index);
+    Value *n = b_.add(OpKind::Div, {indexValue(room), intConstant(DType::Index, w.strides[d])}, index);
+    return arith(OpKind::Max, Size{0}, Size{kDynamic, n});
   }
   // The output sizes [O...] as declared where static, else computed.
   std::vector<int64_t> outputDims(const Window &w, const Type &in) {
@@ -443,13 +455,11 @@ void Expander::rowsConv(Value *x, Value *wt, const Window &w, int64_t groups,
   for (size_t d = r - 1; d-- > 0;)
     stride[d] = mul(stride[d + 1], padDims[d + 1]);
   Size channel = mul(stride[0], padDims[0]);
-  // Output sizes, max(0, P_d - span_d + 1) (span_d - 1: the padding the
-  // window needs; the first dim's extra row is not part of its grid). Only
-  // the first may be empty (rowsPay: the others are known, and not).
+  // Output sizes: only the first may be empty (rowsPay: the others are
+  // known, and not).
   std::vector<Size> out(r);
   for (size_t d = 0; d < r; ++d) {
-    Size grid = d == 0 ? arith(OpKind::Sub, padDims[0], Size{1}) : padDims[d];
-    out[d] = arith(OpKind::Max, Size{0}, arith(OpKind::Sub, grid, Size{w.span(d) - 1}));
+    out[d] = outputSize(x, w, d);
     assert((d == 0 || (!out[d].value && out[d].n > 0)) && "rowsPay: known output rows");
   }
   // The points of each image: O0 rows of the grid.
@@ -532,20 +542,8 @@ void Expander::grouped(Value *x, Value *wt, const Window &w,
   std::vector<Size> sizes = {dimOf(x, 0), Size{groups}};
   if (fg > 1)
     sizes.push_back(Size{fg});
-  for (size_t d = 0; d < r; ++d) {
-    if (outDims[d] != kDynamic) {
-      sizes.push_back(Size{outDims[d]});
-      continue;
-    }
-    // max(0, (padded - span + stride) / stride)
-    Type index = Type::scalar(DType::Index);
-    Value *room = b_.add(OpKind::Add,
-                         {indexValue(dimOf(xp, d + 2)),
-                          intConstant(DType::Index, w.strides[d] - w.span(d))},
-                         index);
-    Value *n = b_.add(OpKind::Div, {room, intConstant(DType::Index, w.strides[d])}, index);
-    sizes.push_back(Size{kDynamic, b_.add(OpKind::Max, {n, intConstant(DType::Index, 0)}, index)});
-  }
+  for (size_t d = 0; d < r; ++d)
+    sizes.push_back(outputSize(x, w, d));
   std::vector<int64_t> dims;
   for (const Size &s : sizes)
     dims.push_back(s.value ? kDynamic : s.n);
