@@ -83,9 +83,9 @@ public:
     if (streamLanes_)
       streaming_ = streamingChoice();
     auto jRange = [&](Value *&lo, Value *&hi) {
-      lo = b_.CreateMul(a_.wgId[0], ConstantInt::get(i64, L_.tileX), "j0", true, true);
-      hi = b_.CreateBinaryIntrinsic(Intrinsic::umin,
-                                    b_.CreateAdd(lo, ConstantInt::get(i64, L_.tileX)), dims_[P - 1]);
+      Value *tileX = L_.tileXParam >= 0 ? params_[L_.tileXParam] : ConstantInt::get(i64, L_.tileX);
+      lo = b_.CreateMul(a_.wgId[0], tileX, "j0", true, true);
+      hi = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(lo, tileX), dims_[P - 1]);
     };
     auto row = [&]() {
       if (P == 0) {

@@ -194,6 +194,10 @@ struct LoopKernel {
   // Param index of the rows per workgroup when that depends on the sizes
   // (row kernels: short rows share a workgroup), else -1 (tileY rows).
   int tileYParam = -1;
+  // Param index of the outputs per workgroup along the innermost dim when
+  // that depends on the sizes (reductions to one dim: enough workgroups
+  // for many threads), else -1 (tileX, which it never exceeds).
+  int tileXParam = -1;
   // Vector width in bits of the explicit vector loops (row statistics,
   // streaming stores), from the feature level; 0: no vector unit
   // (codegen/RowVector.h).

@@ -29,7 +29,10 @@
 // lhs block, the columns narrow from nc down to one nr-column panel until
 // the grid has about kTargetWorkgroups workgroups,
 // but never below kMinWorkgroupMacs multiply-adds per workgroup (with mc
-// rows); but a matmul of one row over at most the panels its sweep takes
+// rows: 2^17, a few microseconds of one core; 2^20 before gave
+// attention's 128 x 128 x 64 products two workgroups, and on the 16-core
+// Xeon 2^17 took attention 0.65x the time at 16 threads, 1.05x at 1;
+// 256-square 0.91x at 16; larger matmuls the same); but a matmul of one row over at most the panels its sweep takes
 // at a time (PackedMatmul::kSweepPanels) is one workgroup: one panel is
 // one chain of dependent multiply-adds down all of K, as slow as its
 // latency where K is long (decode's p @ V, 1 x 4096 x 64: two workgroups
@@ -60,7 +63,7 @@
 namespace graft {
 
 constexpr int64_t kTargetWorkgroups = 64;
-constexpr int64_t kMinWorkgroupMacs = int64_t(1) << 20;
+constexpr int64_t kMinWorkgroupMacs = int64_t(1) << 17;
 constexpr int64_t kMaxLhsBlocks = 4;
 // The panels of N from which one workgroup covers all of M: any M of at
 // most kMaxLhsBlocks blocks from kWholeRowsPanels, one of more than

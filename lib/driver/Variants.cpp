@@ -83,7 +83,10 @@ static std::string describeDispatch(const Dispatch &d) {
            (p.rhsTransposed ? ", rhs transposed" : "") + widened() +
            (p.rhsConstant ? ", constant rhs packed when built" : "") +
            (p.lhsConstant ? ", constant lhs packed when built" : "");
-  std::string s = "tile " + std::to_string(L.tileY) + "x" + std::to_string(L.tileX);
+  // (Where the sizes set the rows or outputs a workgroup covers, these
+  // are the most.)
+  std::string s = "tile " + std::to_string(L.tileY) + "x" + std::to_string(L.tileX) +
+                  (L.tileXParam >= 0 || L.tileYParam >= 0 ? " at most" : "");
   if (L.regRows > 1)
     s += ", register tile " + std::to_string(L.regRows) + "x" + std::to_string(L.regCols);
   // Row statistics: how many run on vectors (codegen/RowVector.h).

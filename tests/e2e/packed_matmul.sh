@@ -206,6 +206,7 @@ save("q5.npy", 5, 64); save("q6.npy", 10, 64); save("q7.npy", 3, 64); save("k5.n
 for name in ("q3", "q4", "k3", "q5", "k5"):
     np.save("h" + name + ".npy", np.load(name + ".npy").astype(np.float16))
 save("ba3.npy", 3, 130, 100); save("bb3.npy", 3, 100, 1000); save("bc3.npy", 3, 130, 1000)
+save("a12.npy", 43, 40); save("b12.npy", 40, 20)
 PY
 cases=("mm a1.npy b1.npy" "mm a2.npy b2.npy" "mm a3.npy b3.npy" "mm a1.npy b4.npy"
        "mm a5.npy b1.npy"
@@ -279,11 +280,11 @@ for i in "${!cases[@]}"; do
 done
 
 # Workgroups of the pack dispatch (the K blocks along x, a group of
-# panels each along y): none for one workgroup (so it is not run, nor
-# traced), the lhs's for one row of workgroups in several columns (43 rows:
+# panels each along y): none for one workgroup (43 x 40 x 20, so it is
+# not run, nor traced), the lhs's for one row of workgroups in several columns (43 rows:
 # one per lhs panel, 4 of 12 rows on x86-64-v4, 8 of 6 on v2/v3), both for
 # several rows.
-"$GRAFT_RUN" mm.graft --function mm --input @a1.npy --input @b4.npy --trace > /dev/null 2> none.txt
+"$GRAFT_RUN" mm.graft --function mm --input @a12.npy --input @b12.npy --trace > /dev/null 2> none.txt
 "$GRAFT_RUN" mm.graft --function mm --input @a1.npy --input @b1.npy --trace > /dev/null 2> one.txt
 "$GRAFT_RUN" mm.graft --function mm --input @a2.npy --input @b2.npy --trace > /dev/null 2> rows.txt
 check "$TEST_DIR/packed_matmul.sh" --check-prefix=ZERO < none.txt
