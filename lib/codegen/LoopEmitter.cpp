@@ -224,20 +224,43 @@ private:
   // view, into a table in the entry block (kcPrepacked entries and, for the
   // packing tile's prefetches, kRowTableSlack more repeating the last):
   // the table as the i64 the routines take in place of the row stride.
+  // Filled in k order with the group (k / W) and the run in it (k % W)
+  // counted along, not divided out per entry (rowOffset's 9-way select
+  // for a 3x3 conv), the W starts from a small table of their own.
   static constexpr unsigned kRowTableSlack = 16;
   Value *rowTable(Value *pc, Value *kc) {
     const PackedMatmul &p = L_.packed;
-    if (!rowTable_)
-      rowTable_ = entryAlloca(ArrayType::get(b_.getInt64Ty(), p.kcPrepacked + kRowTableSlack));
-    Value *last = b_.CreateSub(kc, b_.getInt64(1));
-    Value *n = b_.CreateAdd(kc, b_.getInt64(kRowTableSlack));
-    BranchInst *fill = loop(b_.getInt64(0), n, "rowtab", [&](Value *i) {
-      Value *k = b_.CreateAdd(pc, b_.CreateBinaryIntrinsic(Intrinsic::umin, i, last));
-      b_.CreateStore(rowOffset(p.rhs, k),
-                     b_.CreateInBoundsGEP(b_.getInt64Ty(), rowTable_, i));
+    const KernelInput &in = L_.inputs[p.rhs];
+    const unsigned W = unsigned(in.rowStarts.size());
+    Type *i64 = b_.getInt64Ty();
+    if (!rowTable_) {
+      rowTable_ = entryAlloca(ArrayType::get(i64, p.kcPrepacked + kRowTableSlack));
+      rowStartsTable_ = entryAlloca(ArrayType::get(i64, W));
+      rowGroup_ = entryAlloca(i64);
+      rowRun_ = entryAlloca(i64);
+    }
+    for (unsigned w = 0; w < W; ++w)
+      b_.CreateStore(params_[in.rowStarts[w]], b_.CreateConstInBoundsGEP1_64(i64, rowStartsTable_, w));
+    Value *stride = rowStride(p.rhs);
+    b_.CreateStore(b_.CreateUDiv(pc, b_.getInt64(W)), rowGroup_);
+    b_.CreateStore(b_.CreateURem(pc, b_.getInt64(W)), rowRun_);
+    BranchInst *fill = loop(b_.getInt64(0), kc, "rowtab", [&](Value *i) {
+      Value *q = b_.CreateLoad(i64, rowGroup_), *w = b_.CreateLoad(i64, rowRun_);
+      Value *start = b_.CreateLoad(i64, b_.CreateInBoundsGEP(i64, rowStartsTable_, w));
+      b_.CreateStore(b_.CreateAdd(b_.CreateMul(q, stride), start),
+                     b_.CreateInBoundsGEP(i64, rowTable_, i));
+      Value *next = b_.CreateAdd(w, b_.getInt64(1));
+      Value *wrap = b_.CreateICmpEQ(next, b_.getInt64(W));
+      b_.CreateStore(b_.CreateSelect(wrap, b_.getInt64(0), next), rowRun_);
+      b_.CreateStore(b_.CreateAdd(q, b_.CreateZExt(wrap, i64)), rowGroup_);
     });
     noLoopVectorize(fill, true);
-    return b_.CreatePtrToInt(rowTable_, b_.getInt64Ty());
+    Value *lastAt = b_.CreateInBoundsGEP(i64, rowTable_, b_.CreateSub(kc, b_.getInt64(1)));
+    Value *last = b_.CreateLoad(i64, lastAt);
+    BranchInst *slack = loop(kc, b_.CreateAdd(kc, b_.getInt64(kRowTableSlack)), "rowtab_slack",
+                             [&](Value *i) { b_.CreateStore(last, b_.CreateInBoundsGEP(i64, rowTable_, i)); });
+    noLoopVectorize(slack, true);
+    return b_.CreatePtrToInt(rowTable_, i64);
   }
   // The distance between rows of a matmul operand (its next-to-last dim's
   // stride, batch dim or not).
@@ -1454,6 +1477,8 @@ private:
   std::map<int, std::vector<Value *>> rowSlots_; // RowReduce node -> its lanes' slots
   std::map<int, Value *> rowStat_;  // RowReduce node -> its current row's value
   Value *rowTable_ = nullptr;       // a rows view's row offsets (rowTable)
+  Value *rowStartsTable_ = nullptr; // its W row starts, and the group and run
+  Value *rowGroup_ = nullptr, *rowRun_ = nullptr; // counters of the fill
   std::vector<RowShape> rowShape_;  // per node (RowVector.h)
   // The node each output stores: L_.outputs' own, or inside one of
   // rowCases' row loops, the side of the select that loop takes.
