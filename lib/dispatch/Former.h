@@ -158,9 +158,9 @@ struct Former {
   // A packed matmul (finishLoop): its workgroup grid, rows and columns per
   // workgroup as expressions of the sizes (PackedGrid.cpp).
   void packedMatmulGrid(KernelDraft &draft);
-  // A reduction to one dim (finishLoop): the outputs per workgroup, from
-  // the sizes, and the grid over them.
-  void reductionColumns(KernelDraft &draft, const std::vector<uint32_t> &domain, unsigned lanes);
+  // A reduction to one dim with the reduction innermost (finishLoop): the
+  // outputs per workgroup, from the sizes, and the grid over them.
+  void reductionRows(KernelDraft &draft, const std::vector<uint32_t> &domain);
   // Then the step that packs its operands read by several workgroups once
   // per call into a buffer, and that buffer as an input of the matmul
   // (PackOperands.cpp).

@@ -126,30 +126,33 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, u
   return p;
 }
 
-// A reduction to one output dim (row sums, column sums) covers tileX
-// outputs per workgroup at most, as
-// few as give the grid kReduceWorkgroups workgroups, but never fewer than
-// read kReduceElements input points (and, where the outputs are a row of
-// accumulators, whole vectors of them). tileX outputs a workgroup gave
-// sum over the rows of 2048 x 2048 8 workgroups at x86-64-v4 (256 columns
-// each), half of 16 threads idle. Each output's sum is the same whatever
-// the split: one workgroup adds all of it, in the same order.
+// A reduction to one output dim whose reduction runs innermost (row sums)
+// covers tileX outputs per workgroup at most, as few as give the grid
+// kReduceWorkgroups workgroups, but never fewer than read kReduceElements
+// input points. tileX outputs a workgroup gave the sums over the rows of
+// 2048 x 2048 8 workgroups at x86-64-v4 (256 rows each), half of 16
+// threads idle. Each output's sum is the same whatever the split: one
+// workgroup adds all of it, in the same order. (Column sums keep tileX
+// columns, their accumulators: narrower strips were slower, each row of a
+// strip a short run.)
 constexpr int64_t kReduceWorkgroups = 32;
 constexpr int64_t kReduceElements = 16 * 1024;
 
-void Former::reductionColumns(KernelDraft &draft, const std::vector<uint32_t> &domain,
-                              unsigned lanes) {
+void Former::reductionRows(KernelDraft &draft, const std::vector<uint32_t> &domain) {
   LoopKernel &L = draft.d.loop;
   ExprTable &ex = shapes.exprs;
   auto c = [&](int64_t v) { return ex.constant(v); };
   auto op = [&](graft_expr_op_t o, uint32_t a, uint32_t b) { return ex.binary(o, a, b); };
+  // The reduced points, counted up to kReduceElements + 1 only (each step
+  // clamped: dims of an empty input may multiply past 64 bits).
   uint32_t reduced = c(1);
   for (size_t i = 1; i < domain.size(); ++i)
-    reduced = op(GRAFT_EXPR_MUL, reduced, domain[i]);
+    reduced = op(GRAFT_EXPR_MIN,
+                 op(GRAFT_EXPR_MUL, reduced, op(GRAFT_EXPR_MIN, domain[i], c(kReduceElements + 1))),
+                 c(kReduceElements + 1));
   uint32_t byWork = op(GRAFT_EXPR_CEILDIV, c(kReduceElements), op(GRAFT_EXPR_MAX, reduced, c(1)));
   uint32_t bySpread = op(GRAFT_EXPR_CEILDIV, domain[0], c(kReduceWorkgroups));
-  uint32_t n = op(GRAFT_EXPR_MAX, byWork, bySpread);
-  n = op(GRAFT_EXPR_MIN, n, c(L.tileX));
+  uint32_t n = op(GRAFT_EXPR_MIN, op(GRAFT_EXPR_MAX, byWork, bySpread), c(L.tileX));
   L.tileXParam = static_cast<int>(param(draft, n));
   draft.d.grid[0] = op(GRAFT_EXPR_CEILDIV, domain[0], n);
 }
@@ -286,7 +289,7 @@ void Former::finishLoop(KernelDraft &draft) {
   draft.d.grid[0] = P >= 1 ? ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 1], ex.constant(L.tileX))
                         : ex.constant(1);
   if (reduction && P == 1 && L.innerReduction)
-    reductionColumns(draft, domain, lanes);
+    reductionRows(draft, domain);
   uint32_t rows = ex.constant(L.tileY);
   // Rows shorter than a tile share a workgroup: row statistics
   // (kRowStatTile elements, above), and elementwise kernels that read
@@ -299,14 +302,15 @@ void Former::finishLoop(KernelDraft &draft) {
     uint32_t perTile = ex.binary(GRAFT_EXPR_DIV, ex.constant(L.tileX), length);
     if (rowStats) {
       // Row statistics over a few short rows spread over up to
-      // kRowStatWorkgroups workgroups of at least kRowStatLeast elements:
-      // attention's softmax over 128 x 128 was one workgroup, LayerNorm's
-      // 128 x 768 seven. On the 16-core Xeon (x86-64-v4): attention 0.94x
-      // the time at 4 and 16 threads, LayerNorm 0.63x at 16, both the
-      // same at 1 thread.
+      // kRowStatWorkgroups workgroups in all (over the batch dims too) of
+      // at least kRowStatLeast elements: attention's softmax over 128 x
+      // 128 was one workgroup, LayerNorm's 128 x 768 seven. On the
+      // 16-core Xeon (x86-64-v4): attention 0.94x the time at 4 and 16
+      // threads, LayerNorm 0.63x at 16, both the same at 1 thread.
+      uint32_t perBatch = ex.binary(GRAFT_EXPR_CEILDIV, ex.constant(kRowStatWorkgroups),
+                                    ex.binary(GRAFT_EXPR_MAX, z, ex.constant(1)));
       uint32_t spread = ex.binary(
-          GRAFT_EXPR_MAX,
-          ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 2], ex.constant(kRowStatWorkgroups)),
+          GRAFT_EXPR_MAX, ex.binary(GRAFT_EXPR_CEILDIV, domain[P - 2], perBatch),
           ex.binary(GRAFT_EXPR_CEILDIV, ex.constant(kRowStatLeast), length));
       perTile = ex.binary(GRAFT_EXPR_MIN, perTile, spread);
     }

@@ -266,10 +266,11 @@ func @mm(%q: tensor<1x4096xf32>, %b: tensor<4096x128xf32>, %k: tensor<128x4096xf
 // workgroup (16K elements a workgroup at least); column sums keep strips
 // of 256 columns (narrower strips were 1.2-1.6x slower at 1 thread);
 // softmax over 128 x 128 in 16 workgroups of 8 rows (one before), over
-// 2048 x 1024 16 rows a workgroup as before (kRowStatTile elements).
+// 2048 x 1024 16 rows a workgroup as before (kRowStatTile elements), over
+// 12 x 128 x 128 2 workgroups a batch.
 TEST(Tiling, SmallWorkSpreads) {
   const char *graph = R"(
-func @f(%x: tensor<2048x2048xf32>, %y: tensor<4x8xf32>, %s: tensor<128x128xf32>, %t: tensor<2048x1024xf32>) -> (tensor<2048xf32>, tensor<4xf32>, tensor<2048xf32>, tensor<128x128xf32>, tensor<2048x1024xf32>) {
+func @f(%x: tensor<2048x2048xf32>, %y: tensor<4x8xf32>, %s: tensor<128x128xf32>, %t: tensor<2048x1024xf32>, %u: tensor<12x128x128xf32>) -> (tensor<2048xf32>, tensor<4xf32>, tensor<2048xf32>, tensor<128x128xf32>, tensor<2048x1024xf32>, tensor<12x128x128xf32>) {
   %r1 = reduce %x {dims = [1], kind = sum} : tensor<2048xf32>
   %r2 = reduce %y {dims = [1], kind = sum} : tensor<4xf32>
   %r3 = reduce %x {dims = [0], kind = sum} : tensor<2048xf32>
@@ -287,13 +288,20 @@ func @f(%x: tensor<2048x2048xf32>, %y: tensor<4x8xf32>, %s: tensor<128x128xf32>,
     %0 = sub %a, %b : f32
     yield %0
   }
-  return %r1, %r2, %r3, %p1, %p2
+  %m3 = reduce %u {dims = [2], kind = max} : tensor<12x128xf32>
+  %b3 = broadcast %m3 {dims = [0, 1]} : tensor<12x128x128xf32>
+  %p3 = map %u, %b3 : tensor<12x128x128xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %0 = sub %a, %b : f32
+    yield %0
+  }
+  return %r1, %r2, %r3, %p1, %p2, %p3
 }
 )";
   const TargetInfo *x86 = lookupTarget("x86_64");
   ASSERT_TRUE(x86);
   ProgramSet ps = form(*lookupLevel(*x86, "x86-64-v4"), graph);
-  ASSERT_EQ(ps.dispatches.size(), 5u);
+  ASSERT_EQ(ps.dispatches.size(), 6u);
   const ExprTable &ex = ps.functions[0].shapes.exprs;
   const Dispatch &rows = ps.dispatches[0], &tiny = ps.dispatches[1], &cols = ps.dispatches[2];
   const Dispatch &shortRows = ps.dispatches[3], &longRows = ps.dispatches[4];
@@ -314,6 +322,13 @@ func @f(%x: tensor<2048x2048xf32>, %y: tensor<4x8xf32>, %s: tensor<128x128xf32>,
   EXPECT_EQ(ex.constValue(shortRows.grid[1]), 16);
   EXPECT_EQ(paramValue(ps, longRows, longRows.loop.tileYParam), 16);
   EXPECT_EQ(ex.constValue(longRows.grid[1]), 128);
+  // Over 12 batches of 128 x 128: 2 workgroups a batch (16 in all at
+  // most), 64 rows each.
+  const Dispatch &batched = ps.dispatches[5];
+  ASSERT_GE(batched.loop.tileYParam, 0);
+  EXPECT_EQ(paramValue(ps, batched, batched.loop.tileYParam), 64);
+  EXPECT_EQ(ex.constValue(batched.grid[1]), 2);
+  EXPECT_EQ(ex.constValue(batched.grid[2]), 12);
 }
 
 } // namespace

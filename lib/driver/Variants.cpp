@@ -83,10 +83,11 @@ static std::string describeDispatch(const Dispatch &d) {
            (p.rhsTransposed ? ", rhs transposed" : "") + widened() +
            (p.rhsConstant ? ", constant rhs packed when built" : "") +
            (p.lhsConstant ? ", constant lhs packed when built" : "");
-  // (Where the sizes set the rows or outputs a workgroup covers, these
-  // are the most.)
-  std::string s = "tile " + std::to_string(L.tileY) + "x" + std::to_string(L.tileX) +
-                  (L.tileXParam >= 0 || L.tileYParam >= 0 ? " at most" : "");
+  std::string s = "tile " + std::to_string(L.tileY) + "x" + std::to_string(L.tileX);
+  if (L.tileXParam >= 0)
+    s += " (outputs a workgroup from the sizes, at most " + std::to_string(L.tileX) + ")";
+  if (L.tileYParam >= 0)
+    s += " (rows a workgroup from the sizes)";
   if (L.regRows > 1)
     s += ", register tile " + std::to_string(L.regRows) + "x" + std::to_string(L.regCols);
   // Row statistics: how many run on vectors (codegen/RowVector.h).
