@@ -121,6 +121,9 @@ struct graft_thread_pool_s {
   _Atomic int shutdown;
   _Atomic uint32_t sleepers;  /* workers waiting (or about to) on work_cv */
   job_t job; /* written only while no worker has joined the current loop */
+  /* Every worker's scratch holds at least this many bytes (written under
+   * run_lock, like the scratch itself). */
+  uint64_t scratch_all;
   graft_parallel_failure_t failure; /* written under |mutex| */
 
   _Atomic uint64_t next;
@@ -428,14 +431,18 @@ uint32_t graft_thread_pool_sleepers(const graft_thread_pool_t* pool) {
 }
 
 /* Grows every worker's scratch to |size|. Workers are idle (run_lock held
- * and no loop published), so their scratch fields can be written. */
+ * and no loop published), so their scratch fields can be written. Scratch
+ * only grows: once every worker holds |size|, a dispatch asking for no more
+ * reads no worker's line (each its own, 16 of them at 16 threads). */
 static graft_status_t reserve_scratch(graft_thread_pool_t* pool,
                                       uint64_t size) {
+  if (size <= pool->scratch_all) return NULL;
   for (uint32_t i = 0; i < pool->size; ++i) {
     worker_t* w = &pool->workers[i];
     graft_status_t st = graft_storage_reserve(&w->scratch, size, "scratch");
     if (st) return st;
   }
+  pool->scratch_all = size;
   return NULL;
 }
 

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -197,6 +198,41 @@ static void storage_heap_and_pages(void) {
   graft_storage_release(&s); /* empty: nothing to free */
 }
 
+/* Scratch requests that shrink, grow, and run inline or over the pool:
+ * every worker's scratch holds each loop's request (the pool remembers
+ * what every worker holds and skips the workers when a request is no
+ * larger). */
+typedef struct {
+  uint64_t need;
+  _Atomic int short_scratch;
+} need_ctx_t;
+
+static int need_fn(void* context, uint64_t index, uint32_t worker_id,
+                   void* scratch, uint64_t scratch_size) {
+  need_ctx_t* c = context;
+  (void)index, (void)worker_id;
+  if (scratch_size < c->need) atomic_store(&c->short_scratch, 1);
+  else if (c->need) memset(scratch, 1, (size_t)c->need);
+  return 0;
+}
+
+static void scratch_requests_vary(void) {
+  graft_thread_pool_t* pool = NULL;
+  EXPECT_OK(graft_thread_pool_create(4, 0, &pool));
+  if (!pool) return;
+  const uint64_t steps[][2] = {{100, 1},    {50, 1000},   {5000, 1000}, {5000, 1},
+                               {20000, 1},  {20000, 1000}, {0, 1000},   {70000, 1000}};
+  for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); ++k) {
+    need_ctx_t c = {steps[k][0], 0};
+    graft_parallel_failure_t failure;
+    EXPECT_OK(graft_thread_pool_parallel_for(pool, steps[k][1], steps[k][0], need_fn, &c,
+                                             &failure));
+    EXPECT(failure.code == 0);
+    EXPECT(atomic_load(&c.short_scratch) == 0);
+  }
+  graft_thread_pool_destroy(pool);
+}
+
 /* Every worker's scratch of 2 MiB and more is mapped and usable. */
 static void big_scratch(void) {
   graft_thread_pool_t* pool = NULL;
@@ -325,6 +361,7 @@ static void workers_pinned(void) {
 int main(void) {
   TEST_CASE(storage_heap_and_pages);
   TEST_CASE(big_scratch);
+  TEST_CASE(scratch_requests_vary);
   TEST_CASE(every_index_once);
   TEST_CASE(failure_stops_loop);
   TEST_CASE(single_thread_inline);
