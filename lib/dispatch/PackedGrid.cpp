@@ -32,8 +32,9 @@
 // rows: 2^17, a few microseconds of one core; 2^20 before gave
 // attention's 128 x 128 x 64 products two workgroups, and on the 16-core
 // Xeon 2^17 took attention 0.65x the time at 16 threads, 1.05x at 1;
-// 256-square 0.91x at 16; larger matmuls the same); but a matmul of one row over at most the panels its sweep takes
-// at a time (PackedMatmul::kSweepPanels) is one workgroup: one panel is
+// 256-square 0.91x at 16; larger matmuls the same); but a matmul of one
+// row over at most the panels its sweep takes at a time
+// (PackedMatmul::kSweepPanels) is one workgroup: one panel is
 // one chain of dependent multiply-adds down all of K, as slow as its
 // latency where K is long (decode's p @ V, 1 x 4096 x 64: two workgroups
 // of one panel before; on the 16-core Xeon 0.50-0.93x the time at 16
