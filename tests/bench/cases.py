@@ -114,34 +114,36 @@ def attention_ref(q, k, v):
     return softmax_ref(q @ k.T / np.sqrt(q.shape[1])) @ v
 
 
-def conv_ref(x, w, pad):
-    """NCHW conv with stride 1 in float64: one matmul per window position
-    (a grouped one, depthwise too, one conv per group)."""
+def conv_ref(x, w, pad, stride=1):
+    """NCHW conv in float64: one matmul per window position (a grouped
+    one, depthwise too, one conv per group)."""
     x, w = f64(x, w)
     groups = x.shape[1] // w.shape[1]
     if groups > 1:
         cg, fg = w.shape[1], w.shape[0] // groups
-        return np.concatenate([conv_ref(x[:, g * cg:(g + 1) * cg], w[g * fg:(g + 1) * fg], pad)
-                               for g in range(groups)], axis=1)
+        return np.concatenate([conv_ref(x[:, g * cg:(g + 1) * cg], w[g * fg:(g + 1) * fg], pad,
+                                        stride) for g in range(groups)], axis=1)
     xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
     n, c, h, wd = x.shape
     f, _, kh, kw = w.shape
-    oh, ow = h + 2 * pad - kh + 1, wd + 2 * pad - kw + 1
+    oh, ow = (h + 2 * pad - kh) // stride + 1, (wd + 2 * pad - kw) // stride + 1
     out = np.zeros((n, f, oh, ow))
     for i in range(kh):
         for j in range(kw):
-            out += np.einsum("fc,nchw->nfhw", w[:, :, i, j], xp[:, :, i:i + oh, j:j + ow])
+            window = xp[:, :, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride]
+            out += np.einsum("fc,nchw->nfhw", w[:, :, i, j], window)
     return out
 
 
-def conv(name, fn, n, c, h, w, f, k, groups=1):
+def conv(name, fn, n, c, h, w, f, k, groups=1, stride=1):
     pad = k // 2
     cg = c // groups
+    oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
     return Case(name, "conv", fn, [(n, c, h, w), (f, cg, k, k)],
-                lambda x, wt: conv_ref(x, wt, pad),
+                lambda x, wt: conv_ref(x, wt, pad, stride),
                 [Peer("torch", torch=lambda t, x, wt: t.nn.functional.conv2d(
-                    x, wt, padding=pad, groups=groups))],
-                flops=2 * n * f * h * w * cg * k * k, tol=1e-6 * cg * k * k)
+                    x, wt, padding=pad, groups=groups, stride=stride))],
+                flops=2 * n * f * oh * ow * cg * k * k, tol=1e-6 * cg * k * k)
 
 
 def resnet_block(name, n, h, w):
@@ -268,6 +270,8 @@ def all_cases(quick):
     # ResNeXt-50 32x4d's first grouped 3x3 (4 channels and 4 filters per
     # group) at 56x56.
     cases.append(conv("conv_g32x4", "g32x4", n, 128, h, w, 128, 3, groups=32))
+    # ResNet-18's first stride-2 3x3 (64 -> 128 channels, 56x56 -> 28x28).
+    cases.append(conv("conv3x3_s2", "conv3x3_s2", n, 64, h, w, 128, 3, stride=2))
     # The matmuls of the same FLOPs (the im2col shapes, F x C*K*K by C*K*K x
     # N*H*W), so a conv's rate reads against a plain matmul's (issue 10: a
     # conv must not be much slower than a matmul of the same FLOPs).
