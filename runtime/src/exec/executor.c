@@ -237,26 +237,14 @@ static graft_status_t shape_buffer(invocation_t* inv, uint32_t i,
   return NULL;
 }
 
-/* Whether [data, data + size) overlaps an argument's storage. */
-static int overlaps_argument(const invocation_t* inv, const void* data,
-                             uint64_t size) {
+/* Whether [data, data + size) overlaps the storage of one of the |count|
+ * tensors at |tensors| other than number |skip|. */
+static int overlaps_tensors(const graft_tensor_t* tensors, uint32_t count,
+                            uint32_t skip, const void* data, uint64_t size) {
   uintptr_t lo = (uintptr_t)data, hi = lo + size;
-  for (uint32_t a = 0; a < inv->f->arg_count; ++a) {
-    uintptr_t alo = (uintptr_t)inv->args[a].data, ahi = alo + inv->args[a].size;
-    if (lo < ahi && alo < hi) return 1;
-  }
-  return 0;
-}
-
-/* Whether [data, data + size) overlaps the caller's storage for a result
- * other than |result|. */
-static int overlaps_other_result(const invocation_t* inv, uint32_t result,
-                                 const void* data, uint64_t size) {
-  uintptr_t lo = (uintptr_t)data, hi = lo + size;
-  for (uint32_t r = 0; r < inv->f->result_count; ++r) {
-    const graft_tensor_t* o = &inv->results[r];
-    uintptr_t olo = (uintptr_t)o->data, ohi = olo + o->size;
-    if (r != result && o->data && lo < ohi && olo < hi) return 1;
+  for (uint32_t t = 0; t < count; ++t) {
+    uintptr_t tlo = (uintptr_t)tensors[t].data, thi = tlo + tensors[t].size;
+    if (t != skip && tensors[t].data && lo < thi && tlo < hi) return 1;
   }
   return 0;
 }
@@ -273,8 +261,10 @@ static void* caller_storage(const invocation_t* inv, uint32_t i) {
   const slot_t* s = &inv->slots[i];
   if (!out->data || out->size != s->size || ((uintptr_t)out->data & 63) != 0 ||
       inv->f->result_buffers[b->index] != i ||
-      overlaps_argument(inv, out->data, s->size) ||
-      overlaps_other_result(inv, b->index, out->data, s->size))
+      overlaps_tensors(inv->args, inv->f->arg_count, UINT32_MAX, out->data,
+                       s->size) ||
+      overlaps_tensors(inv->results, inv->f->result_count, b->index, out->data,
+                       s->size))
     return NULL;
   return out->data;
 }
