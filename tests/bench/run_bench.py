@@ -363,10 +363,13 @@ def check_cpu_clock(measurement, threads):
     """At 1 thread the CPU time is the calling thread's (harness/timing.h),
     which cannot exceed the wall time: more means the clock counted other
     threads of the process again (OpenBLAS's spinning workers once made it
-    2x the wall time)."""
+    2x the wall time). The two minima come from different samples and
+    clocks, so a call of a microsecond or two may read a few percent more
+    CPU than wall time (OpenBLAS's 67x9x5 MLP sgemm: 1.584 against 1.504 us
+    in a CI run): up to 1.25x passes."""
     cpu, wall = measurement.get("cpu_min_ms"), measurement.get("min_ms")
     if measurement.get("threads", threads) == 1 and cpu is not None and wall is not None \
-            and cpu > 1.05 * wall + 1e-6:
+            and cpu > 1.25 * wall + 1e-5:
         raise RuntimeError("%s: CPU time %.4g ms per call > wall time %.4g ms at 1 thread "
                            "(clock %s)" % (LABELS[measurement["impl"]], cpu, wall,
                                           measurement.get("cpu_clock", "?")))
