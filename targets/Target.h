@@ -68,6 +68,14 @@ struct FeatureLevel {
   // fpext instead of integer operations (the same values; lib/codegen/
   // PackedMatmul.cpp). Where it does not, fpext would become a libcall.
   bool halfConversion = false;
+  // The LLVM intrinsic that multiplies <2n x i16> by <2n x i16> and adds
+  // each pair of adjacent products into one i32 of <n x i32>, at the
+  // level's vector width (x86's pmaddwd: "llvm.x86.avx2.pmadd.wd"): the
+  // packed matmul of i8 operands calls it (lib/codegen/PackedMatmul.cpp).
+  // "": generic IR instead (sign extensions, a multiply and the adds of
+  // even and odd lanes, which AArch64 selects as smull and addp; on x86
+  // LLVM's combines rewrite it before it can be selected as pmaddwd).
+  const char *pairMultiplyAdd = "";
 };
 
 struct QemuCpu {

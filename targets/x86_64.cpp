@@ -46,16 +46,19 @@ const TargetInfo x86_64Target = {
          /*vectorBits=*/128, /*vectorRegisters=*/16,
          // Nehalem to Skylake client: 32 KiB L1d, 256 KiB L2.
          /*l1dBytes=*/32 * 1024, /*l2Bytes=*/256 * 1024, /*changesOnly=*/{},
-         kStreamingStoreBytes, kSfence},
+         kStreamingStoreBytes, kSfence, /*halfConversion=*/false,
+         /*pairMultiplyAdd=*/"llvm.x86.sse2.pmadd.wd"},
         {"x86-64-v3", "x86-64-v3", "", {"-march=x86-64-v3"}, {"x86-64-v2"},
          {"avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave"}, 256, 16,
          // Haswell: 32 KiB L1d, 256 KiB L2.
-         32 * 1024, 256 * 1024, {}, kStreamingStoreBytes, kSfence, /*halfConversion=*/true},
+         32 * 1024, 256 * 1024, {}, kStreamingStoreBytes, kSfence, /*halfConversion=*/true,
+         "llvm.x86.avx2.pmadd.wd"},
         {"x86-64-v4", "x86-64-v4", "", {"-march=x86-64-v4"}, {"x86-64-v3"},
          {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}, 512, 32,
          // Skylake-SP and Zen 4: 32 KiB L1d, 1 MiB L2 (Ice Lake and later
          // Xeons have 48 KiB and 1.25-2 MiB).
-         32 * 1024, 1024 * 1024, {}, kStreamingStoreBytes, kSfence, /*halfConversion=*/true},
+         32 * 1024, 1024 * 1024, {}, kStreamingStoreBytes, kSfence, /*halfConversion=*/true,
+         "llvm.x86.avx512.pmaddw.d.512"},
     },
     /*elfMachine=*/62, // EM_X86_64
     /*elfClass=*/2,    // ELFCLASS64

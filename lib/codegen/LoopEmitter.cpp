@@ -272,15 +272,23 @@ private:
   // of a packed matmul as i16 bits).
   Type *elemType(unsigned input) { return memoryType(c_, L_.inputs[input].elem); }
 
+  // The rows a packed panel of a K block of |kc| rows has: kc, or for i8
+  // pairs (PackedMatmul::pairs) ceil(kc / 2). The K blocks start at even
+  // rows (multiples of kcStep), so block |pc| starts at row pc / 2.
+  Value *panelRows(Value *kc) {
+    return L_.packed.pairs() ? b_.CreateLShr(b_.CreateAdd(kc, b_.getInt64(1)), 1) : kc;
+  }
+  Value *panelRowOf(Value *pc) { return L_.packed.pairs() ? b_.CreateLShr(pc, 1) : pc; }
   // The packed panel of K block [pc, pc + kc) at column |at| of the
-  // [.., K, width] buffer at |base| (this batch's): the block's rows of
-  // width floats, the panel at + at * kc. The rhs panel of columns [j, ..)
-  // is at column j, the lhs panel of rows [i, ..) at lhsAt + i.
+  // [.., K, width] buffer at |base| (this batch's; [.., ceil(K / 2), width]
+  // for pairs): the block's rows of width 4-byte elements, the panel at +
+  // at * its rows. The rhs panel of columns [j, ..) is at column j, the lhs
+  // panel of rows [i, ..) at lhsAt + i.
   Value *packedAt(Value *base, Value *pc, Value *kc, Value *at) {
     return packedAt(base, pc, kc, at, params_[L_.packed.widthParam]);
   }
   Value *packedAt(Value *base, Value *pc, Value *kc, Value *at, Value *width) {
-    Value *off = b_.CreateAdd(b_.CreateMul(pc, width), b_.CreateMul(at, kc));
+    Value *off = b_.CreateAdd(b_.CreateMul(panelRowOf(pc), width), b_.CreateMul(at, panelRows(kc)));
     return b_.CreateInBoundsGEP(b_.getFloatTy(), base, off);
   }
   Value *packedLhsAt(Value *base, Value *pc, Value *kc, Value *i) {
@@ -315,7 +323,7 @@ private:
     Value *kc = kBlock(pc);
     Value *out = bases_[L_.inputs.size()];
     if (P == 3) {
-      Value *batchSize = b_.CreateMul(dims_[P], params_[p.widthParam]);
+      Value *batchSize = b_.CreateMul(panelRows(dims_[P]), params_[p.widthParam]);
       out = b_.CreateInBoundsGEP(f32, out, b_.CreateMul(idx_[0], batchSize));
     }
     Value *cols = b_.getInt64(p.packCols()), *rows = b_.getInt64(p.packRows());
@@ -425,14 +433,14 @@ private:
     if (uniformInit) {
       Scope s = evalScope();
       Value *initValue = eval(L_.accInit, s);
-      assert(initValue->getType() == f32 && "packed matmul accumulates in f32");
-      initRow = entryAlloca(ArrayType::get(f32, p.nr()));
+      assert(initValue->getType() == registerType(c_, L_.accType) && "the sums' type");
+      initRow = entryAlloca(ArrayType::get(initValue->getType(), p.nr()));
       b_.CreateAlignedStore(b_.CreateVectorSplat(p.nr(), initValue), initRow, Align(4));
     }
     auto initPass = [&]() {
       overBlock("init", [&](Value *slot) {
         Scope s = evalScope();
-        store(DType::F32, slot, eval(L_.accInit, s));
+        store(L_.accType, slot, eval(L_.accInit, s));
       });
     };
     Value *emptyK = b_.CreateICmpEQ(K, b_.getInt64(0));
@@ -496,7 +504,7 @@ private:
     // the block has no more rows than the tallest tail and the K block is a
     // multiple of the lanes (per K block, below): its whole panels are read
     // in place by packedMatmulTransposedTail.
-    const bool tailsTranspose = p.rhsTransposed && !p.rhsConstant && !tails.empty() &&
+    const bool tailsTranspose = p.rhsTransposed && !p.pairs() && !p.rhsConstant && !tails.empty() &&
                                 codegen::packedMatmulTransposesLanes(p);
     Value *transposesInPlace =
         tailsTranspose ? b_.CreateAnd(b_.CreateNot(prepacked),
@@ -527,14 +535,14 @@ private:
             b_.CreateOr(b_.CreateOr(tilePacks, readsInPlace), transposesHere), wholeEnd, j0);
         b_.CreateCall(packRhsFunction(),
                       {kc, b_.CreateSub(j1, from), rhsBlock(rhs, pc, from), ldb,
-                       b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(from, j0), kc))});
+                       b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(from, j0), panelRows(kc)))});
       });
       auto rhsPanel = [&](Value *jt) {
         if (p.rhsConstant)
           return packedAt(rhs, pc, kc, jt,
                           params_[L_.inputs[p.rhs].dimParams[P - 1]]);
         return b_.CreateSelect(prepacked, packedAt(packed, pc, kc, jt),
-                               b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(jt, j0), kc)));
+                               b_.CreateInBoundsGEP(f32, ownRhs, b_.CreateMul(b_.CreateSub(jt, j0), panelRows(kc))));
       };
       loop(i0, i1, "ib", [&](Value *ib) {
         Value *ie = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateAdd(ib, b_.getInt64(p.mc)), i1);
@@ -573,7 +581,8 @@ private:
         loop(b_.CreateSelect(sweeps, wholeEnd, j0), j1, "jt", [&](Value *jt) {
           Value *panel = rhsPanel(jt);
           loop(ib, ie, "it", [&](Value *it) {
-            Value *lhsPanel = b_.CreateInBoundsGEP(f32, lhsBlock, b_.CreateMul(b_.CreateSub(it, ib), kc));
+            Value *lhsPanel =
+                b_.CreateInBoundsGEP(f32, lhsBlock, b_.CreateMul(b_.CreateSub(it, ib), panelRows(kc)));
             Value *packsHere = b_.CreateAnd(
                 b_.CreateAnd(tilePacks, b_.CreateICmpULT(jt, wholeEnd)),
                 b_.CreateAnd(b_.CreateICmpEQ(ib, i0), b_.CreateICmpEQ(it, ib)));
@@ -651,7 +660,7 @@ private:
     }
     BranchInst *outLoop = overBlock("out", [&](Value *slot) {
       Scope s = evalScope();
-      s.acc = load(DType::F32, slot);
+      s.acc = load(L_.accType, slot);
       storeOutputs(s);
     }, rowStart);
     if (epi)

@@ -34,10 +34,11 @@ namespace {
 // The types both leaves use.
 struct LeafTypes {
   Type *i64, *ptr, *f32;
-  FixedVectorType *vec; // <lanes x float>
+  Type *acc;            // the sums' type: float, or i32 for i8 pairs
+  FixedVectorType *vec; // <lanes x acc>
   LeafTypes(LLVMContext &c, const PackedMatmul &p)
       : i64(Type::getInt64Ty(c)), ptr(PointerType::get(c, 0)), f32(Type::getFloatTy(c)),
-        vec(FixedVectorType::get(f32, p.lanes)) {}
+        acc(p.pairs() ? Type::getInt32Ty(c) : f32), vec(FixedVectorType::get(acc, p.lanes)) {}
 };
 
 // The leaf graft_matmul_<kind>_<tile> of |m|: created with an empty body
@@ -163,7 +164,11 @@ std::string rowsMark(const PackedMatmul &p) { return p.rhsRows ? "tab" : ""; }
 // otherwise runtime-unroll the panel copy and vectorize the ragged panel's
 // column loop on every level (x86-64-v3's routine grew to 3.9 KB; the MLP
 // bundle's LLVM time fell by a sixth without it).
+static Function *packPairsRhs(Module &m, const PackedMatmul &p);
+
 Function *packedMatmulPackRhs(Module &m, const PackedMatmul &p) {
+  if (p.pairs())
+    return packPairsRhs(m, p);
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32;
@@ -263,7 +268,11 @@ constexpr uint64_t kRowsAcrossK = 12;
 // instead of mr rows lda apart (which, at a power-of-two lda, all fall
 // into the same L1 set). With width nr it packs an rhs stored transposed
 // ([N, K], a transpose view) into the panels pack makes from [K, N].
+static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width);
+
 Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width, DType elem) {
+  if (p.pairs())
+    return packPairsRows(m, p, width);
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32;
@@ -390,6 +399,180 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width,
   return f;
 }
 
+// i8 pairs (PackedMatmul::pairs). The pair (x[2j], x[2j + 1]) of the |kc|
+// i8 values |stride| apart at |x| as one i32 holding two i16, the second
+// zero where 2j + 1 is kc (an odd K block's last pair); both reads are at
+// valid addresses.
+static Value *loadPair(IRBuilder<> &b, Value *x, Value *stride, Value *j, Value *kc) {
+  Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty();
+  Value *k = b.CreateShl(j, 1);
+  Value *hasHi = b.CreateICmpULT(b.CreateAdd(k, b.getInt64(1)), kc);
+  Value *kHi = b.CreateSelect(hasHi, b.CreateAdd(k, b.getInt64(1)), k);
+  Value *lo = b.CreateLoad(i8, b.CreateInBoundsGEP(i8, x, b.CreateMul(k, stride)));
+  Value *hi = b.CreateLoad(i8, b.CreateInBoundsGEP(i8, x, b.CreateMul(kHi, stride)));
+  hi = b.CreateSelect(hasHi, hi, b.getInt8(0));
+  Value *pair = PoisonValue::get(FixedVectorType::get(i16, 2));
+  pair = b.CreateInsertElement(pair, b.CreateSExt(lo, i16), uint64_t(0));
+  pair = b.CreateInsertElement(pair, b.CreateSExt(hi, i16), uint64_t(1));
+  return b.CreateBitCast(pair, b.getInt32Ty());
+}
+
+// Rows 2j and 2j + 1 of an rhs as a panel row of i8 pairs: the same
+// columns of |lo| and |hi| (<n x i8>) interleaved and widened to <2n x i16>.
+static Value *pairRow(IRBuilder<> &b, Value *lo, Value *hi) {
+  const unsigned n = unsigned(cast<FixedVectorType>(lo->getType())->getNumElements());
+  std::vector<int> interleave(2 * n);
+  for (unsigned i = 0; i < n; ++i) {
+    interleave[2 * i] = int(i);
+    interleave[2 * i + 1] = int(n + i);
+  }
+  return b.CreateSExt(b.CreateShuffleVector(lo, hi, interleave),
+                      FixedVectorType::get(b.getInt16Ty(), 2 * n));
+}
+
+// void pack(i64 kc, i64 cols, const i8 *b, i64 ldb, i32 *packed): pack's
+// panels of nr columns for i8 pairs, ceil(kc / 2) rows each: row j of
+// panel q (at packed + q*ceil(kc/2) + j*nr) holds, per column, rows 2j and
+// 2j + 1 of the block widened to
+// i16 and interleaved. Per pair of rows: two nr-byte loads, one
+// interleaving shuffle, one widening and the stores; the ragged last
+// panel and an odd kc's last row are padded with zeros.
+static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
+  LLVMContext &c = m.getContext();
+  LeafTypes t(c, p);
+  Type *i64 = t.i64, *i8 = Type::getInt8Ty(c), *i32 = t.acc;
+  bool fresh;
+  Function *f = leaf(m, "packi8", {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
+  if (!fresh)
+    return f;
+  IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+  Value *kc = f->getArg(0), *cols = f->getArg(1), *src = f->getArg(2), *ldb = f->getArg(3),
+        *dst = f->getArg(4);
+  const unsigned nr = p.nr();
+  Value *nrV = b.getInt64(nr);
+  Value *pairs = b.CreateLShr(b.CreateAdd(kc, b.getInt64(1)), 1);
+  Value *fullCols = b.CreateMul(b.CreateUDiv(cols, nrV), nrV);
+  auto *bytes = FixedVectorType::get(i8, nr);
+  emitLoop(b, b.getInt64(0), fullCols, "q", [&](Value *q) {
+    Value *panel = b.CreateInBoundsGEP(i32, dst, b.CreateMul(q, pairs));
+    emitLoop(b, b.getInt64(0), pairs, "j", [&](Value *j) {
+      Value *k = b.CreateShl(j, 1);
+      Value *hasHi = b.CreateICmpULT(b.CreateAdd(k, b.getInt64(1)), kc);
+      Value *row0 = b.CreateInBoundsGEP(i8, src, b.CreateAdd(b.CreateMul(k, ldb), q));
+      Value *row1 = b.CreateSelect(hasHi, b.CreateInBoundsGEP(i8, row0, ldb), row0);
+      Value *lo = b.CreateAlignedLoad(bytes, row0, Align(1));
+      Value *hi = b.CreateSelect(hasHi, b.CreateAlignedLoad(bytes, row1, Align(1)),
+                                 Constant::getNullValue(bytes));
+      b.CreateAlignedStore(pairRow(b, lo, hi), b.CreateInBoundsGEP(i32, panel, b.CreateMul(j, nrV)),
+                           Align(4));
+    });
+  }, nr);
+  Value *rem = b.CreateSub(cols, fullCols);
+  Value *panel = b.CreateInBoundsGEP(i32, dst, b.CreateMul(fullCols, pairs));
+  Value *lastCol = b.CreateSub(rem, b.getInt64(1));
+  Value *jEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), pairs, b.getInt64(0));
+  emitLoop(b, b.getInt64(0), jEnd, "jr", [&](Value *j) {
+    Value *to = b.CreateInBoundsGEP(i32, panel, b.CreateMul(j, nrV));
+    for (unsigned col = 0; col < nr; ++col) {
+      Value *cv = b.getInt64(col);
+      Value *at = b.CreateInBoundsGEP(
+          i8, src, b.CreateAdd(fullCols, b.CreateBinaryIntrinsic(Intrinsic::umin, cv, lastCol)));
+      Value *x = loadPair(b, at, ldb, j, kc);
+      x = b.CreateSelect(b.CreateICmpULT(cv, rem), x, b.getInt32(0));
+      b.CreateAlignedStore(x, b.CreateConstInBoundsGEP1_64(i32, to, col), Align(4));
+    }
+  });
+  b.CreateRetVoid();
+  keepLoopsAsWritten(*f);
+  return f;
+}
+
+// void packRows(i64 kc, i64 rows, const i8 *a, i64 lda, i32 *packed):
+// packRows' panels of |width| rows for i8 pairs (the lhs, width mr; a
+// transposed rhs, width nr): element r of row j of panel q (at packed +
+// q*ceil(kc/2) + j*width + r) holds a[r][2j] and a[r][2j + 1] widened to
+// i16. Per 4 pairs, each group of 4 rows is an 8-byte load per row,
+// widened, and a 4 x 4 transpose of the i32 pairs (transposeSquare); the
+// rows past the last group of 4 take the same widened load and store its
+// pairs one by one; the pairs past the last group of 4 and the ragged
+// last panel go one pair at a time (loadPair).
+static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width) {
+  LLVMContext &c = m.getContext();
+  LeafTypes t(c, p);
+  Type *i64 = t.i64, *i8 = Type::getInt8Ty(c), *i32 = t.acc;
+  bool fresh;
+  Function *f = leaf(m, "packrows" + std::to_string(width) + "i8", {i64, i64, t.ptr, i64, t.ptr},
+                     p, fresh);
+  if (!fresh)
+    return f;
+  IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+  Value *kc = f->getArg(0), *rows = f->getArg(1), *src = f->getArg(2), *lda = f->getArg(3),
+        *dst = f->getArg(4);
+  Value *widthV = b.getInt64(width), *one = b.getInt64(1);
+  Value *pairs = b.CreateLShr(b.CreateAdd(kc, one), 1);
+  Value *pairs4 = b.CreateAnd(b.CreateLShr(kc, 1), b.getInt64(~uint64_t(3)));
+  Value *fullRows = b.CreateMul(b.CreateUDiv(rows, widthV), widthV);
+  const unsigned grouped = width / 4 * 4;
+  auto *wide = FixedVectorType::get(b.getInt16Ty(), 8);
+  auto *quad = FixedVectorType::get(i32, 4);
+  // Pairs [j, j + 4) of the row at |row| as <4 x i32>.
+  auto fourPairs = [&](Value *row, Value *j) {
+    Value *x = b.CreateAlignedLoad(FixedVectorType::get(i8, 8),
+                                   b.CreateInBoundsGEP(i8, row, b.CreateShl(j, 1)), Align(1));
+    return b.CreateBitCast(b.CreateSExt(x, wide), quad);
+  };
+  auto rowAt = [&](Value *top, Value *r) {
+    return b.CreateInBoundsGEP(i8, top, b.CreateMul(r, lda));
+  };
+  emitLoop(b, b.getInt64(0), fullRows, "q", [&](Value *q) {
+    Value *panel = b.CreateInBoundsGEP(i32, dst, b.CreateMul(q, pairs));
+    Value *top = rowAt(src, q);
+    emitLoop(b, b.getInt64(0), pairs4, "j4", [&](Value *j) {
+      emitLoop(b, b.getInt64(0), b.getInt64(grouped), "g", [&](Value *g) {
+        std::vector<Value *> quads(4);
+        for (unsigned i = 0; i < 4; ++i)
+          quads[i] = fourPairs(rowAt(top, b.CreateAdd(g, b.getInt64(i))), j);
+        quads = transposeSquare(b, quads);
+        for (unsigned jj = 0; jj < 4; ++jj) {
+          Value *to = b.CreateAdd(b.CreateMul(b.CreateAdd(j, b.getInt64(jj)), widthV), g);
+          b.CreateAlignedStore(quads[jj], b.CreateInBoundsGEP(i32, panel, to), Align(4));
+        }
+      }, 4);
+      for (unsigned r = grouped; r < width; ++r) {
+        Value *x = fourPairs(rowAt(top, b.getInt64(r)), j);
+        for (unsigned jj = 0; jj < 4; ++jj) {
+          Value *to = b.CreateAdd(b.CreateMul(b.CreateAdd(j, b.getInt64(jj)), widthV), b.getInt64(r));
+          b.CreateAlignedStore(b.CreateExtractElement(x, uint64_t(jj)),
+                               b.CreateInBoundsGEP(i32, panel, to), Align(4));
+        }
+      }
+    }, 4);
+    emitLoop(b, pairs4, pairs, "j", [&](Value *j) {
+      Value *to = b.CreateInBoundsGEP(i32, panel, b.CreateMul(j, widthV));
+      for (unsigned r = 0; r < width; ++r)
+        b.CreateAlignedStore(loadPair(b, rowAt(top, b.getInt64(r)), one, j, kc),
+                             b.CreateConstInBoundsGEP1_64(i32, to, r), Align(4));
+    });
+  }, width);
+  Value *rem = b.CreateSub(rows, fullRows);
+  Value *panel = b.CreateInBoundsGEP(i32, dst, b.CreateMul(fullRows, pairs));
+  Value *top = rowAt(src, fullRows);
+  Value *lastRow = b.CreateSub(rem, one);
+  Value *jEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), pairs, b.getInt64(0));
+  emitLoop(b, b.getInt64(0), jEnd, "jr", [&](Value *j) {
+    Value *to = b.CreateInBoundsGEP(i32, panel, b.CreateMul(j, widthV));
+    for (unsigned r = 0; r < width; ++r) {
+      Value *rv = b.getInt64(r);
+      Value *row = rowAt(top, b.CreateBinaryIntrinsic(Intrinsic::umin, rv, lastRow));
+      Value *x = b.CreateSelect(b.CreateICmpULT(rv, rem), loadPair(b, row, one, j, kc), b.getInt32(0));
+      b.CreateAlignedStore(x, b.CreateConstInBoundsGEP1_64(i32, to, r), Align(4));
+    }
+  });
+  b.CreateRetVoid();
+  keepLoopsAsWritten(*f);
+  return f;
+}
+
 // How far ahead of its reads the microkernel prefetches each packed panel,
 // in bytes (measured on an AVX-512 Xeon at 1 thread: 1024^3 +3-7% over the
 // hardware prefetchers alone; the rhs 4 KiB ahead rather than 1 KiB: 2048^3
@@ -422,6 +605,59 @@ static void emitPanelPrefetches(IRBuilder<> &b, Value *lhs, Value *k, Value *rhs
   prefetchBytes(b, b.CreateGEP(rhsFrom.mem, rhs, b.CreateMul(ldRhs, b.getInt64(rhsAhead))),
                 uint64_t(p.nr()) * dtypeSize(rhsFrom.elem));
 }
+
+// How a tile of i8 pairs keeps its sums (PackedMatmul::pairs). With the
+// level's pairwise multiply-add (FeatureLevel::pairMultiplyAdd: x86's
+// pmaddwd), in <lanes x i32>, a lane a column, as f32 tiles do: per step
+// the intrinsic, then an add. Without, in <2 lanes x i32>, the products'
+// own lanes (a column's even and odd k side by side): per step a widening
+// multiply and an add (AArch64's smlal and smlal2, 4 products an
+// instruction), the two lanes of each column added once, after the loop.
+// (Adding each step's pairs took AArch64 4 instructions for 8 products,
+// and 12 x 2 tiles spilled.) Every sum is exact in i32 (a product of i8
+// values is at most 2^14 in magnitude), and i32 sums in any order are the
+// same bits.
+struct PairSums {
+  IRBuilder<> &b;
+  const PackedMatmul &p;
+  unsigned lanes;
+  FixedVectorType *halves, *wide; // <2 lanes x i16>, <2 lanes x i32>
+  bool split() const { return !*p.pairMultiplyAdd; }
+  PairSums(IRBuilder<> &b, const PackedMatmul &p)
+      : b(b), p(p), lanes(p.lanes), halves(FixedVectorType::get(b.getInt16Ty(), 2 * p.lanes)),
+        wide(FixedVectorType::get(b.getInt32Ty(), 2 * p.lanes)) {}
+  // A start value <lanes x i32> as the loop carries it.
+  Value *carried(Value *sums) const {
+    if (!split())
+      return sums;
+    std::vector<int> interleave(2 * lanes);
+    for (unsigned i = 0; i < 2 * lanes; ++i)
+      interleave[i] = int(i % 2 ? lanes + i / 2 : i / 2);
+    return b.CreateShuffleVector(sums, Constant::getNullValue(sums->getType()), interleave);
+  }
+  // |acc| plus the products of the pairs |x| and |y| (<lanes x i32>, each
+  // lane two i16).
+  Value *step(Value *x, Value *y, Value *acc) const {
+    Value *x16 = b.CreateBitCast(x, halves), *y16 = b.CreateBitCast(y, halves);
+    if (split())
+      return b.CreateAdd(acc, b.CreateMul(b.CreateSExt(x16, wide), b.CreateSExt(y16, wide)));
+    Module &m = *b.GetInsertBlock()->getModule();
+    Type *sums = acc->getType();
+    FunctionCallee madd = m.getOrInsertFunction(p.pairMultiplyAdd, sums, halves, halves);
+    return b.CreateAdd(acc, b.CreateCall(madd, {x16, y16}));
+  }
+  // A carried value as the column sums <lanes x i32>.
+  Value *finished(Value *acc) const {
+    if (!split())
+      return acc;
+    std::vector<int> even(lanes), odd(lanes);
+    for (unsigned i = 0; i < lanes; ++i) {
+      even[i] = int(2 * i);
+      odd[i] = int(2 * i + 1);
+    }
+    return b.CreateAdd(b.CreateShuffleVector(acc, even), b.CreateShuffleVector(acc, odd));
+  }
+};
 
 std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
   const unsigned step = p.mr >= 8 ? 4 : 2;
@@ -481,20 +717,29 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
                           const TileEpilogue *epi, DType rhsElem, bool transposed = false) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
-  Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
+  Type *i64 = t.i64, *elem = t.acc, *vec = t.vec;
+  // (elem: a panel's element, the sums' type: float, or an i32 that holds
+  // a pair of i16 in an lhs panel.)
   bool fresh;
   std::vector<Type *> params = {i64, t.ptr, t.ptr, t.ptr, i64, t.ptr, i64, i64, t.ptr};
   const bool stores = p.tilesStoreOutputs();
   if (stores)
     params.insert(params.end(), {t.ptr, i64, i64});
-  // The rhs as the tile reads it: f32 panels, or in place as stored.
-  const Source rhsFrom(c, rhsElem, p);
+  // The rhs as the tile reads it: f32 panels, or in place as stored (i8
+  // pairs: panels of i32, each two i16).
+  // i8 pairs read panels of pairs (rhsElem f32: packed), or, in place,
+  // rows 2k and 2k + 1 of the i8 rhs per step, paired as they are read.
+  const bool pairs = p.pairs();
+  const bool pairsInPlace = pairs && rhsElem == DType::I8;
+  const Source rhsFrom(c, pairs && !pairsInPlace ? DType::I32 : rhsElem, p);
   assert((!transposed || (rows < p.mr && !packing && !epi)) && "tailt is a plain short tile");
+  assert((!pairs || (!transposed && !epi && (pairsInPlace || !packing))) &&
+         "i8 pairs: no transposing tail, no epilogue; the packing tile reads i8 rows");
   std::string kind = transposed ? "tailt"
                      : packing  ? "tilepack"
                      : rows < p.mr ? "tail"
                                    : "tile";
-  kind += rhsFrom.mark();
+  kind += pairsInPlace ? std::string("i8src") : pairs ? std::string("i8") : rhsFrom.mark();
   // (The packing tile of a rows view reads its rows through a table.)
   const bool tableRows = packing && p.rhsRows;
   if (tableRows)
@@ -519,15 +764,18 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   const unsigned mr = rows, nv = p.nv, lanes = p.lanes;
   std::vector<Value *> accPtr(mr * nv), init(mr * nv);
   for (unsigned r = 0; r < mr; ++r) {
-    Value *accRow = b.CreateInBoundsGEP(f32, acc, b.CreateMul(b.getInt64(r), ldacc));
-    Value *startRow = b.CreateInBoundsGEP(f32, start, b.CreateMul(b.getInt64(r), ldstart));
+    Value *accRow = b.CreateInBoundsGEP(elem, acc, b.CreateMul(b.getInt64(r), ldacc));
+    Value *startRow = b.CreateInBoundsGEP(elem, start, b.CreateMul(b.getInt64(r), ldstart));
     for (unsigned v = 0; v < nv; ++v) {
       if (!stores)
-        accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, accRow, v * lanes);
+        accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(elem, accRow, v * lanes);
       init[r * nv + v] = b.CreateAlignedLoad(
-          vec, b.CreateConstInBoundsGEP1_64(f32, startRow, v * lanes), Align(4));
+          vec, b.CreateConstInBoundsGEP1_64(elem, startRow, v * lanes), Align(4));
     }
   }
+  // The steps over the K block: its rows, or its pairs of rows (the last
+  // one of an odd kc half zeros, as packed).
+  Value *kSteps = pairs ? b.CreateLShr(b.CreateAdd(kc, b.getInt64(1)), 1) : kc;
   // A loop over k from the current block: k and one accumulator per start
   // value as loop-carried values (PHIs in the loop's head), the builder
   // left in its body; the caller adds the latch's values and branches back.
@@ -545,10 +793,10 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     l.k = b.CreatePHI(i64, 2, "k");
     l.k->addIncoming(b.getInt64(0), pred);
     for (Value *start : starts) {
-      l.accs.push_back(b.CreatePHI(vec, 2, "acc"));
+      l.accs.push_back(b.CreatePHI(start->getType(), 2, "acc"));
       l.accs.back()->addIncoming(start, pred);
     }
-    b.CreateCondBr(b.CreateICmpSLT(l.k, kc), l.body, l.exit);
+    b.CreateCondBr(b.CreateICmpSLT(l.k, kSteps), l.body, l.exit);
     b.SetInsertPoint(l.body);
     return l;
   };
@@ -578,9 +826,9 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
       std::vector<Value *> cur(l.accs.begin(), l.accs.end());
       for (unsigned kk = 0; kk < lanes; ++kk) {
         Value *lhsCol = b.CreateInBoundsGEP(
-            f32, lhs, b.CreateMul(b.CreateAdd(k, b.getInt64(kk)), b.getInt64(p.mr)));
+            elem, lhs, b.CreateMul(b.CreateAdd(k, b.getInt64(kk)), b.getInt64(p.mr)));
         for (unsigned r = 0; r < mr; ++r) {
-          Value *x = b.CreateLoad(f32, b.CreateConstInBoundsGEP1_64(f32, lhsCol, r));
+          Value *x = b.CreateLoad(elem, b.CreateConstInBoundsGEP1_64(elem, lhsCol, r));
           cur[r] = b.CreateIntrinsic(Intrinsic::fmuladd, {vec},
                                      {b.CreateVectorSplat(lanes, x), cols[kk], cur[r]});
         }
@@ -595,20 +843,44 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     }
   } else {
     // for (k = 0; k < kc; ++k), with the accumulators as loop-carried values.
-    KLoop l = openKLoop(init);
+    const PairSums pairSums(b, p);
+    std::vector<Value *> starts = init;
+    if (pairs)
+      for (Value *&v : starts)
+        v = pairSums.carried(v);
+    KLoop l = openKLoop(starts);
     PHINode *k = l.k;
     std::vector<PHINode *> &accs = l.accs;
     BasicBlock *body = l.body;
-    Value *rhsRow = tableRows ? rhsRowAt(b, rhsFrom, p, rhs, k, ldRhs)
-                         : rhsFrom.at(b, rhs, b.CreateMul(k, ldRhs));
-    Value *lhsCol = b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, b.getInt64(p.mr)));
+    // (Pairs in place: rows 2k and 2k + 1; where an odd block has no row
+    // 2k + 1, row 2k again, whose products count for nothing: the packed
+    // lhs pair's second half is zero. A select of zeros instead became a
+    // branch per vector, x86's CodeGenPrepare sinking the loads.)
+    Value *rhsRow = tableRows       ? rhsRowAt(b, rhsFrom, p, rhs, k, ldRhs)
+                    : pairsInPlace ? rhsFrom.at(b, rhs, b.CreateMul(b.CreateShl(k, 1), ldRhs))
+                                   : rhsFrom.at(b, rhs, b.CreateMul(k, ldRhs));
+    Value *hasHi = nullptr, *hiRow = nullptr;
+    if (pairsInPlace) {
+      hasHi = b.CreateICmpULT(b.CreateOr(b.CreateShl(k, 1), b.getInt64(1)), kc);
+      hiRow = b.CreateSelect(hasHi, rhsFrom.at(b, rhsRow, ldRhs), rhsRow);
+    }
+    Value *lhsCol = b.CreateInBoundsGEP(elem, lhs, b.CreateMul(k, b.getInt64(p.mr)));
     std::vector<Value *> rv(nv);
-    for (unsigned v = 0; v < nv; ++v)
-      rv[v] = rhsFrom.load(b, rhsFrom.at(b, rhsRow, v * lanes), lanes);
+    for (unsigned v = 0; v < nv; ++v) {
+      if (pairsInPlace) {
+        auto *bytes = FixedVectorType::get(b.getInt8Ty(), lanes);
+        Value *lo = b.CreateAlignedLoad(bytes, rhsFrom.at(b, rhsRow, v * lanes), Align(1));
+        Value *hi = b.CreateAlignedLoad(bytes, rhsFrom.at(b, hiRow, v * lanes), Align(1));
+        rv[v] = b.CreateBitCast(pairRow(b, lo, hi), vec);
+      } else {
+        rv[v] = pairs ? b.CreateAlignedLoad(vec, rhsFrom.at(b, rhsRow, v * lanes), Align(4))
+                      : rhsFrom.load(b, rhsFrom.at(b, rhsRow, v * lanes), lanes);
+      }
+    }
     if (packing) {
-      Value *to = b.CreateInBoundsGEP(f32, packed, b.CreateMul(k, nrV));
+      Value *to = b.CreateInBoundsGEP(elem, packed, b.CreateMul(k, nrV));
       for (unsigned v = 0; v < nv; ++v)
-        b.CreateAlignedStore(rv[v], b.CreateConstInBoundsGEP1_64(f32, to, v * lanes), Align(4));
+        b.CreateAlignedStore(rv[v], b.CreateConstInBoundsGEP1_64(elem, to, v * lanes), Align(4));
     }
     const uint64_t rhsAhead =
         strided ? kRhsSourcePrefetchRows : std::max<uint64_t>(1, kRhsPrefetchBytes / (p.nr() * 4));
@@ -621,18 +893,20 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
       emitPanelPrefetches(b, lhs, k, rhsRow, ldRhs, rhsAhead, p, rhsFrom);
     }
     for (unsigned r = 0; r < mr; ++r) {
-      Value *x = b.CreateLoad(f32, b.CreateConstInBoundsGEP1_64(f32, lhsCol, r));
+      Value *x = b.CreateLoad(elem, b.CreateConstInBoundsGEP1_64(elem, lhsCol, r));
       Value *splat = b.CreateVectorSplat(lanes, x);
       for (unsigned v = 0; v < nv; ++v) {
         Value *next =
-            b.CreateIntrinsic(Intrinsic::fmuladd, {vec}, {splat, rv[v], accs[r * nv + v]});
+            pairs ? pairSums.step(splat, rv[v], accs[r * nv + v])
+                  : b.CreateIntrinsic(Intrinsic::fmuladd, {vec}, {splat, rv[v], accs[r * nv + v]});
         accs[r * nv + v]->addIncoming(next, body);
       }
     }
     k->addIncoming(b.CreateAdd(k, b.getInt64(1), "k.next", true, true), body);
     b.CreateBr(l.head);
     b.SetInsertPoint(l.exit);
-    finals.assign(accs.begin(), accs.end());
+    for (size_t i = 0; i < accs.size(); ++i)
+      finals[i] = pairs ? pairSums.finished(accs[i]) : accs[i];
   }
 
   // The finished sums go to |out| (row stride ldout) where |last| is
@@ -648,9 +922,9 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     lddest = b.CreateSelect(last, f->getArg(outArg + 1), ldacc);
   }
   for (unsigned r = 0; r < mr && stores; ++r) {
-    Value *row = b.CreateInBoundsGEP(f32, dest, b.CreateMul(b.getInt64(r), lddest));
+    Value *row = b.CreateInBoundsGEP(elem, dest, b.CreateMul(b.getInt64(r), lddest));
     for (unsigned v = 0; v < nv; ++v)
-      accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(f32, row, v * lanes);
+      accPtr[r * nv + v] = b.CreateConstInBoundsGEP1_64(elem, row, v * lanes);
   }
   for (unsigned t = 0; t < mr * nv; ++t)
     b.CreateAlignedStore(finals[t], accPtr[t], Align(4));
@@ -662,9 +936,9 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     b.CreateCondBr(last, apply, done);
     b.SetInsertPoint(apply);
     emitLoop(b, b.getInt64(0), b.getInt64(mr), "r", [&](Value *r) {
-      Value *row = b.CreateInBoundsGEP(f32, dest, b.CreateMul(r, lddest));
+      Value *row = b.CreateInBoundsGEP(elem, dest, b.CreateMul(r, lddest));
       for (unsigned v = 0; v < nv; ++v) {
-        Value *at = b.CreateConstInBoundsGEP1_64(f32, row, v * lanes);
+        Value *at = b.CreateConstInBoundsGEP1_64(elem, row, v * lanes);
         Value *x = b.CreateAlignedLoad(vec, at, Align(4));
         b.CreateAlignedStore(emitTileEpilogue(b, *epi, x), at, Align(4));
       }
@@ -712,13 +986,45 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
 // 0.02 s (0.38-0.41 s).
 constexpr unsigned kSweepRows = 16, kSweepPanels = PackedMatmul::kSweepPanels;
 
+// How the sweep pairs a panel's two rows of i8 pairs (nr = 2 L columns,
+// L the lanes): both rows widened to <nr x i16>, then vector h (0, 1)
+// takes, from each 16-byte chunk (c = min(4, L) pairs) of the two, the
+// columns of its half of that chunk: x86's punpcklwd and punpckhwd, one
+// instruction each where the whole row pairing (pairRow) took a shuffle
+// and a widening per vector. Column j of vector h is col(h, j) = 2c(j /
+// c) + ch + j % c, so the sums run in that order between the loads and
+// stores of a sweep's rows: |scatter| makes vector h from the two vectors
+// of a panel's columns in order, |gather| the other way, and |pairs| the
+// pairing (operands: the widened rows 2k and 2k + 1).
+struct ChunkOrder {
+  std::vector<int> scatter[2], gather[2], pairs[2];
+  explicit ChunkOrder(unsigned lanes) {
+    const unsigned c = std::min(4u, lanes), nr = 2 * lanes;
+    std::vector<int> where(nr); // column -> position in the scattered pair of vectors
+    for (unsigned h = 0; h < 2; ++h)
+      for (unsigned j = 0; j < lanes; ++j) {
+        const unsigned col = 2 * c * (j / c) + c * h + j % c;
+        scatter[h].push_back(int(col));
+        where[col] = int(h * lanes + j);
+        pairs[h].push_back(int(col));
+        pairs[h].push_back(int(nr + col));
+      }
+    for (unsigned h = 0; h < 2; ++h)
+      for (unsigned j = 0; j < lanes; ++j)
+        gather[h].push_back(where[h * lanes + j]);
+  }
+};
+
 Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32, *vec = t.vec;
   const Source rhsFrom(c, rhsElem, p);
+  // (i8 pairs: a step is a pair of rows, read in place and paired as in
+  // the tiles, the lhs a packed panel of pairs.)
+  const bool pairs = p.pairs();
   bool fresh;
-  Function *f = leaf(m, "sweep" + rhsFrom.mark(),
+  Function *f = leaf(m, "sweep" + (pairs ? std::string("i8src") : rhsFrom.mark()),
                      {i64, t.ptr, t.ptr, t.ptr, t.ptr, i64, i64, i64, i64}, p, fresh, 1);
   if (!fresh)
     return f;
@@ -727,8 +1033,13 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
         *init = f->getArg(4), *first = b.CreateICmpNE(f->getArg(5), b.getInt64(0)),
         *ldRhs = f->getArg(6), *cols = f->getArg(7), *lhsStep = f->getArg(8);
   const uint64_t nr = p.nr(), lanes = p.lanes, nv = p.nv;
-  emitLoop(b, b.getInt64(0), kc, "k0", [&](Value *k0) {
-    Value *k1 = b.CreateBinaryIntrinsic(Intrinsic::umin, b.CreateAdd(k0, b.getInt64(kSweepRows)), kc);
+  const PairSums pairSums(b, p);
+  assert((!pairs || nv == 2) && "a panel of pairs is two vectors");
+  const ChunkOrder chunkOrder{unsigned(lanes)};
+  Value *kSteps = pairs ? b.CreateLShr(b.CreateAdd(kc, b.getInt64(1)), 1) : kc;
+  emitLoop(b, b.getInt64(0), kSteps, "k0", [&](Value *k0) {
+    Value *k1 =
+        b.CreateBinaryIntrinsic(Intrinsic::umin, b.CreateAdd(k0, b.getInt64(kSweepRows)), kSteps);
     // The first rows start from |init| (the same nr values for every
     // panel: column stride 0), the others from |acc|: arithmetic on the
     // pointers, not a branch for the optimizer to unswitch the loops on.
@@ -750,6 +1061,13 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
                                 b.getInt64((v % nv) * lanes));
         start[v] = b.CreateAlignedLoad(vec, b.CreateInBoundsGEP(f32, startCol, at), Align(4));
       }
+      if (pairs)
+        for (unsigned q = 0; q < n; ++q) {
+          Value *in[2] = {start[q * 2], start[q * 2 + 1]};
+          for (unsigned h = 0; h < 2; ++h)
+            start[q * 2 + h] =
+                pairSums.carried(b.CreateShuffleVector(in[0], in[1], chunkOrder.scatter[h]));
+        }
       BasicBlock *pred = b.GetInsertBlock();
       BasicBlock *body = BasicBlock::Create(c, "k.head", f), *exit = BasicBlock::Create(c, "k.exit", f);
       b.CreateBr(body);
@@ -758,24 +1076,60 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
       k->addIncoming(k0, pred);
       std::vector<PHINode *> accs;
       for (Value *v : start) {
-        accs.push_back(b.CreatePHI(vec, 2, "acc"));
+        accs.push_back(b.CreatePHI(v->getType(), 2, "acc"));
         accs.back()->addIncoming(v, pred);
       }
-      Value *x = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, lhs, b.CreateMul(k, lhsStep)));
+      Value *x = b.CreateLoad(t.acc, b.CreateInBoundsGEP(t.acc, lhs, b.CreateMul(k, lhsStep)));
       Value *splat = b.CreateVectorSplat(lanes, x);
-      Value *row = rhsFrom.at(b, rhs, b.CreateAdd(b.CreateMul(k, ldRhs), col));
+      Value *row = rhsFrom.at(b, rhs, b.CreateAdd(b.CreateMul(pairs ? b.CreateShl(k, 1) : k, ldRhs), col));
+      Value *hasHi = nullptr, *hiRow = nullptr;
+      if (pairs) {
+        hasHi = b.CreateICmpULT(b.CreateOr(b.CreateShl(k, 1), b.getInt64(1)), kc);
+        hiRow = b.CreateSelect(hasHi, rhsFrom.at(b, row, ldRhs), row);
+      }
       std::vector<Value *> next(n * nv);
+      // Pairs: each panel's two rows widened, then paired a 16-byte chunk
+      // at a time (chunkOrder: x86's punpcklwd and punpckhwd).
+      std::vector<Value *> pairVecs(n * nv);
+      for (unsigned q = 0; pairs && q < n; ++q) {
+        auto *bytes = FixedVectorType::get(b.getInt8Ty(), unsigned(nr));
+        auto *halves = FixedVectorType::get(b.getInt16Ty(), unsigned(nr));
+        Value *lo = b.CreateSExt(
+            b.CreateAlignedLoad(bytes, rhsFrom.at(b, row, q * nr), Align(1)), halves);
+        // (As in the tiles: an odd block's last pair reads row 2k twice.)
+        Value *hi = b.CreateSExt(
+            b.CreateAlignedLoad(bytes, rhsFrom.at(b, hiRow, q * nr), Align(1)), halves);
+        for (unsigned h = 0; h < 2; ++h)
+          pairVecs[q * 2 + h] = b.CreateBitCast(b.CreateShuffleVector(lo, hi, chunkOrder.pairs[h]), vec);
+      }
+      // (The next group's lines of the two rows, which it reads next: 1 x
+      // 1024 x 1024 5% faster on Zen 3.)
+      if (pairs) {
+        prefetchLine(b, b.CreateGEP(b.getInt8Ty(), row, b.getInt64(n * nr)));
+        prefetchLine(b, b.CreateGEP(b.getInt8Ty(), hiRow, b.getInt64(n * nr)));
+      }
       for (unsigned v = 0; v < n * nv; ++v) {
-        Value *r = rhsFrom.load(b, rhsFrom.at(b, row, v * lanes), lanes);
-        next[v] = b.CreateIntrinsic(Intrinsic::fmuladd, {vec}, {splat, r, accs[v]});
+        if (pairs) {
+          next[v] = pairSums.step(splat, pairVecs[v], accs[v]);
+        } else {
+          Value *r = rhsFrom.load(b, rhsFrom.at(b, row, v * lanes), lanes);
+          next[v] = b.CreateIntrinsic(Intrinsic::fmuladd, {vec}, {splat, r, accs[v]});
+        }
         accs[v]->addIncoming(next[v], body);
       }
       Value *kNext = b.CreateAdd(k, b.getInt64(1), "k.next", true, true);
       k->addIncoming(kNext, body);
       b.CreateCondBr(b.CreateICmpULT(kNext, k1), body, exit);
       b.SetInsertPoint(exit);
+      std::vector<Value *> sums(next);
+      if (pairs)
+        for (unsigned q = 0; q < n; ++q)
+          for (unsigned h = 0; h < 2; ++h)
+            sums[q * 2 + h] = b.CreateShuffleVector(pairSums.finished(next[q * 2]),
+                                                    pairSums.finished(next[q * 2 + 1]),
+                                                    chunkOrder.gather[h]);
       for (unsigned v = 0; v < n * nv; ++v)
-        b.CreateAlignedStore(next[v], ptr[v], Align(4));
+        b.CreateAlignedStore(sums[v], ptr[v], Align(4));
     };
     // Groups of kSweepPanels panels, then the rest one at a time.
     Value *grouped = b.CreateMul(b.CreateUDiv(cols, b.getInt64(kSweepPanels * nr)),

@@ -107,9 +107,11 @@ struct PackedMatmul {
                               // a table of its K block's row offsets
   // How the lhs and rhs are stored: f32, or f16/bf16 (mixed precision),
   // which the packing routines widen exactly to f32 as they pack: the
-  // packed panels, the microkernels and the sums are f32 whatever these are.
+  // packed panels, the microkernels and the sums are f32 whatever these
+  // are. Or both i8 with an i32 accumulator (pairs()).
   DType lhsElem = DType::F32, rhsElem = DType::F32;
   bool halfConversion = false; // the level's FeatureLevel::halfConversion
+  const char *pairMultiplyAdd = ""; // the level's FeatureLevel::pairMultiplyAdd
   unsigned lanes = 1;        // f32 elements per vector register
   unsigned mr = 0, nv = 0;   // register tile: mr rows x nv vectors (mr = 0: off)
   unsigned kc = 0;           // K block: a kc x nr rhs panel stays in L1
@@ -141,6 +143,20 @@ struct PackedMatmul {
   // workgroups pack it, and prepackedParam (prepackedLhsParam) is 0.
   bool rhsConstant = false, lhsConstant = false;
   unsigned nr() const { return nv * lanes; }
+  // i8 operands summed in i32 (ONNX MatMulInteger): packed as pairs along
+  // K, a 4-byte element holding rows k and k + 1 (k even) widened to two
+  // i16, so that x86's pmaddwd sums both products into an i32 lane at once
+  // (elsewhere widening multiply-adds, AArch64's smlal), exactly. A K block of kc rows packs
+  // into panels of ceil(kc / 2) rows (the K blocks start at even rows), a
+  // buffer of [.., K, width] into [.., ceil(K / 2), width]. An odd block's
+  // last lhs pair has a zero second half (an rhs pair's may hold anything:
+  // the routines that read the rhs in place read row k again); the sums, the
+  // fill and the scratch are i32 where the f32 ones are f32. Integer sums are exact in any order, so the
+  // grid and the blocks change no result. The routines that read the rhs
+  // in place (a block of fewer than mr rows, the packing tile, the sweep)
+  // pair its rows as they read them; no transposing tail, no epilogue in
+  // the tiles, no rows view.
+  bool pairs() const { return lhsElem == DType::I8; }
   // Whether the microkernels store outputs (and take the three arguments
   // for it, lib/codegen/PackedMatmul.cpp): the last K block's whole tiles
   // store their finished sums straight into the output and apply an exact

@@ -19,28 +19,35 @@ constexpr unsigned kRowStatTile = 16 * 1024;
 // workgroups of at least kRowStatLeast elements (Former::finishLoop).
 constexpr int64_t kRowStatWorkgroups = 16, kRowStatLeast = 1024;
 
-// An f32 operand of the product: a load of an f32 input, or of an f16 or
-// bf16 one widened to f32 (mixed precision: the widening is exact, and the
-// packing routines do it). The load, or null.
-static const ScalarNode *f32Operand(const LoopKernel &L, const ScalarNode &n) {
+// An operand of the product a packed matmul takes: for an f32 sum a load
+// of an f32 input, or of an f16 or bf16 one widened to f32 (mixed
+// precision: the widening is exact, and the packing routines do it); for
+// an i32 sum an i8 input widened to i32 (PackedMatmul::pairs). The load,
+// or null.
+static const ScalarNode *packedOperand(const LoopKernel &L, const ScalarNode &n) {
   if (n.kind == ScalarNode::Kind::Load)
     return n.type == DType::F32 && L.inputs[n.input].elem == DType::F32 ? &n : nullptr;
-  if (n.kind != ScalarNode::Kind::Op || n.op != OpKind::Cast || n.type != DType::F32 ||
-      n.operands.size() != 1)
+  if (n.kind != ScalarNode::Kind::Op || n.op != OpKind::Cast || n.operands.size() != 1 ||
+      n.type != L.accType)
     return nullptr;
   const ScalarNode &load = L.nodes[n.operands[0]];
   DType elem = load.kind == ScalarNode::Kind::Load ? L.inputs[load.input].elem : DType::Invalid;
-  return (elem == DType::F16 || elem == DType::BF16) && load.type == elem ? &load : nullptr;
+  if (load.type != elem)
+    return nullptr;
+  if (n.type == DType::I32)
+    return elem == DType::I8 ? &load : nullptr;
+  return elem == DType::F16 || elem == DType::BF16 ? &load : nullptr;
 }
 
-// The kernel's update is acc + lhs * rhs over f32 with lhs read as
-// [.., M, K] and rhs as [.., K, N] or, through a transpose view, [.., N, K]
-// (matmul, batch_matmul), each stored as f32 or widened from f16 or bf16:
-// the inputs PackedMatmul reads, or false.
+// The kernel's update is acc + lhs * rhs over f32 (or over i32 of i8
+// operands) with lhs read as [.., M, K] and rhs as [.., K, N] or, through
+// a transpose view, [.., N, K] (matmul, batch_matmul), each stored as f32
+// or widened from f16 or bf16: the inputs PackedMatmul reads, or false.
 static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
                            bool &rhsTransposed) {
   unsigned P = L.numParallel;
-  if (L.accType != DType::F32 || (P != 2 && P != 3) || L.accUpdate < 0)
+  if ((L.accType != DType::F32 && L.accType != DType::I32) || (P != 2 && P != 3) ||
+      L.accUpdate < 0)
     return false;
   const ScalarNode &add = L.nodes[L.accUpdate];
   if (add.kind != ScalarNode::Kind::Op || add.op != OpKind::Add || add.operands.size() != 2 ||
@@ -49,12 +56,15 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
   const ScalarNode &mul = L.nodes[add.operands[1]];
   if (mul.kind != ScalarNode::Kind::Op || mul.op != OpKind::Mul || mul.operands.size() != 2)
     return false;
-  const ScalarNode *ap = f32Operand(L, L.nodes[mul.operands[0]]);
-  const ScalarNode *bp = f32Operand(L, L.nodes[mul.operands[1]]);
+  const ScalarNode *ap = packedOperand(L, L.nodes[mul.operands[0]]);
+  const ScalarNode *bp = packedOperand(L, L.nodes[mul.operands[1]]);
   if (!ap || !bp)
     return false;
   const ScalarNode &a = *ap, &b = *bp;
   const KernelInput &ia = L.inputs[a.input], &ib = L.inputs[b.input];
+  // (i8 pairs are packed from inputs where they lie: not a rows view.)
+  if (L.accType == DType::I32 && !ib.rowStarts.empty())
+    return false;
   int m = int(P) - 2, n = int(P) - 1, k = int(P);
   std::vector<int> am = {m, k}, bm = {k, n}, btm = {n, k};
   if (P == 3) {
@@ -101,23 +111,33 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
 //    before the tiles, 2x (tests/bench/README.md, "One K block").
 // A workgroup's block (PackedGrid.cpp): up to 4 lhs blocks by nc, fewer
 // rows or columns where the matmul needs more workgroups.
-static PackedMatmul packedMatmulTiles(const FeatureLevel &level, unsigned lhs, unsigned rhs,
-                                      bool rhsTransposed) {
+// i8 pairs (PackedMatmul::pairs) take 2 bytes a row of K where f32 takes
+// 4: twice the K block in the same bytes.
+static PackedMatmul packedMatmulTiles(const FeatureLevel &level, const LoopKernel &L,
+                                      unsigned lhs, unsigned rhs, bool rhsTransposed) {
   PackedMatmul p;
   p.lhs = lhs;
   p.rhs = rhs;
   p.rhsTransposed = rhsTransposed;
+  p.lhsElem = L.inputs[lhs].elem;
+  p.rhsElem = L.inputs[rhs].elem;
+  p.rhsRows = !L.inputs[rhs].rowStarts.empty();
   p.halfConversion = level.halfConversion;
+  p.pairMultiplyAdd = level.pairMultiplyAdd;
   p.lanes = std::max(1u, level.vectorBits / 32);
   p.nv = 2;
   p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / p.nv);
-  const unsigned nr = p.nr(), f32 = 4;
-  p.kc = std::max(8u, level.l1dBytes / ((p.mr + nr) * f32) / 8 * 8);
-  const unsigned kcBytes = p.kc * f32;
+  // i8 pairs without the level's pairwise instruction keep each vector of
+  // sums in two registers (codegen's PairSums).
+  if (p.pairs() && !*level.pairMultiplyAdd)
+    p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / (2 * p.nv));
+  const unsigned nr = p.nr(), bytesPerK = p.pairs() ? 2 : 4;
+  p.kc = std::max(8u, level.l1dBytes / ((p.mr + nr) * bytesPerK) / 8 * 8);
+  const unsigned kcBytes = p.kc * bytesPerK;
   p.mc = std::max(p.mr, std::min(8 * p.mr, level.l2Bytes / 2 / kcBytes / p.mr * p.mr));
   p.nc = std::max(nr, std::min(8 * nr, level.l2Bytes / 2 / kcBytes / nr * nr));
   p.kcPrepacked = p.tilesStoreOutputs()
-                      ? std::max(p.kc, level.l2Bytes / 2 / (p.mc * f32) / 8 * 8)
+                      ? std::max(p.kc, level.l2Bytes / 2 / (p.mc * bytesPerK) / 8 * 8)
                       : p.kc;
   // The tiles of an lhs block start at multiples of mr from the
   // workgroup's first row: LoopEmitter's out pass counts on it to know
@@ -229,10 +249,7 @@ void Former::finishLoop(KernelDraft &draft) {
   bool rhsTransposed = false;
   if (reduction && matmulOperands(L, lhs, rhs, rhsTransposed)) {
     L.innerReduction = false;
-    L.packed = packedMatmulTiles(level, lhs, rhs, rhsTransposed);
-    L.packed.lhsElem = L.inputs[lhs].elem;
-    L.packed.rhsElem = L.inputs[rhs].elem;
-    L.packed.rhsRows = !L.inputs[rhs].rowStarts.empty();
+    L.packed = packedMatmulTiles(level, L, lhs, rhs, rhsTransposed);
     L.regRows = L.regCols = 1;
   }
   // An input read across its rows (transpose, some broadcasts) gets tall,

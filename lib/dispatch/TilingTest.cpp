@@ -1,6 +1,7 @@
 // Tiling tests: a packed matmul's tiles and blocks come from the feature
 // level (vector width and register count) on every level of every target,
-// fit the register file and the L1 budget, and only f32 matmuls get one.
+// fit the register file and the L1 budget, and only f32 matmuls (and i8
+// ones summed in i32, as pairs) get one.
 #include "dispatch/FormForTest.h"
 
 #include <gtest/gtest.h>
@@ -88,6 +89,39 @@ TEST(Tiling, PackedMatmulFromEveryLevel) {
       }
       EXPECT_EQ(ps.dispatches[4].loop.packed.mr, 0u) << "i32 matmul is not packed";
       EXPECT_EQ(ps.dispatches[4].scratchBytes, 0u);
+    }
+}
+
+// An i8 matmul summed in i32 is a packed matmul of i8 pairs on every level
+// (PackedMatmul::pairs), its blocks from the pairs' 2 bytes a row of K:
+// twice the f32 K block in the same L1 bytes; without the level's pairwise
+// instruction, each vector of sums takes two registers.
+TEST(Tiling, I8MatmulPacksPairs) {
+  const char *graph = R"(
+func @q(%a: tensor<?x?xi8>, %b: tensor<?x?xi8>, %c: tensor<?x?xi32>) -> tensor<?x?xi32> {
+  %r = matmul %a, %b, %c : tensor<?x?xi32>
+  return %r
+}
+)";
+  for (const TargetInfo *t : allTargets())
+    for (const FeatureLevel &level : t->levels) {
+      SCOPED_TRACE(std::string(t->name) + " " + level.name);
+      ProgramSet ps = form(level, graph);
+      ASSERT_EQ(ps.dispatches.size(), 2u);
+      expectPacksOperandsOf(ps.dispatches[0], ps.dispatches[1]);
+      const PackedMatmul &p = ps.dispatches[1].loop.packed;
+      const PackedMatmul f = form(level).dispatches[1].loop.packed;
+      ASSERT_GT(p.mr, 0u);
+      EXPECT_TRUE(p.pairs());
+      EXPECT_EQ(p.lhsElem, DType::I8);
+      EXPECT_EQ(p.rhsElem, DType::I8);
+      EXPECT_EQ(p.nr(), f.nr());
+      const unsigned sumRegisters = *level.pairMultiplyAdd ? 1 : 2;
+      EXPECT_EQ(p.mr, std::max(1u, level.vectorRegisters * 3 / 4 / (sumRegisters * p.nv)));
+      EXPECT_LE(uint64_t(p.kc) * (p.mr + p.nr()) * 2, level.l1dBytes);
+      EXPECT_GT(uint64_t(p.kc + 8) * (p.mr + p.nr()) * 2, level.l1dBytes);
+      EXPECT_EQ(p.kc % 2, 0u) << "K blocks start at even rows";
+      EXPECT_EQ(p.kcPrepacked % 2, 0u);
     }
 }
 

@@ -67,6 +67,8 @@ static std::string describeDispatch(const Dispatch &d) {
   auto widened = [&p]() -> std::string {
     if (p.lhsElem == DType::F32 && p.rhsElem == DType::F32)
       return "";
+    if (p.pairs())
+      return ", i8 operands packed as pairs of i16 along K, summed in i32";
     if (p.lhsElem == p.rhsElem)
       return std::string(", ") + dtypeName(p.lhsElem) + " operands widened to f32 when packed";
     return std::string(", lhs ") + dtypeName(p.lhsElem) + ", rhs " + dtypeName(p.rhsElem) +

@@ -19,6 +19,7 @@ F32 = 4
 # is named in the table.
 LIBRARIES = ("onednn", "openblas", "torch", "stream")
 LABELS = {"graft": "graft", "onednn-sgemm": "oneDNN sgemm", "onednn-matmul": "oneDNN matmul",
+          "onednn-gemm-s8": "oneDNN gemm s8s8s32",
           "openblas-sgemm": "OpenBLAS sgemm", "torch": "PyTorch eager",
           "stream-copy": "STREAM copy", "stream-triad": "STREAM triad"}
 
@@ -46,11 +47,12 @@ class Peer:
 
 class Case:
     def __init__(self, name, graph, function, shapes, reference, peers, flops=0, bytes=0,
-                 tol=1e-5, latency=False):
+                 tol=1e-5, latency=False, dtype="f32"):
         self.name = name
         self.graph = graph          # graphs/<graph>.graph
         self.function = function
-        self.shapes = shapes        # one shape per input, all f32
+        self.shapes = shapes        # one shape per input, all of |dtype|
+        self.dtype = dtype          # "f32", or "i8" (the result i32, checked exactly)
         self.reference = reference  # numpy function of the inputs (computes in f64)
         self.peers = peers
         self.flops = flops          # floating-point ops of one call (0: memory-bound)
@@ -60,10 +62,13 @@ class Case:
         self.size = " ".join("x".join(str(d) for d in s) for s in shapes)
 
     def work(self):
-        """(amount, unit) that rates divide by time: flops, bytes, or calls."""
+        """(amount, unit) that rates divide by time: flops (integer ops for
+        i8), bytes, or calls."""
         if self.latency:
             return 1, "call"
-        return (self.flops, "flop") if self.flops else (self.bytes, "byte")
+        if self.flops:
+            return self.flops, "flop" if self.dtype == "f32" else "op"
+        return self.bytes, "byte"
 
 
 def f64(*xs):
@@ -85,6 +90,19 @@ def product(a, b):
 
 def matmul_ref(a, b):
     return product(a, b)
+
+
+def int_matmul_ref(a, b):
+    """An i8 matmul's exact i32 sums (no wrap at these sizes)."""
+    return np.matmul(a.astype(np.int64), b.astype(np.int64))
+
+
+def int_matmul(name, m, k, n):
+    """i8 x i8 summed in i32 (ONNX MatMulInteger) against oneDNN's
+    dnnl_gemm_s8s8s32. PyTorch has no CPU matmul of int8 tensors into
+    int32 (torch.mm of int8 sums in int8), so it is not a peer."""
+    return Case(name, "matmul_i8", "matmul_i8", [(m, k), (k, n)], int_matmul_ref,
+                [Peer("onednn-gemm-s8")], flops=2 * m * n * k, tol=0.0, dtype="i8")
 
 
 def mlp_ref(a, b):
@@ -210,6 +228,10 @@ def all_cases(quick):
     cases = [matmul("matmul_" + s, m, k, n) for s, m, k, n in mm]
     cases += [mlp("mlp_" + s, m, k, n) for s, m, k, n in mm]
     cases.append(mlp("mlp_2x2_latency", 2, 2, 2, latency=True))
+    # Quantized layers: i8 operands, i32 sums.
+    im = [("19x23x17", 19, 23, 17)] if quick else [
+        ("1024", 1024, 1024, 1024), ("128x768x3072", 128, 768, 3072)]
+    cases += [int_matmul("matmul_i8_" + s, m, k, n) for s, m, k, n in im]
 
     m, n = ln
     cases.append(Case(

@@ -49,6 +49,8 @@ def fmt_time(ms):
 def fmt_rate(value, unit):
     if unit == "flop":
         return "%.1f GF/s" % (value / 1e9)
+    if unit == "op":
+        return "%.1f GOP/s" % (value / 1e9)
     if unit == "byte":
         return "%.1f GB/s" % (value / 1e9)
     return "%.3g us/call" % (1e6 / value) if value else "-"

@@ -222,11 +222,18 @@ class Runner:
         return self.bundles[graph]
 
     def case_inputs(self, case):
-        key = tuple(case.shapes)
+        key = (case.dtype,) + tuple(case.shapes)
         if key not in self.inputs:
             # A seed per shape list: the same inputs whatever --filter selects.
-            rng = np.random.default_rng([20240601] + [d for s in key for d in s])
-            arrays = [rng.uniform(-1.0, 1.0, s).astype(np.float32) for s in key]
+            rng = np.random.default_rng([20240601] + [d for s in case.shapes for d in s])
+            if case.dtype == "i8":
+                # In [-64, 64): oneDNN's s8 GEMM without VNNI sums pairs
+                # of (a + 128) * b products in saturating i16, wrong for
+                # larger values (graft's sums are exact at any value:
+                # tests/e2e/each-target/i8_matmul.sh).
+                arrays = [rng.integers(-64, 64, s, dtype=np.int8) for s in case.shapes]
+            else:
+                arrays = [rng.uniform(-1.0, 1.0, s).astype(np.float32) for s in case.shapes]
             paths = []
             for i, x in enumerate(arrays):
                 paths.append(os.path.join(self.work, "in_%d_%s.npy" % (
@@ -238,7 +245,19 @@ class Runner:
     @staticmethod
     def check(what, got, want, tol):
         """Raises if |got - want| > tol * (max|want| + 1) anywhere; returns the
-        largest error relative to that scale."""
+        largest error relative to that scale. An integer |want| is the
+        exact i32 result."""
+        if np.issubdtype(np.asarray(want).dtype, np.integer):
+            if got.shape != want.shape or got.dtype != np.int32:
+                raise RuntimeError("%s: got %s %s, expected int32 %s"
+                                   % (what, got.dtype, got.shape, want.shape))
+            wrong = np.argwhere(got != want)
+            if wrong.size:
+                idx = tuple(wrong[0])
+                raise RuntimeError("%s: %d results differ, the first at index %s: got %d, "
+                                   "expected %d" % (what, len(wrong), list(idx), got[idx],
+                                                    want[idx]))
+            return 0.0
         want = np.asarray(want, dtype=np.float64)
         if got.shape != want.shape or got.dtype != np.float32:
             raise RuntimeError("%s: got %s %s, expected float32 %s"

@@ -6,6 +6,7 @@
  *   graft_bench graft BUNDLE FUNCTION [options] INPUT.npy...
  *   graft_bench graft-ab A.graft B.graft FUNCTION [options] INPUT.npy...
  *   graft_bench onednn-sgemm|onednn-matmul|openblas-sgemm [options] A.npy B.npy
+ *   graft_bench onednn-gemm-s8 [options] A.npy B.npy   (i8 operands, i32 result)
  *   graft_bench stream-copy X.npy | stream-triad X.npy Y.npy [options]
  *   graft_bench wake [--threads N] [--reps N]   (thread pool wake latency)
  *   graft_bench info            (which peers are linked, their versions)
@@ -29,6 +30,7 @@ static const char kUsage[] =
     "                  (two builds timed in alternation: B/A per pair)\n"
     "       graft_bench onednn-sgemm|onednn-matmul|openblas-sgemm [options] "
     "A.npy B.npy\n"
+    "       graft_bench onednn-gemm-s8 [options] A.npy B.npy   (i8 inputs)\n"
     "       graft_bench stream-copy X.npy | stream-triad X.npy Y.npy "
     "[options]\n"
     "       graft_bench wake [options]   (graft's worker wake-up latency)\n"
@@ -94,9 +96,11 @@ static const bench_mode_t kModes[] = {
 #ifdef GRAFT_BENCH_HAVE_ONEDNN
     {"onednn-sgemm", "onednn", bench_run_onednn_sgemm},
     {"onednn-matmul", "onednn", bench_run_onednn_matmul},
+    {"onednn-gemm-s8", "onednn", bench_run_onednn_gemm_s8},
 #else
     {"onednn-sgemm", "onednn", NULL},
     {"onednn-matmul", "onednn", NULL},
+    {"onednn-gemm-s8", "onednn", NULL},
 #endif
 #ifdef GRAFT_BENCH_HAVE_OPENBLAS
     {"openblas-sgemm", "openblas", bench_run_openblas_sgemm},

@@ -32,11 +32,12 @@ static graft_status_t parse_post_ops(const char* text, bench_matmul_t* mm) {
 }
 
 static graft_status_t check_shapes(const graft_tensor_t* a,
-                                   const graft_tensor_t* b) {
-  if (a->dtype != GRAFT_DTYPE_F32 || b->dtype != GRAFT_DTYPE_F32)
+                                   const graft_tensor_t* b,
+                                   graft_dtype_t elem) {
+  if (a->dtype != elem || b->dtype != elem)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
-                             "matmul peers expect f32 inputs, found %s and %s",
-                             graft_dtype_name(a->dtype),
+                             "this matmul peer expects %s inputs, found %s and %s",
+                             graft_dtype_name(elem), graft_dtype_name(a->dtype),
                              graft_dtype_name(b->dtype));
   if (a->rank != 2 || b->rank != 2)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
@@ -52,6 +53,11 @@ static graft_status_t check_shapes(const graft_tensor_t* a,
 }
 
 graft_status_t bench_matmul_open(const bench_options_t* o, bench_matmul_t* mm) {
+  return bench_matmul_open_typed(o, GRAFT_DTYPE_F32, GRAFT_DTYPE_F32, mm);
+}
+
+graft_status_t bench_matmul_open_typed(const bench_options_t* o, graft_dtype_t elem,
+                                       graft_dtype_t result, bench_matmul_t* mm) {
   memset(mm, 0, sizeof(*mm));
   if (o->positional_count != 2)
     return graft_status_make(GRAFT_INVALID_ARGUMENT,
@@ -62,15 +68,18 @@ graft_status_t bench_matmul_open(const bench_options_t* o, bench_matmul_t* mm) {
   mm->lhs = inputs[0];
   mm->rhs = inputs[1];
   if (!st)
-    st = check_shapes(&mm->lhs, &mm->rhs);
+    st = check_shapes(&mm->lhs, &mm->rhs, elem);
   if (!st)
     st = parse_post_ops(o->post_ops, mm);
+  if (!st && mm->post_op_count && result != GRAFT_DTYPE_F32)
+    st = graft_status_make(GRAFT_INVALID_ARGUMENT,
+                           "--post-ops: only f32 results take post-ops");
   if (!st) {
     mm->m = mm->lhs.dims[0];
     mm->k = mm->lhs.dims[1];
     mm->n = mm->rhs.dims[1];
     int64_t dims[2] = {mm->m, mm->n};
-    st = graft_tensor_allocate(GRAFT_DTYPE_F32, 2, dims, &mm->out);
+    st = graft_tensor_allocate(result, 2, dims, &mm->out);
   }
   if (st)
     bench_matmul_close(mm);

@@ -16,7 +16,7 @@ typedef enum bench_post_op_e {
 } bench_post_op_t;
 
 typedef struct bench_matmul_t {
-  graft_tensor_t lhs; /* M x K, f32, row-major */
+  graft_tensor_t lhs; /* M x K, f32 (or i8), row-major */
   graft_tensor_t rhs; /* K x N */
   graft_tensor_t out; /* M x N, allocated once (how BLAS is called) */
   int64_t m, k, n;
@@ -30,6 +30,11 @@ typedef struct bench_matmul_t {
  * and parses --post-ops. On failure everything is released. */
 graft_status_t bench_matmul_open(const bench_options_t* options,
                                  bench_matmul_t* out_matmul);
+/* The same for operands of |elem| and a result of |result| (i8 and i32
+ * for the integer peers; no post-ops). */
+graft_status_t bench_matmul_open_typed(const bench_options_t* options,
+                                       graft_dtype_t elem, graft_dtype_t result,
+                                       bench_matmul_t* out_matmul);
 void bench_matmul_close(bench_matmul_t* matmul);
 
 /* Applies the post-ops in order to every element of the result, in one

@@ -22,6 +22,7 @@ graft_status_t bench_run_stream(const bench_options_t* options, int triad);
 #ifdef GRAFT_BENCH_HAVE_ONEDNN
 graft_status_t bench_run_onednn_sgemm(const bench_options_t* options);
 graft_status_t bench_run_onednn_matmul(const bench_options_t* options);
+graft_status_t bench_run_onednn_gemm_s8(const bench_options_t* options);
 /* Prints the library's JSON members: version, runtime, effective ISA. */
 void bench_describe_onednn(void);
 #endif

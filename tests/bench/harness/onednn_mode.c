@@ -4,7 +4,9 @@
  *                  separate loop;
  *   onednn-matmul  the matmul primitive, created once for the shapes (not
  *                  timed), with --post-ops fused as eltwise post-ops (relu,
- *                  then linear with alpha -1 for neg), executed per call.
+ *                  then linear with alpha -1 for neg), executed per call;
+ *   onednn-gemm-s8 dnnl_gemm_s8s8s32 (i8 x i8 summed in i32, no offsets):
+ *                  the peer of graft's i8 matmul (ONNX MatMulInteger).
  *
  * oneDNN's Debian build uses the OpenMP runtime: the thread count is set
  * with omp_set_num_threads before anything is created, and the count
@@ -79,6 +81,29 @@ graft_status_t bench_run_onednn_sgemm(const bench_options_t* o) {
   st = set_threads(o->threads, &mm.threads);
   if (!st)
     st = bench_matmul_measure(o, &mm, sgemm_call, &mm, "onednn-sgemm", NULL);
+  bench_matmul_close(&mm);
+  return st;
+}
+
+/* ---- dnnl_gemm_s8s8s32 ---------------------------------------------------- */
+
+static graft_status_t gemm_s8_call(void* user) {
+  bench_matmul_t* mm = user;
+  const int32_t no_offset = 0;
+  return check(dnnl_gemm_s8s8s32('N', 'N', 'F', mm->m, mm->n, mm->k, 1.0f, mm->lhs.data,
+                                 mm->k, 0, mm->rhs.data, mm->n, 0, 0.0f, mm->out.data,
+                                 mm->n, &no_offset),
+               "dnnl_gemm_s8s8s32");
+}
+
+graft_status_t bench_run_onednn_gemm_s8(const bench_options_t* o) {
+  bench_matmul_t mm;
+  graft_status_t st = bench_matmul_open_typed(o, GRAFT_DTYPE_I8, GRAFT_DTYPE_I32, &mm);
+  if (st)
+    return st;
+  st = set_threads(o->threads, &mm.threads);
+  if (!st)
+    st = bench_matmul_measure(o, &mm, gemm_s8_call, &mm, "onednn-gemm-s8", NULL);
   bench_matmul_close(&mm);
   return st;
 }

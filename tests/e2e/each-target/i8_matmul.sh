@@ -1,0 +1,99 @@
+# i8 x i8 matmuls summed in i32 (ONNX MatMulInteger) on $TARGET's packed
+# matmul (PackedMatmul::pairs: the operands packed as pairs of i16 along
+# K): every feature level this machine runs (forced with --isa; under qemu
+# for the other targets) at 1 and 3 threads, each result equal to numpy's
+# exact integer product (wrapped to i32) and the same bytes at both
+# thread counts. The sizes span several K blocks on every level with an
+# odd K (the last pair half zeros), ragged panels and tiles, blocks of
+# fewer rows than a register tile (5 rows: the tails; 2; one row: the
+# sweep, over several groups of panels and of rows), enough rows for the
+# pack dispatch to pack the rhs once per call (301), a transposed rhs, an
+# accumulator operand that wraps past INT32_MAX, a fill, a batch matmul
+# and an empty K (the sums are the fill).
+cat > i8.graph <<'GRAPH'
+func @mm(%a: tensor<?x?xi8>, %b: tensor<?x?xi8>) -> tensor<?x?xi32> {
+  %seven = constant 7 : i32
+  %m = dim %a {axis = 0} : index
+  %n = dim %b {axis = 1} : index
+  %e = empty %m, %n : tensor<?x?xi32>
+  %f = fill %seven, %e : tensor<?x?xi32>
+  %r = matmul %a, %b, %f : tensor<?x?xi32>
+  return %r
+}
+func @mm_t(%a: tensor<?x?xi8>, %bt: tensor<?x?xi8>, %c: tensor<?x?xi32>) -> tensor<?x?xi32> {
+  %b = transpose %bt {perm = [1, 0]} : tensor<?x?xi8>
+  %r = matmul %a, %b, %c : tensor<?x?xi32>
+  return %r
+}
+func @bmm(%a: tensor<?x?x?xi8>, %b: tensor<?x?x?xi8>) -> tensor<?x?x?xi32> {
+  %z = constant 0 : i32
+  %o = dim %a {axis = 0} : index
+  %m = dim %a {axis = 1} : index
+  %n = dim %b {axis = 2} : index
+  %e = empty %o, %m, %n : tensor<?x?x?xi32>
+  %f = fill %z, %e : tensor<?x?x?xi32>
+  %r = batch_matmul %a, %b, %f : tensor<?x?x?xi32>
+  return %r
+}
+GRAPH
+"$GRAFT" build i8.graph --target "$TARGET" -o i8.graft
+"$GRAFT" build i8.graph --target "$TARGET" --explain > explain.txt
+grep -q "i8 operands packed as pairs of i16 along K, summed in i32" explain.txt || {
+  echo "error: the i8 matmuls are not packed matmuls:" >&2
+  cat explain.txt >&2
+  exit 1
+}
+"$PYTHON" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(81)
+def i8(*shape):
+    x = rng.integers(-128, 128, shape, dtype=np.int8)
+    x.flat[:2] = -128  # the extremes' products: 2^14 each, 2^15 a pair
+    return x
+def wrap(x):
+    return ((x + 2**31) % 2**32 - 2**31).astype(np.int32)
+cases = {}
+for name, (m, k, n) in {"big": (301, 1503, 71), "tail": (5, 1503, 71), "two": (2, 1503, 150),
+                        "row": (1, 1503, 150), "small": (7, 3, 20), "nok": (9, 0, 17)}.items():
+    a, b = i8(m, k), i8(k, n)
+    np.save(f"a_{name}.npy", a)
+    np.save(f"b_{name}.npy", b)
+    np.save(f"bt_{name}.npy", np.ascontiguousarray(b.T))
+    c = rng.integers(2**31 - 2**20, 2**31, (m, n)).astype(np.int32)
+    np.save(f"c_{name}.npy", c)
+    prod = a.astype(np.int64) @ b.astype(np.int64)
+    np.save(f"ref_mm_{name}.npy", wrap(prod + 7))
+    np.save(f"ref_mm_t_{name}.npy", wrap(prod + c))
+a, b = i8(3, 29, 301), i8(3, 301, 45)
+np.save("a_batch.npy", a)
+np.save("b_batch.npy", b)
+np.save("ref_bmm.npy", wrap(np.matmul(a.astype(np.int64), b.astype(np.int64))))
+PY
+levels_here "$TARGET"
+for lm in "${LEVELS_HERE[@]}"; do
+  level=${lm%%=*} model=${lm#*=}
+  for threads in 1 3; do
+    for s in big tail two row small nok; do
+      run_cpu "$TARGET" "$model" i8.graft --function mm --isa="$level" --threads $threads \
+        --input @a_$s.npy --input @b_$s.npy --output @mm_${s}_$threads.npy
+      run_cpu "$TARGET" "$model" i8.graft --function mm_t --isa="$level" --threads $threads \
+        --input @a_$s.npy --input @bt_$s.npy --input @c_$s.npy --output @mm_t_${s}_$threads.npy
+    done
+    run_cpu "$TARGET" "$model" i8.graft --function bmm --isa="$level" --threads $threads \
+      --input @a_batch.npy --input @b_batch.npy --output @bmm_$threads.npy
+  done
+  "$PYTHON" - "$TARGET $level" <<'PY'
+import sys
+import numpy as np
+where = sys.argv[1]
+pairs = [(f"{f}_{s}", f"ref_{f}_{s}") for f in ("mm", "mm_t")
+         for s in ("big", "tail", "two", "row", "small", "nok")] + [("bmm", "ref_bmm")]
+for got, ref in pairs:
+    want = np.load(ref + ".npy")
+    one, three = np.load(got + "_1.npy"), np.load(got + "_3.npy")
+    assert one.dtype == np.int32 and one.shape == want.shape, (where, got, one.dtype, one.shape)
+    assert np.array_equal(one, want), \
+        f"{where}: {got} differs from numpy at {np.argwhere(one != want)[:3].tolist()}"
+    assert one.tobytes() == three.tobytes(), f"{where}: {got} differs at 1 and 3 threads"
+PY
+done
