@@ -115,10 +115,14 @@ void Former::packedMatmulGrid(KernelDraft &draft) {
   // A matmul of one row over at most the panels its sweep takes at a
   // time: one workgroup of all of them (where it sweeps: an rhs read in
   // place, not a transposed or a constant one).
+  // i8 pairs: a one-row workgroup sweeps that many panels at least,
+  // whatever N (one panel at a time is a loop of 10 vector operations a
+  // step, pairing included, for 32 products).
   const uint32_t fewPanels =
       p.rhsSwept() ? op(GRAFT_EXPR_MUL, op(GRAFT_EXPR_LT, M, c(2)),
-                  op(GRAFT_EXPR_LT, panels, c(PackedMatmul::kSweepPanels + 1)))
-             : c(0);
+                        p.pairs() ? c(1)
+                                  : op(GRAFT_EXPR_LT, panels, c(PackedMatmul::kSweepPanels + 1)))
+                   : c(0);
   least = op(GRAFT_EXPR_MAX, least, op(GRAFT_EXPR_MUL, fewPanels, c(PackedMatmul::kSweepPanels)));
   uint32_t cols = op(GRAFT_EXPR_MUL, clamp(share, least, p.nc / nr), c(nr));
   d.grid[0] = op(GRAFT_EXPR_CEILDIV, N, cols);
