@@ -640,9 +640,10 @@ Value zeroAccumulator(ImportContext &ctx, const std::string &elem, const Shape &
 // whose packed microkernel takes them), and the result is rounded back to
 // their type once: what ONNX Runtime's CPU provider computes for them
 // (it runs such a MatMul in f32), more exact than sums rounded at every
-// step, and the fast path.
+// step, and the fast path. With |sumElem| (MatMulInteger: i32) the sums
+// and the result are of that type.
 bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::string &hint,
-            Value &out) {
+            Value &out, const std::string &sumElem = "") {
   GraphWriter &w = ctx.w;
   if (!ctx.needRank(a0, 1, "operand A") || !ctx.needRank(b0, 1, "operand B"))
     return false;
@@ -675,8 +676,9 @@ bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::str
   rs.push_back(n);
   Value r;
   const std::string elem = a.type.elem;
-  const std::string accElem = isNarrowFloat(elem) ? "f32" : elem;
-  bool reshaped = vecA || vecB || batch.size() > 1 || accElem != elem;
+  const std::string accElem = !sumElem.empty() ? sumElem : isNarrowFloat(elem) ? "f32" : elem;
+  const bool castBack = sumElem.empty() && accElem != elem;
+  bool reshaped = vecA || vecB || batch.size() > 1 || castBack;
   std::string mmHint = reshaped ? hint + ".mm" : hint;
   if (batch.empty()) {
     Value acc = zeroAccumulator(ctx, accElem, rs);
@@ -694,7 +696,7 @@ bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::str
     Value acc = zeroAccumulator(ctx, accElem, Shape{rows, n});
     Type t{accElem, {rows.size, n.size}, false};
     r = w.emit(hint + ".mm2", "matmul " + a2.name + ", " + b.name + ", " + acc.name, t);
-    r = w.reshape(r, rs, vecB || accElem != elem ? hint + ".mm" : hint);
+    r = w.reshape(r, rs, vecB || castBack ? hint + ".mm" : hint);
   } else {
     Shape fa = batch, fb = batch;
     fa.push_back(m), fa.push_back(k), fb.push_back(k2), fb.push_back(n);
@@ -710,7 +712,7 @@ bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::str
     Type t{accElem, {bn.size, m.size, n.size}, false};
     r = w.emit(mmHint, "batch_matmul " + a.name + ", " + b.name + ", " + acc.name, t);
     if (batch.size() != 1)
-      r = w.reshape(r, rs, vecA || vecB || accElem != elem ? hint + ".mm" : hint);
+      r = w.reshape(r, rs, vecA || vecB || castBack ? hint + ".mm" : hint);
   }
   if (vecA || vecB) {
     Shape final = batch;
@@ -718,9 +720,9 @@ bool matmul(ImportContext &ctx, const Value &a0, const Value &b0, const std::str
       final.push_back(m);
     if (!vecB)
       final.push_back(n);
-    r = w.reshape(r, final, accElem != elem ? hint + ".mm" : hint);
+    r = w.reshape(r, final, castBack ? hint + ".mm" : hint);
   }
-  if (accElem != elem)
+  if (castBack)
     r = w.elementwise(
         {r}, elem,
         [&](Body &bd, const std::vector<std::string> &x) { return bd.op("cast " + x[0], elem); },
@@ -733,6 +735,37 @@ bool lowerMatMul(ImportContext &ctx) {
   Value a, b, r;
   if (!ctx.onlyAttrs({}) || !ctx.input(0, a) || !ctx.input(1, b) ||
       !matmul(ctx, a, b, ctx.hint(), r))
+    return false;
+  ctx.setOutput(0, r);
+  return true;
+}
+
+// MatMulInteger: int8 A and B (graft has no unsigned 8-bit type: a UINT8
+// operand is refused where its type is read) summed exactly in int32,
+// graft's i8 matmul (the packed microkernel of i8 pairs). Zero points:
+// absent, or constants that are all zero; others are refused (subtracting
+// them would need the operands' row and column sums, not written yet).
+bool lowerMatMulInteger(ImportContext &ctx) {
+  Value a, b, r;
+  if (!ctx.onlyAttrs({}) || !ctx.input(0, a) || !ctx.input(1, b))
+    return false;
+  const char *roles[] = {"a_zero_point", "b_zero_point"};
+  for (size_t k = 2; k < 4; ++k) {
+    if (!ctx.hasInput(k))
+      continue;
+    ConstTensor zp;
+    if (!ctx.constantInput(k, roles[k - 2], zp))
+      return false;
+    for (int64_t v : zp.i)
+      if (v != 0)
+        return ctx.fail(std::string(roles[k - 2]) + " holds " + std::to_string(v) +
+                        ": only zero points of 0 are supported");
+  }
+  for (const Value *v : {&a, &b})
+    if (v->type.elem != "i8")
+      return ctx.fail("operands must be INT8 (graft's i8), " + std::string(v == &a ? "A" : "B") +
+                      " is " + v->type.elem);
+  if (!matmul(ctx, a, b, ctx.hint(), r, "i32"))
     return false;
   ctx.setOutput(0, r);
   return true;
@@ -1583,6 +1616,7 @@ const std::map<std::string, int> &olderForms() {
       {"Erf", 9},        {"Exp", 6},        {"Expand", 8},     {"Flatten", 1},
       {"Floor", 6},      {"Gather", 1},     {"Gemm", 7},       {"Greater", 7},
       {"Identity", 1},   {"Less", 7},       {"Log", 6},        {"MatMul", 1},
+      {"MatMulInteger", 10},
       {"Max", 8},        {"Mean", 8},       {"Min", 8},        {"Mul", 7},
       {"Neg", 6},        {"Pad", 11},       {"Pow", 7},        {"Reciprocal", 6},
       {"ReduceL1", 1},   {"ReduceL2", 1},   {"ReduceLogSum", 1}, {"ReduceLogSumExp", 1},
@@ -1665,6 +1699,7 @@ const std::map<std::string, Lowering> &table() {
       {"Log", lowerLog},
       {"LogSoftmax", lowerLogSoftmax},
       {"MatMul", lowerMatMul},
+      {"MatMulInteger", lowerMatMulInteger},
       {"Max", lowerMax},
       {"Mean", lowerMean},
       {"Min", lowerMin},

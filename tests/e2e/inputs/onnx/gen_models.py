@@ -275,3 +275,21 @@ save("matmul_f16",
       helper.make_node("MatMul", ["x3", "w"], ["y3"], name="mm3")],
      [vi("x", f16, ["rows", "k"]), vi("x3", f16, [2, "seq", "k"]), vi("w", f16, ["k", "n"])],
      [vi("y", f16, ["rows", "n"]), vi("y3", f16, [2, "seq", "n"])])
+# MatMulInteger: int8 activations against constant int8 weights (a batched
+# lhs folded into rows), two int8 arguments with zero points of 0; a
+# nonzero zero point, which graft refuses.
+i8 = TensorProto.INT8
+save("matmul_integer",
+     [helper.make_node("MatMulInteger", ["x", "w"], ["y"], name="mmi"),
+      helper.make_node("MatMulInteger", ["x3", "w"], ["y3"], name="mmi3"),
+      helper.make_node("MatMulInteger", ["p", "q", "pz", "qz"], ["z"], name="mmz")],
+     [vi("x", i8, ["rows", 300]), vi("x3", i8, [2, "seq", 300]), vi("p", i8, ["m", "k"]),
+      vi("q", i8, ["k", "n"])],
+     [vi("y", TensorProto.INT32, ["rows", 70]), vi("y3", TensorProto.INT32, [2, "seq", 70]),
+      vi("z", TensorProto.INT32, ["m", "n"])],
+     [helper.make_tensor("w", i8, [300, 70], [(i * 37 + 11) % 256 - 128 for i in range(300 * 70)]),
+      helper.make_tensor("pz", i8, [], [0]), helper.make_tensor("qz", i8, [], [0])])
+save("matmul_integer_zero_point",
+     [helper.make_node("MatMulInteger", ["p", "q", "pz"], ["z"], name="mmz")],
+     [vi("p", i8, [2, 3]), vi("q", i8, [3, 2])], [vi("z", TensorProto.INT32, [2, 2])],
+     [helper.make_tensor("pz", i8, [], [3])])

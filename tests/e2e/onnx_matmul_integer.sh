@@ -1,0 +1,40 @@
+# An ONNX MatMulInteger of int8 operands (lib/onnx/OnnxOps.cpp) imports as
+# graft's i8 matmul summed in i32, which runs on the packed matmul of i8
+# pairs (--explain): int8 activations against constant int8 weights (and a
+# batched lhs folded into the rows), two int8 arguments with zero points of
+# 0. Every result equals numpy's exact integer product and is the same
+# bytes at 1 and 3 threads; a nonzero zero point is refused by name.
+"$GRAFT" import "$ONNX_MODELS/matmul_integer.onnx" > "$T/out"
+check_out TEXT
+# TEXT: %y = matmul %x, %w, %y.acc : tensor<?x70xi32>
+# TEXT: %y3.mm2 = matmul %y3.lhs, %w, %y3.acc : tensor<?x70xi32>
+# TEXT: %z = matmul %p, %q, %z.acc : tensor<?x?xi32>
+"$GRAFT" build "$ONNX_MODELS/matmul_integer.onnx" -o mmi.graft --explain > explain.txt
+[[ $(grep -c "matmul: packed matmul.*, i8 operands packed as pairs of i16 along K, summed in i32" \
+      explain.txt) -ge 3 ]] || { cat explain.txt >&2; exit 1; }
+"$PYTHON" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(10)
+i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)
+np.save("x.npy", i8(37, 300))
+np.save("x3.npy", i8(2, 19, 300))
+np.save("p.npy", i8(45, 1001))
+np.save("q.npy", i8(1001, 33))
+PY
+for threads in 1 3; do
+  "$GRAFT_RUN" mmi.graft --threads $threads --input @x.npy --input @x3.npy --input @p.npy \
+    --input @q.npy --output @y$threads.npy --output @y3_$threads.npy --output @z$threads.npy
+done
+for o in y y3_ z; do cmp ${o}1.npy ${o}3.npy; done
+"$PYTHON" - <<'PY'
+import numpy as np
+w = np.array([(i * 37 + 11) % 256 - 128 for i in range(300 * 70)], dtype=np.int64).reshape(300, 70)
+x, x3, p, q = (np.load(n).astype(np.int64) for n in ("x.npy", "x3.npy", "p.npy", "q.npy"))
+for got, want in ((np.load("y1.npy"), x @ w), (np.load("y3_1.npy"), x3 @ w),
+                  (np.load("z1.npy"), p @ q)):
+    assert got.dtype == np.int32 and got.shape == want.shape, (got.dtype, got.shape)
+    assert np.array_equal(got, want), f"differs at {np.argwhere(got != want)[:3].tolist()}"
+PY
+expect_fail "$GRAFT" import "$ONNX_MODELS/matmul_integer_zero_point.onnx"
+check_out ZP
+# ZP: matmul_integer_zero_point.onnx: error: node 0 'mmz' (MatMulInteger): a_zero_point holds 3: only zero points of 0 are supported
