@@ -72,9 +72,10 @@ struct FeatureLevel {
   // each pair of adjacent products into one i32 of <n x i32>, at the
   // level's vector width (x86's pmaddwd: "llvm.x86.avx2.pmadd.wd"): the
   // packed matmul of i8 operands calls it (lib/codegen/PackedMatmul.cpp).
-  // "": generic IR instead (sign extensions, a multiply and the adds of
-  // even and odd lanes, which AArch64 selects as smull and addp; on x86
-  // LLVM's combines rewrite it before it can be selected as pmaddwd).
+  // "": widening multiply-adds instead, each product into a lane of its
+  // own (AArch64's smlal), a column's even and odd sums added after the
+  // loop (codegen's PairSums). (Generic IR for the pairwise sum is not
+  // selected as pmaddwd on x86: LLVM's combines reassociate it first.)
   const char *pairMultiplyAdd = "";
 };
 

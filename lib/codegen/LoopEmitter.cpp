@@ -395,7 +395,7 @@ private:
     block(a_.wgId[0], params_[p.nwParam], N, j0, j1);
     Value *sums = a_.scratch;
     Value *ownRhs = b_.CreateConstInBoundsGEP1_64(f32, sums, uint64_t(p.mw) * p.nc);
-    Value *ownLhs = b_.CreateConstInBoundsGEP1_64(f32, ownRhs, uint64_t(p.kc) * p.nc);
+    Value *ownLhs = b_.CreateConstInBoundsGEP1_64(f32, ownRhs, uint64_t(p.kRows(p.kc)) * p.nc);
     auto sum = [&](Value *i, Value *j) {
       Value *at = b_.CreateAdd(b_.CreateMul(b_.CreateSub(i, i0), b_.getInt64(p.nc)),
                                b_.CreateSub(j, j0));

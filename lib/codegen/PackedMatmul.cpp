@@ -670,6 +670,10 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 // void tile(i64 kc, const float *lhs, const float *rhs, float *acc, i64 ldacc,
 //           const float *init, i64 first, i64 ldrhs, float *packed[, float *out,
 //           i64 ldout, i64 last]):
+// (For i8 pairs, PackedMatmul::pairs: the sums, init and acc are i32, the
+// panels hold pairs, a step is two rows of K (PairSums), and a tile made
+// for an i8 rhs reads it in place, pairing rows 2k and 2k + 1 as it goes;
+// the rest below holds as written.)
 // acc[r][0..nr) = start[r] + sum over k in order of lhs[k][r] * rhs[k][..]
 // for r < rows, where start[r] is acc[r][..] (going on from the previous K
 // block) or, where |first| is nonzero, the row of nr values at |init| (the
@@ -891,6 +895,11 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
       emitPanelPrefetches(b, lhs, k, ahead, b.getInt64(0), 0, p, rhsFrom);
     } else {
       emitPanelPrefetches(b, lhs, k, rhsRow, ldRhs, rhsAhead, p, rhsFrom);
+      // (Pairs in place: a step reads two rows, so row 2k + rhsAhead + 1
+      // too.)
+      if (pairsInPlace)
+        prefetchBytes(b, b.CreateGEP(b.getInt8Ty(), rhsRow, b.CreateMul(ldRhs, b.getInt64(rhsAhead + 1))),
+                      p.nr());
     }
     for (unsigned r = 0; r < mr; ++r) {
       Value *x = b.CreateLoad(elem, b.CreateConstInBoundsGEP1_64(elem, lhsCol, r));

@@ -95,7 +95,8 @@ struct KernelOutput {
 // pc takes rows [pc, pc + kc), the rhs
 // panel of columns [j, j + nr) at pc * width + j * kc, the lhs panel of rows
 // [i, i + mr) at pc * width + (lhsAt + i) * kc, each a kc x nr (kc x mr)
-// panel. An operand read by one workgroup only is packed by that
+// panel. (i8 pairs, PackedMatmul::pairs: [.., ceil(K / 2), width] of
+// 4-byte pairs, every kc and pc above halved, kRows.) An operand read by one workgroup only is packed by that
 // workgroup into its scratch, where it stays in cache for the microkernel.
 struct PackedMatmul {
   unsigned lhs = 0, rhs = 0; // kernel inputs read as [.., M, K] and [.., K, N]
@@ -188,11 +189,15 @@ struct PackedMatmul {
   // dispatch's write of the whole rhs and its reads back); a transposed
   // rhs, which a workgroup packs before its tiles instead, from two rows.
   unsigned rhsPackedRows() const { return rhsTransposed ? 2 : 3; }
+  // The rows a packed panel of |k| rows of K takes: k, or ceil(k / 2)
+  // pairs.
+  unsigned kRows(unsigned k) const { return pairs() ? (k + 1) / 2 : k; }
   // Per-worker scratch: partial sums (mw x nc), the rhs block (kc x nc) when
   // the workgroup packs it, then the packed lhs (mc x the K block: up to
-  // kcPrepacked where the rhs was packed before the call).
+  // kcPrepacked where the rhs was packed before the call); 4-byte elements
+  // (f32, i32 sums or i8 pairs).
   uint64_t scratchBytes() const {
-    return (uint64_t(mw) * nc + uint64_t(kc) * nc + uint64_t(mc) * kcPrepacked) * 4;
+    return (uint64_t(mw) * nc + uint64_t(kRows(kc)) * nc + uint64_t(mc) * kRows(kcPrepacked)) * 4;
   }
 };
 

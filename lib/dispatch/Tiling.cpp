@@ -62,7 +62,8 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
     return false;
   const ScalarNode &a = *ap, &b = *bp;
   const KernelInput &ia = L.inputs[a.input], &ib = L.inputs[b.input];
-  // (i8 pairs are packed from inputs where they lie: not a rows view.)
+  // (The routines of i8 pairs take no row table. Rows views are f32 only
+  // today, Windows.cpp; an i8 one would run on the generic loops.)
   if (L.accType == DType::I32 && !ib.rowStarts.empty())
     return false;
   int m = int(P) - 2, n = int(P) - 1, k = int(P);
@@ -128,9 +129,13 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, const LoopKerne
   p.nv = 2;
   p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / p.nv);
   // i8 pairs without the level's pairwise instruction keep each vector of
-  // sums in two registers (codegen's PairSums).
+  // sums in two registers (codegen's PairSums); without vectors, in the
+  // integer registers, not the FP ones vectorRegisters counts: 2 x 2
+  // tiles (6 x 2 ones spilled: 48 and 18 of the loop's 105 and 94
+  // instructions stack loads and stores on armv7-a and rv64gc; now none on
+  // rv64gc, 11 of 37 in armv7-a's 13 registers).
   if (p.pairs() && !*level.pairMultiplyAdd)
-    p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / (2 * p.nv));
+    p.mr = level.vectorBits ? std::max(1u, level.vectorRegisters * 3 / 4 / (2 * p.nv)) : 2;
   const unsigned nr = p.nr(), bytesPerK = p.pairs() ? 2 : 4;
   p.kc = std::max(8u, level.l1dBytes / ((p.mr + nr) * bytesPerK) / 8 * 8);
   const unsigned kcBytes = p.kc * bytesPerK;

@@ -95,7 +95,8 @@ TEST(Tiling, PackedMatmulFromEveryLevel) {
 // An i8 matmul summed in i32 is a packed matmul of i8 pairs on every level
 // (PackedMatmul::pairs), its blocks from the pairs' 2 bytes a row of K:
 // twice the f32 K block in the same L1 bytes; without the level's pairwise
-// instruction, each vector of sums takes two registers.
+// instruction, each vector of sums takes two registers; the scratch holds
+// panels of pairs.
 TEST(Tiling, I8MatmulPacksPairs) {
   const char *graph = R"(
 func @q(%a: tensor<?x?xi8>, %b: tensor<?x?xi8>, %c: tensor<?x?xi32>) -> tensor<?x?xi32> {
@@ -117,11 +118,17 @@ func @q(%a: tensor<?x?xi8>, %b: tensor<?x?xi8>, %c: tensor<?x?xi32>) -> tensor<?
       EXPECT_EQ(p.rhsElem, DType::I8);
       EXPECT_EQ(p.nr(), f.nr());
       const unsigned sumRegisters = *level.pairMultiplyAdd ? 1 : 2;
-      EXPECT_EQ(p.mr, std::max(1u, level.vectorRegisters * 3 / 4 / (sumRegisters * p.nv)));
+      if (level.vectorBits)
+        EXPECT_EQ(p.mr, std::max(1u, level.vectorRegisters * 3 / 4 / (sumRegisters * p.nv)));
+      else
+        EXPECT_EQ(p.mr, 2u) << "scalar sums live in the integer registers";
       EXPECT_LE(uint64_t(p.kc) * (p.mr + p.nr()) * 2, level.l1dBytes);
       EXPECT_GT(uint64_t(p.kc + 8) * (p.mr + p.nr()) * 2, level.l1dBytes);
       EXPECT_EQ(p.kc % 2, 0u) << "K blocks start at even rows";
       EXPECT_EQ(p.kcPrepacked % 2, 0u);
+      EXPECT_EQ(p.kRows(p.kc), p.kc / 2);
+      EXPECT_EQ(ps.dispatches[1].scratchBytes,
+                (uint64_t(p.mw) * p.nc + uint64_t(p.kc / 2) * p.nc + uint64_t(p.mc) * (p.kcPrepacked / 2)) * 4);
     }
 }
 

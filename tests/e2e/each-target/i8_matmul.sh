@@ -3,10 +3,12 @@
 # K): every feature level this machine runs (forced with --isa; under qemu
 # for the other targets) at 1 and 3 threads, each result equal to numpy's
 # exact integer product (wrapped to i32) and the same bytes at both
-# thread counts. The sizes span several K blocks on every level with an
-# odd K (the last pair half zeros), ragged panels and tiles, blocks of
-# fewer rows than a register tile (5 rows: the tails; 2; one row: the
-# sweep, over several groups of panels and of rows), enough rows for the
+# thread counts. The sizes: odd K (the last pair's lhs half zero), over
+# several K blocks on every level where K is 4103 (a block is 368 to 4096
+# rows, the longest on levels without vectors), ragged panels and tiles,
+# blocks of 5, 2 and 1 rows (below the register tile of 6 or 12 rows: the
+# tails; one row: the sweep, over several groups of panels and of rows),
+# enough rows for the
 # pack dispatch to pack the rhs once per call (301), a transposed rhs, an
 # accumulator operand that wraps past INT32_MAX, a fill, a batch matmul
 # and an empty K (the sums are the fill).
@@ -53,8 +55,8 @@ def i8(*shape):
 def wrap(x):
     return ((x + 2**31) % 2**32 - 2**31).astype(np.int32)
 cases = {}
-for name, (m, k, n) in {"big": (301, 1503, 71), "tail": (5, 1503, 71), "two": (2, 1503, 150),
-                        "row": (1, 1503, 150), "small": (7, 3, 20), "nok": (9, 0, 17)}.items():
+for name, (m, k, n) in {"big": (301, 4103, 71), "tail": (5, 1503, 71), "two": (2, 1503, 150),
+                        "row": (1, 4103, 150), "small": (7, 3, 20), "nok": (9, 0, 17)}.items():
     a, b = i8(m, k), i8(k, n)
     np.save(f"a_{name}.npy", a)
     np.save(f"b_{name}.npy", b)
