@@ -743,30 +743,93 @@ bool lowerMatMul(ImportContext &ctx) {
 // MatMulInteger: int8 A and B (graft has no unsigned 8-bit type: a UINT8
 // operand is refused where its type is read) summed exactly in int32,
 // graft's i8 matmul (the packed microkernel of i8 pairs). Zero points:
-// absent, or constants that are all zero; others are refused (subtracting
-// them would need the operands' row and column sums, not written yet).
+// absent, or constant scalars (one per tensor; per-row or per-column ones
+// are refused). Sum over k of (a - za)(b - zb) is
+//   A @ B - zb * (A's row sums) - za * (B's column sums) + K * za * zb,
+// all in i32 (each term wraps as the sum would, so the result is the
+// exact sum wrapped to i32, as ONNX Runtime's): the matmul stays the fast
+// i8 one, the row and column sums are reductions of the operands widened
+// to i32, and one map adds the terms.
 bool lowerMatMulInteger(ImportContext &ctx) {
   Value a, b, r;
   if (!ctx.onlyAttrs({}) || !ctx.input(0, a) || !ctx.input(1, b))
     return false;
   const char *roles[] = {"a_zero_point", "b_zero_point"};
+  int64_t zero[2] = {0, 0};
   for (size_t k = 2; k < 4; ++k) {
     if (!ctx.hasInput(k))
       continue;
     ConstTensor zp;
     if (!ctx.constantInput(k, roles[k - 2], zp))
       return false;
-    for (int64_t v : zp.i)
-      if (v != 0)
-        return ctx.fail(std::string(roles[k - 2]) + " holds " + std::to_string(v) +
-                        ": only zero points of 0 are supported");
+    if (zp.count() != 1)
+      return ctx.fail(std::string(roles[k - 2]) + " has " + std::to_string(zp.count()) +
+                      " values: only a scalar zero point (one per tensor) is supported");
+    zero[k - 2] = zp.i.empty() ? 0 : zp.i[0];
   }
   for (const Value *v : {&a, &b})
     if (v->type.elem != "i8")
       return ctx.fail("operands must be INT8 (graft's i8), " + std::string(v == &a ? "A" : "B") +
                       " is " + v->type.elem);
-  if (!matmul(ctx, a, b, ctx.hint(), r, "i32"))
+  const bool shifted = zero[0] != 0 || zero[1] != 0;
+  if (!matmul(ctx, a, b, shifted ? ctx.hint() + ".ab" : ctx.hint(), r, "i32"))
     return false;
+  if (shifted) {
+    GraphWriter &w = ctx.w;
+    const size_t ra = a.type.rank(), rb = b.type.rank();
+    const int64_t K = a.type.dims.back();
+    if (K == kDynamic)
+      return ctx.fail("a nonzero zero point needs K (A's last dim) known when importing");
+    auto widened = [&](const Value &v, const std::string &h) {
+      return w.elementwise(
+          {v}, "i32", [&](Body &bd, const std::vector<std::string> &x) { return bd.op("cast " + x[0], "i32"); },
+          h);
+    };
+    std::vector<Value> ops{r};
+    // A's row sums as [.., M, 1] (times zb), B's column sums as [N] or, B
+    // batched, [.., 1, N] (times za), each broadcast against the product
+    // by numpy rules (a 1-D operand's sum is a scalar: its unit dim is
+    // dropped from the product too).
+    if (zero[1] != 0) {
+      Value rows = w.reduce(widened(a, ctx.hint() + ".a32"), {int64_t(ra - 1)}, "sum",
+                            ctx.hint() + ".arows");
+      if (ra >= 2) {
+        Shape s = w.shapeOf(rows);
+        s.push_back(DimRef{1, "", 0, ""});
+        rows = w.reshape(rows, s, ctx.hint() + ".arows1");
+      }
+      ops.push_back(rows);
+    }
+    if (zero[0] != 0) {
+      Value cols = w.reduce(widened(b, ctx.hint() + ".b32"), {int64_t(rb >= 2 ? rb - 2 : 0)}, "sum",
+                            ctx.hint() + ".bcols");
+      if (rb >= 3) {
+        Shape s = w.shapeOf(cols);
+        s.insert(s.end() - 1, DimRef{1, "", 0, ""});
+        cols = w.reshape(cols, s, ctx.hint() + ".bcols1");
+      }
+      ops.push_back(cols);
+    }
+    r = w.elementwise(
+        ops, "i32",
+        [&](Body &bd, const std::vector<std::string> &x) {
+          const std::string t = "i32";
+          std::string v = x[0];
+          size_t next = 1;
+          if (zero[1] != 0)
+            v = binOp(bd, "sub", v, binOp(bd, "mul", bd.constant(double(zero[1]), t), x[next++], t), t);
+          if (zero[0] != 0)
+            v = binOp(bd, "sub", v, binOp(bd, "mul", bd.constant(double(zero[0]), t), x[next++], t), t);
+          // K * za * zb, wrapped to i32 as the sum of its K terms would be.
+          const int64_t kzz = int64_t(int32_t(uint32_t(uint64_t(K) * uint64_t(zero[0] * zero[1]))));
+          if (kzz != 0)
+            v = binOp(bd, "add", v, bd.constant(double(kzz), t), t);
+          return v;
+        },
+        ctx.hint());
+    if (r.name.empty())
+      return ctx.fail("zero points: the row and column sums do not broadcast to the product");
+  }
   ctx.setOutput(0, r);
   return true;
 }

@@ -2,8 +2,10 @@
 # graft's i8 matmul summed in i32, which runs on the packed matmul of i8
 # pairs (--explain): int8 activations against constant int8 weights (and a
 # batched lhs folded into the rows), two int8 arguments with zero points of
-# 0. Every result equals numpy's exact integer product and is the same
-# bytes at 1 and 3 threads; a nonzero zero point is refused by name.
+# 0; then scalar zero points (3 and -128) on plain, batched-lhs, batched
+# and 1-D operands (the i8 matmul less the row and column sums). Every
+# result equals numpy's exact integer sum of (a - za)(b - zb) and is the
+# same bytes at 1 and 3 threads; per-row zero points are refused by name.
 "$GRAFT" import "$ONNX_MODELS/matmul_integer.onnx" > "$T/out"
 check_out TEXT
 # TEXT: %y = matmul %x, %w, %y.acc : tensor<?x70xi32>
@@ -35,6 +37,33 @@ for got, want in ((np.load("y1.npy"), x @ w), (np.load("y3_1.npy"), x3 @ w),
     assert got.dtype == np.int32 and got.shape == want.shape, (got.dtype, got.shape)
     assert np.array_equal(got, want), f"differs at {np.argwhere(got != want)[:3].tolist()}"
 PY
-expect_fail "$GRAFT" import "$ONNX_MODELS/matmul_integer_zero_point.onnx"
+"$GRAFT" build "$ONNX_MODELS/matmul_integer_zero_point.onnx" -o zp.graft --explain > explain.txt
+[[ $(grep -c "matmul: packed matmul.*, i8 operands packed as pairs of i16 along K, summed in i32" \
+      explain.txt) -ge 4 ]] || { cat explain.txt >&2; exit 1; }
+"$PYTHON" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(11)
+i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)
+for name, shape in (("p", (13, 301)), ("q", (301, 29)), ("p3", (2, 7, 301)), ("q3", (2, 301, 29)),
+                    ("v", (301,))):
+    np.save(name + ".npy", i8(*shape))
+PY
+for threads in 1 3; do
+  "$GRAFT_RUN" zp.graft --threads $threads --input @p.npy --input @q.npy --input @p3.npy \
+    --input @q3.npy --input @v.npy --output @z$threads.npy --output @z3_$threads.npy \
+    --output @zb$threads.npy --output @zv$threads.npy
+done
+for o in z z3_ zb zv; do cmp ${o}1.npy ${o}3.npy; done
+"$PYTHON" - <<'PY'
+import numpy as np
+p, q, p3, q3, v = (np.load(n + ".npy").astype(np.int64) for n in ("p", "q", "p3", "q3", "v"))
+za, zb = 3, -128
+for out, want in (("z1", (p - za) @ (q - zb)), ("z3_1", (p3 - za) @ q),
+                  ("zb1", np.matmul(p3 - za, q3 - zb)), ("zv1", (v - za) @ (q - zb))):
+    got = np.load(out + ".npy")
+    assert got.dtype == np.int32 and got.shape == want.shape, (out, got.dtype, got.shape)
+    assert np.array_equal(got, want), f"{out} differs at {np.argwhere(got != want)[:3].tolist()}"
+PY
+expect_fail "$GRAFT" import "$ONNX_MODELS/matmul_integer_row_zero_points.onnx"
 check_out ZP
-# ZP: matmul_integer_zero_point.onnx: error: node 0 'mmz' (MatMulInteger): a_zero_point holds 3: only zero points of 0 are supported
+# ZP: matmul_integer_row_zero_points.onnx: error: node 0 'mmz' (MatMulInteger): a_zero_point has 2 values: only a scalar zero point (one per tensor) is supported

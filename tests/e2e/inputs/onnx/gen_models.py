@@ -290,6 +290,16 @@ save("matmul_integer",
      [helper.make_tensor("w", i8, [300, 70], [(i * 37 + 11) % 256 - 128 for i in range(300 * 70)]),
       helper.make_tensor("pz", i8, [], [0]), helper.make_tensor("qz", i8, [], [0])])
 save("matmul_integer_zero_point",
+     [helper.make_node("MatMulInteger", ["p", "q", "pz", "qz"], ["z"], name="mmz"),
+      helper.make_node("MatMulInteger", ["p3", "q", "pz"], ["z3"], name="mmz3"),
+      helper.make_node("MatMulInteger", ["p3", "q3", "pz", "qz"], ["zb"], name="mmzb"),
+      helper.make_node("MatMulInteger", ["v", "q", "pz", "qz"], ["zv"], name="mmzv")],
+     [vi("p", i8, ["m", 301]), vi("q", i8, [301, "n"]), vi("p3", i8, [2, "s", 301]),
+      vi("q3", i8, [2, 301, "n"]), vi("v", i8, [301])],
+     [vi("z", TensorProto.INT32, ["m", "n"]), vi("z3", TensorProto.INT32, [2, "s", "n"]),
+      vi("zb", TensorProto.INT32, [2, "s", "n"]), vi("zv", TensorProto.INT32, ["n"])],
+     [helper.make_tensor("pz", i8, [], [3]), helper.make_tensor("qz", i8, [], [-128])])
+save("matmul_integer_row_zero_points",
      [helper.make_node("MatMulInteger", ["p", "q", "pz"], ["z"], name="mmz")],
      [vi("p", i8, [2, 3]), vi("q", i8, [3, 2])], [vi("z", TensorProto.INT32, [2, 2])],
-     [helper.make_tensor("pz", i8, [], [3])])
+     [helper.make_tensor("pz", i8, [2], [3, 4])])
