@@ -743,8 +743,9 @@ bool lowerMatMul(ImportContext &ctx) {
 // MatMulInteger: int8 A and B (graft has no unsigned 8-bit type: a UINT8
 // operand is refused where its type is read) summed exactly in int32,
 // graft's i8 matmul (the packed microkernel of i8 pairs). Zero points:
-// absent, or constant scalars (one per tensor; per-row or per-column ones
-// are refused). Sum over k of (a - za)(b - zb) is
+// absent, or constants of one value (a scalar, or per-row or per-column
+// ones that are all equal: per-channel weights quantized symmetrically
+// have all zeros; differing ones are refused). Sum over k of (a - za)(b - zb) is
 //   A @ B - zb * (A's row sums) - za * (B's column sums) + K * za * zb,
 // all in i32 (each term wraps as the sum would, so the result is the
 // exact sum wrapped to i32, as ONNX Runtime's): the matmul stays the fast
@@ -762,10 +763,23 @@ bool lowerMatMulInteger(ImportContext &ctx) {
     ConstTensor zp;
     if (!ctx.constantInput(k, roles[k - 2], zp))
       return false;
-    if (zp.count() != 1)
-      return ctx.fail(std::string(roles[k - 2]) + " has " + std::to_string(zp.count()) +
-                      " values: only a scalar zero point (one per tensor) is supported");
-    zero[k - 2] = zp.i.empty() ? 0 : zp.i[0];
+    // (A's rows are its next-to-last dim, B's columns its last.)
+    const Value &of = k == 2 ? a : b;
+    const int64_t along = k == 2 ? (of.type.rank() >= 2 ? of.type.dims[of.type.rank() - 2] : 1)
+                                 : (of.type.rank() >= 2 ? of.type.dims.back() : 1);
+    const int64_t n = int64_t(zp.i.size());
+    if (zp.type.rank() > 1 || n == 0 || (n != 1 && along != kDynamic && n != along))
+      return ctx.fail(std::string(roles[k - 2]) + " must be a scalar or hold one value a " +
+                      (k == 2 ? "row of A" : "column of B") + " (" +
+                      (along == kDynamic ? std::string("?") : std::to_string(along)) + "), has " +
+                      std::to_string(n) + " in " + std::to_string(zp.type.rank()) + " dims");
+    for (int64_t v : zp.i)
+      if (v != zp.i[0])
+        return ctx.fail(std::string(roles[k - 2]) + " holds " + std::to_string(zp.i[0]) +
+                        " and " + std::to_string(v) +
+                        ": only one zero point per tensor is supported (the same for every " +
+                        (k == 2 ? "row" : "column") + ")");
+    zero[k - 2] = zp.i[0];
   }
   for (const Value *v : {&a, &b})
     if (v->type.elem != "i8")

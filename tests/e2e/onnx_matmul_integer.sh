@@ -5,7 +5,8 @@
 # 0; then scalar zero points (3 and -128) on plain, batched-lhs, batched
 # and 1-D operands (the i8 matmul less the row and column sums). Every
 # result equals numpy's exact integer sum of (a - za)(b - zb) and is the
-# same bytes at 1 and 3 threads; per-row zero points are refused by name.
+# same bytes at 1 and 3 threads. Per-row and per-column zero points of one
+# value each import as scalars; differing ones are refused by name.
 "$GRAFT" import "$ONNX_MODELS/matmul_integer.onnx" > "$T/out"
 check_out TEXT
 # TEXT: %y = matmul %x, %w, %y.acc : tensor<?x70xi32>
@@ -64,6 +65,20 @@ for out, want in (("z1", (p - za) @ (q - zb)), ("z3_1", (p3 - za) @ q),
     assert got.dtype == np.int32 and got.shape == want.shape, (out, got.dtype, got.shape)
     assert np.array_equal(got, want), f"{out} differs at {np.argwhere(got != want)[:3].tolist()}"
 PY
+"$GRAFT" build "$ONNX_MODELS/matmul_integer_channel_zero_points.onnx" -o zc.graft
+"$PYTHON" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(12)
+np.save("cp.npy", rng.integers(-128, 128, (5, 33), dtype=np.int8))
+np.save("cq.npy", rng.integers(-128, 128, (33, 4), dtype=np.int8))
+PY
+"$GRAFT_RUN" zc.graft --input @cp.npy --input @cq.npy --output @zc.npy
+"$PYTHON" - <<'PY'
+import numpy as np
+p, q = (np.load(n).astype(np.int64) for n in ("cp.npy", "cq.npy"))
+got, want = np.load("zc.npy"), (p + 7) @ q
+assert got.dtype == np.int32 and np.array_equal(got, want), "per-channel zero points"
+PY
 expect_fail "$GRAFT" import "$ONNX_MODELS/matmul_integer_row_zero_points.onnx"
 check_out ZP
-# ZP: matmul_integer_row_zero_points.onnx: error: node 0 'mmz' (MatMulInteger): a_zero_point has 2 values: only a scalar zero point (one per tensor) is supported
+# ZP: matmul_integer_row_zero_points.onnx: error: node 0 'mmz' (MatMulInteger): a_zero_point holds 3 and 4: only one zero point per tensor is supported (the same for every row)

@@ -303,3 +303,9 @@ save("matmul_integer_row_zero_points",
      [helper.make_node("MatMulInteger", ["p", "q", "pz"], ["z"], name="mmz")],
      [vi("p", i8, [2, 3]), vi("q", i8, [3, 2])], [vi("z", TensorProto.INT32, [2, 2])],
      [helper.make_tensor("pz", i8, [2], [3, 4])])
+# Per-row and per-column zero points of one value each (per-channel
+# weights quantized symmetrically: all zeros), which import as scalars.
+save("matmul_integer_channel_zero_points",
+     [helper.make_node("MatMulInteger", ["p", "q", "pz", "qz"], ["z"], name="mmc")],
+     [vi("p", i8, [5, 33]), vi("q", i8, [33, 4])], [vi("z", TensorProto.INT32, [5, 4])],
+     [helper.make_tensor("pz", i8, [5], [-7] * 5), helper.make_tensor("qz", i8, [4], [0] * 4)])
