@@ -10,9 +10,11 @@
 
 namespace llvm {
 class Function;
+class IRBuilderBase;
 class LLVMContext;
 class Module;
 class TargetMachine;
+class Value;
 } // namespace llvm
 
 namespace graft {
@@ -74,6 +76,10 @@ llvm::Function *packedMatmulTransposedTail(llvm::Module &m, const PackedMatmul &
 // The heights of the microkernels a block's last, partial panel uses
 // (packedMatmulTailRows), below mr: multiples of 4 (of 2 below 8 rows).
 std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p);
+// The rows of the packed panels of a K block of |kc| rows: kc, or for i8
+// pairs (PackedMatmul::pairs, whose kRows is the same rule for sizes known
+// when building) ceil(kc / 2).
+llvm::Value *packedMatmulPanelRows(llvm::IRBuilderBase &b, const PackedMatmul &p, llvm::Value *kc);
 // The library header with one variant per entry of |variants| (the first's
 // tables are also the header's own) and the query function.
 void emitLibrary(llvm::Module &m, const TargetInfo &target,

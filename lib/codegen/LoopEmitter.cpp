@@ -272,12 +272,10 @@ private:
   // of a packed matmul as i16 bits).
   Type *elemType(unsigned input) { return memoryType(c_, L_.inputs[input].elem); }
 
-  // The rows a packed panel of a K block of |kc| rows has: kc, or for i8
-  // pairs (PackedMatmul::pairs) ceil(kc / 2). The K blocks start at even
-  // rows (multiples of kcStep), so block |pc| starts at row pc / 2.
-  Value *panelRows(Value *kc) {
-    return L_.packed.pairs() ? b_.CreateLShr(b_.CreateAdd(kc, b_.getInt64(1)), 1) : kc;
-  }
+  // The rows a packed panel of a K block of |kc| rows has
+  // (packedMatmulPanelRows). The K blocks start at even rows (multiples of
+  // kcStep), so for i8 pairs block |pc| starts at row pc / 2.
+  Value *panelRows(Value *kc) { return codegen::packedMatmulPanelRows(b_, L_.packed, kc); }
   Value *panelRowOf(Value *pc) { return L_.packed.pairs() ? b_.CreateLShr(pc, 1) : pc; }
   // The packed panel of K block [pc, pc + kc) at column |at| of the
   // [.., K, width] buffer at |base| (this batch's; [.., ceil(K / 2), width]

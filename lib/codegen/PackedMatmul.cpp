@@ -399,14 +399,26 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width,
   return f;
 }
 
-// i8 pairs (PackedMatmul::pairs). The pair (x[2j], x[2j + 1]) of the |kc|
+// i8 pairs (PackedMatmul::pairs): the panel rows of a K block of |kc|
+// rows (ceil(kc / 2) pairs; kc for every other matmul).
+Value *packedMatmulPanelRows(IRBuilderBase &b, const PackedMatmul &p, Value *kc) {
+  return p.pairs() ? b.CreateLShr(b.CreateAdd(kc, b.getInt64(1)), 1) : kc;
+}
+
+// Whether pair |j| of a K block of |kc| rows has its second row (2j + 1 <
+// kc: all but an odd block's last pair).
+static Value *hasSecondRow(IRBuilder<> &b, Value *j, Value *kc) {
+  return b.CreateICmpULT(b.CreateOr(b.CreateShl(j, 1), b.getInt64(1)), kc);
+}
+
+// The pair (x[2j], x[2j + 1]) of the |kc|
 // i8 values |stride| apart at |x| as one i32 holding two i16, the second
 // zero where 2j + 1 is kc (an odd K block's last pair); both reads are at
 // valid addresses.
 static Value *loadPair(IRBuilder<> &b, Value *x, Value *stride, Value *j, Value *kc) {
   Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty();
   Value *k = b.CreateShl(j, 1);
-  Value *hasHi = b.CreateICmpULT(b.CreateAdd(k, b.getInt64(1)), kc);
+  Value *hasHi = hasSecondRow(b, j, kc);
   Value *kHi = b.CreateSelect(hasHi, b.CreateAdd(k, b.getInt64(1)), k);
   Value *lo = b.CreateLoad(i8, b.CreateInBoundsGEP(i8, x, b.CreateMul(k, stride)));
   Value *hi = b.CreateLoad(i8, b.CreateInBoundsGEP(i8, x, b.CreateMul(kHi, stride)));
@@ -450,14 +462,14 @@ static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
         *dst = f->getArg(4);
   const unsigned nr = p.nr();
   Value *nrV = b.getInt64(nr);
-  Value *pairs = b.CreateLShr(b.CreateAdd(kc, b.getInt64(1)), 1);
+  Value *pairs = packedMatmulPanelRows(b, p, kc);
   Value *fullCols = b.CreateMul(b.CreateUDiv(cols, nrV), nrV);
   auto *bytes = FixedVectorType::get(i8, nr);
   emitLoop(b, b.getInt64(0), fullCols, "q", [&](Value *q) {
     Value *panel = b.CreateInBoundsGEP(i32, dst, b.CreateMul(q, pairs));
     emitLoop(b, b.getInt64(0), pairs, "j", [&](Value *j) {
       Value *k = b.CreateShl(j, 1);
-      Value *hasHi = b.CreateICmpULT(b.CreateAdd(k, b.getInt64(1)), kc);
+      Value *hasHi = hasSecondRow(b, j, kc);
       Value *row0 = b.CreateInBoundsGEP(i8, src, b.CreateAdd(b.CreateMul(k, ldb), q));
       Value *row1 = b.CreateSelect(hasHi, b.CreateInBoundsGEP(i8, row0, ldb), row0);
       Value *lo = b.CreateAlignedLoad(bytes, row0, Align(1));
@@ -509,7 +521,7 @@ static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width)
   Value *kc = f->getArg(0), *rows = f->getArg(1), *src = f->getArg(2), *lda = f->getArg(3),
         *dst = f->getArg(4);
   Value *widthV = b.getInt64(width), *one = b.getInt64(1);
-  Value *pairs = b.CreateLShr(b.CreateAdd(kc, one), 1);
+  Value *pairs = packedMatmulPanelRows(b, p, kc);
   Value *pairs4 = b.CreateAnd(b.CreateLShr(kc, 1), b.getInt64(~uint64_t(3)));
   Value *fullRows = b.CreateMul(b.CreateUDiv(rows, widthV), widthV);
   const unsigned grouped = width / 4 * 4;
@@ -779,7 +791,7 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   }
   // The steps over the K block: its rows, or its pairs of rows (the last
   // one of an odd kc half zeros, as packed).
-  Value *kSteps = pairs ? b.CreateLShr(b.CreateAdd(kc, b.getInt64(1)), 1) : kc;
+  Value *kSteps = packedMatmulPanelRows(b, p, kc);
   // A loop over k from the current block: k and one accumulator per start
   // value as loop-carried values (PHIs in the loop's head), the builder
   // left in its body; the caller adds the latch's values and branches back.
@@ -863,10 +875,9 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     Value *rhsRow = tableRows       ? rhsRowAt(b, rhsFrom, p, rhs, k, ldRhs)
                     : pairsInPlace ? rhsFrom.at(b, rhs, b.CreateMul(b.CreateShl(k, 1), ldRhs))
                                    : rhsFrom.at(b, rhs, b.CreateMul(k, ldRhs));
-    Value *hasHi = nullptr, *hiRow = nullptr;
+    Value *hiRow = nullptr;
     if (pairsInPlace) {
-      hasHi = b.CreateICmpULT(b.CreateOr(b.CreateShl(k, 1), b.getInt64(1)), kc);
-      hiRow = b.CreateSelect(hasHi, rhsFrom.at(b, rhsRow, ldRhs), rhsRow);
+      hiRow = b.CreateSelect(hasSecondRow(b, k, kc), rhsFrom.at(b, rhsRow, ldRhs), rhsRow);
     }
     Value *lhsCol = b.CreateInBoundsGEP(elem, lhs, b.CreateMul(k, b.getInt64(p.mr)));
     std::vector<Value *> rv(nv);
@@ -1045,7 +1056,7 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
   const PairSums pairSums(b, p);
   assert((!pairs || nv == 2) && "a panel of pairs is two vectors");
   const ChunkOrder chunkOrder{unsigned(lanes)};
-  Value *kSteps = pairs ? b.CreateLShr(b.CreateAdd(kc, b.getInt64(1)), 1) : kc;
+  Value *kSteps = packedMatmulPanelRows(b, p, kc);
   emitLoop(b, b.getInt64(0), kSteps, "k0", [&](Value *k0) {
     Value *k1 =
         b.CreateBinaryIntrinsic(Intrinsic::umin, b.CreateAdd(k0, b.getInt64(kSweepRows)), kSteps);
@@ -1091,10 +1102,9 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
       Value *x = b.CreateLoad(t.acc, b.CreateInBoundsGEP(t.acc, lhs, b.CreateMul(k, lhsStep)));
       Value *splat = b.CreateVectorSplat(lanes, x);
       Value *row = rhsFrom.at(b, rhs, b.CreateAdd(b.CreateMul(pairs ? b.CreateShl(k, 1) : k, ldRhs), col));
-      Value *hasHi = nullptr, *hiRow = nullptr;
+      Value *hiRow = nullptr;
       if (pairs) {
-        hasHi = b.CreateICmpULT(b.CreateOr(b.CreateShl(k, 1), b.getInt64(1)), kc);
-        hiRow = b.CreateSelect(hasHi, rhsFrom.at(b, row, ldRhs), row);
+        hiRow = b.CreateSelect(hasSecondRow(b, k, kc), rhsFrom.at(b, row, ldRhs), row);
       }
       std::vector<Value *> next(n * nv);
       // Pairs: each panel's two rows widened, then paired a 16-byte chunk

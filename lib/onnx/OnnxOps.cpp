@@ -841,8 +841,6 @@ bool lowerMatMulInteger(ImportContext &ctx) {
           return v;
         },
         ctx.hint());
-    if (r.name.empty())
-      return ctx.fail("zero points: the row and column sums do not broadcast to the product");
   }
   ctx.setOutput(0, r);
   return true;

@@ -6,7 +6,9 @@
 # and 1-D operands (the i8 matmul less the row and column sums). Every
 # result equals numpy's exact integer sum of (a - za)(b - zb) and is the
 # same bytes at 1 and 3 threads. Per-row and per-column zero points of one
-# value each import as scalars; differing ones are refused by name.
+# value each import as scalars; differing ones, a zero point of the wrong
+# length, a nonzero one where K is dynamic and INT16 operands are refused
+# by name.
 "$GRAFT" import "$ONNX_MODELS/matmul_integer.onnx" > "$T/out"
 check_out TEXT
 # TEXT: %y = matmul %x, %w, %y.acc : tensor<?x70xi32>
@@ -82,3 +84,12 @@ PY
 expect_fail "$GRAFT" import "$ONNX_MODELS/matmul_integer_row_zero_points.onnx"
 check_out ZP
 # ZP: matmul_integer_row_zero_points.onnx: error: node 0 'mmz' (MatMulInteger): a_zero_point holds 3 and 4: only one zero point per tensor is supported (the same for every row)
+expect_fail "$GRAFT" import "$ONNX_MODELS/matmul_integer_bad.onnx"
+check_out BAD16
+# BAD16: matmul_integer_bad.onnx: error: node 0 'mm16' (MatMulInteger): operands must be INT8 (graft's i8), A is i16
+expect_fail "$GRAFT" import "$ONNX_MODELS/matmul_integer_zp_length.onnx"
+check_out ZPLEN
+# ZPLEN: matmul_integer_zp_length.onnx: error: node 0 'mmz' (MatMulInteger): b_zero_point must be a scalar or hold one value a column of B (4), has 3 in 1 dims
+expect_fail "$GRAFT" import "$ONNX_MODELS/matmul_integer_zp_dynamic_k.onnx"
+check_out ZPK
+# ZPK: matmul_integer_zp_dynamic_k.onnx: error: node 0 'mmz' (MatMulInteger): a nonzero zero point needs K (A's last dim) known when importing

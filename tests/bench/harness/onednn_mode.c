@@ -73,16 +73,24 @@ static graft_status_t sgemm_call(void* user) {
   return st;
 }
 
-graft_status_t bench_run_onednn_sgemm(const bench_options_t* o) {
+/* A BLAS-style call of the library: operands of |elem|, a result of
+ * |result|, one |call| per sample, reported as |impl|. */
+static graft_status_t run_blas_call(const bench_options_t* o, graft_dtype_t elem,
+                                    graft_dtype_t result, bench_call_fn_t call,
+                                    const char* impl) {
   bench_matmul_t mm;
-  graft_status_t st = bench_matmul_open(o, &mm);
+  graft_status_t st = bench_matmul_open_typed(o, elem, result, &mm);
   if (st)
     return st;
   st = set_threads(o->threads, &mm.threads);
   if (!st)
-    st = bench_matmul_measure(o, &mm, sgemm_call, &mm, "onednn-sgemm", NULL);
+    st = bench_matmul_measure(o, &mm, call, &mm, impl, NULL);
   bench_matmul_close(&mm);
   return st;
+}
+
+graft_status_t bench_run_onednn_sgemm(const bench_options_t* o) {
+  return run_blas_call(o, GRAFT_DTYPE_F32, GRAFT_DTYPE_F32, sgemm_call, "onednn-sgemm");
 }
 
 /* ---- dnnl_gemm_s8s8s32 ---------------------------------------------------- */
@@ -97,15 +105,7 @@ static graft_status_t gemm_s8_call(void* user) {
 }
 
 graft_status_t bench_run_onednn_gemm_s8(const bench_options_t* o) {
-  bench_matmul_t mm;
-  graft_status_t st = bench_matmul_open_typed(o, GRAFT_DTYPE_I8, GRAFT_DTYPE_I32, &mm);
-  if (st)
-    return st;
-  st = set_threads(o->threads, &mm.threads);
-  if (!st)
-    st = bench_matmul_measure(o, &mm, gemm_s8_call, &mm, "onednn-gemm-s8", NULL);
-  bench_matmul_close(&mm);
-  return st;
+  return run_blas_call(o, GRAFT_DTYPE_I8, GRAFT_DTYPE_I32, gemm_s8_call, "onednn-gemm-s8");
 }
 
 /* ---- matmul primitive ---------------------------------------------------- */

@@ -18,7 +18,9 @@ import numpy as np
 np.save('a.npy', np.ones((3, 4), np.float32))
 np.save('b.npy', np.ones((5, 2), np.float32))
 np.save('w.npy', np.ones((4, 2), np.float32))
-np.save('i.npy', np.ones(7, np.int32))"
+np.save('i.npy', np.ones(7, np.int32))
+np.save('a8.npy', np.ones((3, 4), np.int8))
+np.save('w8.npy', np.ones((4, 2), np.int8))"
 
 # ---- graft_bench -----------------------------------------------------------
 expect_fail "$GRAFT_BENCH" bogus
@@ -101,6 +103,15 @@ for peer in onednn openblas; do
     check --check-prefix=POSTOP "$C" <out
     expect_fail "$GRAFT_BENCH" "$mode" a.npy
     check --check-prefix=MMARGS "$C" <out
+    expect_fail "$GRAFT_BENCH" "$mode" a8.npy w8.npy
+    check --check-prefix=MMF32 "$C" <out
+    if [[ $peer == onednn ]]; then
+      # The i8 peer (dnnl_gemm_s8s8s32): i8 operands, no post-ops.
+      expect_fail "$GRAFT_BENCH" onednn-gemm-s8 a.npy w.npy
+      check --check-prefix=MMI8 "$C" <out
+      expect_fail "$GRAFT_BENCH" onednn-gemm-s8 a8.npy w8.npy --post-ops relu
+      check --check-prefix=POSTI8 "$C" <out
+    fi
   else
     expect_fail "$GRAFT_BENCH" "$mode" a.npy b.npy
     check --check-prefix=MISSING-$peer "$C" <out
@@ -109,6 +120,9 @@ done
 # INNER: graft_bench: error: {{onednn-matmul|openblas-sgemm}}: matmul inner dimensions differ: lhs has K = 4, rhs has K = 5
 # POSTOP: graft_bench: error: {{.*}}: --post-ops 'relu,gelu': unknown step 'gelu', expected relu or neg
 # MMARGS: graft_bench: error: {{.*}}: needs LHS.npy and RHS.npy, found 1 path(s)
+# MMF32: graft_bench: error: {{onednn-matmul|openblas-sgemm}}: this matmul peer expects f32 inputs, found i8 and i8
+# MMI8: graft_bench: error: onednn-gemm-s8: this matmul peer expects i8 inputs, found f32 and f32
+# POSTI8: graft_bench: error: onednn-gemm-s8: --post-ops: only f32 results take post-ops
 # MISSING-onednn: graft_bench: error: onednn-matmul: peer 'onednn' is missing: libdnnl-dev (with OpenMP) was not found when graft_bench was configured (install it with tests/bench/install-peers.sh and reconfigure)
 # MISSING-openblas: graft_bench: error: openblas-sgemm: peer 'openblas' is missing: libopenblas-dev was not found when graft_bench was configured (install it with tests/bench/install-peers.sh and reconfigure)
 
@@ -154,6 +168,13 @@ BENCH_SABOTAGE=result GRAFT_BENCH=$GRAFT_BENCH expect_fail "${RUN[@]}" \
 check --check-prefix=WRONG "$C" <out
 # WRONG: STREAM copy  FAILED: elementwise4 STREAM copy (1 threads): max |error| 1 exceeds {{.*}} at index [3]: got {{.*}}, expected {{.*}}
 # WRONG: 0 of 1 cases passed, 2 failures
+
+# An integer result (an i8 case, checked exactly) one off in one element.
+BENCH_SABOTAGE=intresult GRAFT_BENCH=$GRAFT_BENCH expect_fail "${RUN[@]}" \
+  --graft-bench "$T/sabotage" --filter matmul_i8 --peers none --threads 1
+check --check-prefix=WRONGINT "$C" <out
+# WRONGINT: 0 of 1 cases passed, 1 failures
+# WRONGINT: error: matmul_i8_19x23x17 graft (1 threads): 1 results differ, the first at index [0, 3]: got {{-?[0-9]+}}, expected {{-?[0-9]+}}
 
 # So does an implementation that ran another thread count than its row's.
 BENCH_SABOTAGE=threads GRAFT_BENCH=$GRAFT_BENCH expect_fail "${RUN[@]}" \

@@ -3,13 +3,14 @@
 and then spoils what run_bench.py relies on, as BENCH_SABOTAGE says:
 
   result   stream-copy's saved result gets one wrong element
+  intresult  graft's saved i32 result (an i8 case) gets one wrong element
   threads  graft's measurement claims one thread more than it was given
   cpu      graft's CPU time per call is twice its wall time (what the
            process clock read at 1 thread while OpenBLAS's workers spun)
   cpulow   graft's CPU time per call is a tenth of its wall time (at N
            threads, what the process clock's least sample can read)
 
-run_bench.py must notice each of the first three and fail, and take no
+run_bench.py must notice each of the first four and fail, and take no
 N-thread rate from the last; nothing else changes."""
 import os
 import subprocess
@@ -26,6 +27,11 @@ if how == "result" and argv[0] == "stream-copy" and "--save" in argv:
     path = argv[argv.index("--save") + 1] + "0.npy"
     spoilt = np.load(path)
     spoilt[3] += 1
+    np.save(path, spoilt)
+if how == "intresult" and argv[0] == "graft" and "--save" in argv:
+    path = argv[argv.index("--save") + 1] + "0.npy"
+    spoilt = np.load(path)
+    spoilt.flat[3] += 1
     np.save(path, spoilt)
 if how == "threads" and argv[0] == "graft" and "--save" not in argv:
     threads = int(argv[argv.index("--threads") + 1])

@@ -309,3 +309,17 @@ save("matmul_integer_channel_zero_points",
      [helper.make_node("MatMulInteger", ["p", "q", "pz", "qz"], ["z"], name="mmc")],
      [vi("p", i8, [5, 33]), vi("q", i8, [33, 4])], [vi("z", TensorProto.INT32, [5, 4])],
      [helper.make_tensor("pz", i8, [5], [-7] * 5), helper.make_tensor("qz", i8, [4], [0] * 4)])
+# MatMulInteger's refusals: INT16 operands, a per-column zero point of the
+# wrong length, a nonzero zero point where K is dynamic.
+save("matmul_integer_bad",
+     [helper.make_node("MatMulInteger", ["p", "q"], ["z"], name="mm16")],
+     [vi("p", TensorProto.INT16, [2, 3]), vi("q", TensorProto.INT16, [3, 2])],
+     [vi("z", TensorProto.INT32, [2, 2])])
+save("matmul_integer_zp_length",
+     [helper.make_node("MatMulInteger", ["p", "q", "", "qz"], ["z"], name="mmz")],
+     [vi("p", i8, [2, 3]), vi("q", i8, [3, 4])], [vi("z", TensorProto.INT32, [2, 4])],
+     [helper.make_tensor("qz", i8, [3], [0, 0, 0])])
+save("matmul_integer_zp_dynamic_k",
+     [helper.make_node("MatMulInteger", ["p", "q", "pz"], ["z"], name="mmz")],
+     [vi("p", i8, [2, "k"]), vi("q", i8, ["k", 4])], [vi("z", TensorProto.INT32, [2, 4])],
+     [helper.make_tensor("pz", i8, [], [1])])
