@@ -191,7 +191,7 @@ struct PackedMatmul {
   unsigned rhsPackedRows() const { return rhsTransposed ? 2 : 3; }
   // The rows a packed panel of |k| rows of K takes: k, or ceil(k / 2)
   // pairs.
-  unsigned kRows(unsigned k) const { return pairs() ? (k + 1) / 2 : k; }
+  uint64_t kRows(uint64_t k) const { return pairs() ? (k + 1) / 2 : k; }
   // Per-worker scratch: partial sums (mw x nc), the rhs block (kc x nc) when
   // the workgroup packs it, then the packed lhs (mc x the K block: up to
   // kcPrepacked where the rhs was packed before the call); 4-byte elements

@@ -18,7 +18,15 @@
 // threads calling one module only read it). A constant that other ops also
 // read keeps its copy as written beside the packed one.
 //
-// The packed copy holds exactly the floats the per-call packing would
+// i8 operands of an i8 x i8 -> i32 matmul (PackedMatmul::pairs) are
+// packed as the per-call packing writes them, pairs of rows widened to
+// i16: the packed copy takes twice the i8 bytes, so this one does cost
+// the slice as many bytes again. It pays where few rows multiply the
+// weights, which the per-call path reads in place with the pairing done
+// as it goes (AMD Zen 3, x86-64-v3, 1 thread, 4096 x 4096 weights: 2 to
+// 8 rows about 0.35x the time); see tests/bench/README.md.
+//
+// The packed copy holds exactly the values the per-call packing would
 // write, so results are bit-identical to packing per call.
 #include "dispatch/Former.h"
 
@@ -30,35 +38,47 @@
 namespace graft {
 
 // The operand |src| packed into panels of |w| along X: [batch, K, X]
-// floats (an rhs [.., K, N]), or [batch, X, K] if |xMajor| (an lhs
-// [.., M, K], an rhs stored [.., N, K]), becomes [batch, K, width] with
-// width X rounded up to w: per K block pc of kc rows (fewer in the last),
-// the panel of [x, x + w) at pc * width + x * kcb, its element (k, x + i)
-// at + k * w + i, zeros past X. What the per-call packing routines write
-// (codegen/PackedMatmul.cpp: pack, packRows).
-static std::vector<uint8_t> packPanels(const uint8_t *src, int64_t batch,
-                                       int64_t K, int64_t X, bool xMajor,
-                                       int64_t kc, int64_t w) {
-  const int64_t width = (X + w - 1) / w * w;
-  std::vector<float> packed(static_cast<size_t>(batch * K * width), 0.0f);
+// elements (an rhs [.., K, N]), or [batch, X, K] if |xMajor| (an lhs
+// [.., M, K], an rhs stored [.., N, K]), becomes [batch, kRows(K), width]
+// 4-byte elements with width X rounded up to w: per K block pc of kc rows
+// (fewer in the last), the panel of [x, x + w) at kRows(pc) * width + x *
+// kRows(kcb), its element (r, x + i) at + r * w + i, zeros past X. An f32
+// operand's element r is its row k = r; i8 pairs' (p.pairs()) holds rows
+// 2r and 2r + 1 of the block widened to i16, the low half first, the
+// second zero past an odd block's end. What the per-call packing routines
+// write (codegen/PackedMatmul.cpp: pack, packRows and their pair forms).
+static std::vector<uint8_t> packPanels(const uint8_t *src, const PackedMatmul &p,
+                                       int64_t batch, int64_t K, int64_t X, bool xMajor,
+                                       int64_t w) {
+  const int64_t width = (X + w - 1) / w * w, kc = p.kc;
+  const bool pairs = p.pairs();
+  const int64_t kRows = int64_t(p.kRows(uint64_t(K)));
+  std::vector<uint8_t> packed(static_cast<size_t>(batch * kRows * width * 4), 0);
   auto at = [&](int64_t b, int64_t k, int64_t x) {
-    float f;
-    int64_t i = b * K * X + (xMajor ? x * K + k : k * X + x);
-    std::memcpy(&f, src + i * 4, 4);
-    return f;
+    return b * K * X + (xMajor ? x * K + k : k * X + x);
+  };
+  // Element (block row r, column x) of the block at row pc of batch b.
+  auto element = [&](uint8_t *to, int64_t b, int64_t pc, int64_t kcb, int64_t r, int64_t x) {
+    if (!pairs) {
+      std::memcpy(to, src + at(b, pc + r, x) * 4, 4);
+      return;
+    }
+    for (int64_t h = 0; h < 2 && 2 * r + h < kcb; ++h) {
+      const uint16_t v = uint16_t(int16_t(int8_t(src[at(b, pc + 2 * r + h, x)])));
+      to[2 * h] = uint8_t(v);
+      to[2 * h + 1] = uint8_t(v >> 8);
+    }
   };
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t pc = 0; pc < K; pc += kc) {
-      const int64_t kcb = std::min(kc, K - pc);
-      float *block = packed.data() + b * K * width + pc * width;
+      const int64_t kcb = std::min(kc, K - pc), rows = int64_t(p.kRows(uint64_t(kcb)));
+      uint8_t *block = packed.data() + (b * kRows + int64_t(p.kRows(uint64_t(pc)))) * width * 4;
       for (int64_t x0 = 0; x0 < X; x0 += w)
-        for (int64_t k = 0; k < kcb; ++k)
+        for (int64_t r = 0; r < rows; ++r)
           for (int64_t x = x0; x < std::min(x0 + w, X); ++x)
-            block[x0 * kcb + k * w + (x - x0)] = at(b, pc + k, x);
+            element(block + (x0 * rows + r * w + (x - x0)) * 4, b, pc, kcb, r, x);
     }
-  std::vector<uint8_t> bytes(packed.size() * 4);
-  std::memcpy(bytes.data(), packed.data(), bytes.size());
-  return bytes;
+  return packed;
 }
 
 bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
@@ -70,7 +90,10 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
   uint32_t storage = in.buffer;
   while (prog.buffers[storage].kind == GRAFT_BUFFER_ALIAS)
     storage = prog.buffers[storage].index;
-  if (prog.buffers[storage].kind != GRAFT_BUFFER_CONST || in.elem != DType::F32)
+  // f32 operands, or i8 ones packed as pairs (a 4-byte element: two i16).
+  const DType elem = p.pairs() ? DType::I8 : DType::F32;
+  const DType packedElem = p.pairs() ? DType::I32 : DType::F32;
+  if (prog.buffers[storage].kind != GRAFT_BUFFER_CONST || in.elem != elem)
     return false;
   // Only the matmul's product may read the input (inputs are shared by
   // buffer and map, so another load of it would read the packed layout).
@@ -105,15 +128,18 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
     std::vector<uint32_t> packedDims;
     if (rank == 3)
       packedDims.push_back(ex.constant(batch));
-    packedDims.push_back(ex.constant(K));
+    packedDims.push_back(ex.constant(int64_t(p.kRows(uint64_t(K)))));
     packedDims.push_back(ex.constant((X + w - 1) / w * w));
-    std::vector<uint8_t> data = packPanels(prog.buffers[storage].data.data(),
-                                           batch, K, X, xMajor, p.kc, w);
-    packed = addBuffer(GRAFT_BUFFER_CONST, 0, DType::F32, packedDims);
+    std::vector<uint8_t> data =
+        packPanels(prog.buffers[storage].data.data(), p, batch, K, X, xMajor, w);
+    packed = addBuffer(GRAFT_BUFFER_CONST, 0, packedElem, packedDims);
     prog.buffers[packed].data = std::move(data);
     packedConstants[key] = packed;
   }
+  // The input is the packed buffer now, addressed in its 4-byte elements
+  // (a batch's panels kRows(K) x width of them).
   in.buffer = packed;
+  in.elem = packedElem;
   in.dimParams.clear();
   for (uint32_t e : prog.buffers[packed].dims)
     in.dimParams.push_back(param(draft, e));

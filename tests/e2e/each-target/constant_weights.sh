@@ -170,6 +170,116 @@ PY
   done
 done
 
+# i8 x i8 -> i32 matmuls (PackedMatmul::pairs): a constant i8 operand is
+# packed when built into pairs of i16 along K, as the per-call packing
+# writes them. The rhs over 4103 rows (odd, several K blocks on every
+# level) and 21 columns (ragged panels) against 1, 2, 5, 7 (fewer rows
+# than a tile: the per-call path reads that rhs in place) and 301 rows; a
+# transposed rhs of 777 rows with a fused map; a constant lhs; a batch.
+# Each gives the bytes of its twin with the weights as arguments at 1 and
+# 3 threads, and the reference evaluator's exact sums.
+"$PYTHON" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(8)
+def i8(*shape):
+    x = rng.integers(-128, 128, shape, dtype=np.int8)
+    x.flat[:2] = -128
+    return x
+def lit(x):
+    if x.ndim == 1:
+        return "[" + ", ".join(str(int(v)) for v in x) + "]"
+    return "[" + ", ".join(lit(r) for r in x) + "]"
+consts = {"w8": i8(4103, 21), "wt8": i8(19, 777), "v8": i8(13, 777), "wb8": i8(2, 301, 45)}
+for name, x in consts.items():
+    np.save(name + ".npy", x)
+for m in (1, 2, 5, 7, 301):
+    np.save(f"a8_{m}.npy", i8(m, 4103))
+for m in (1, 6, 40):
+    np.save(f"at8_{m}.npy", i8(m, 777))
+np.save("b8.npy", i8(777, 70)); np.save("ba8.npy", i8(2, 9, 301))
+funcs = {
+  "fc8": ("%a: tensor<?x4103xi8>", "tensor<?x21xi32>", [("w8", "tensor<4103x21xi8>")], """
+  %s = constant 7 : i32
+  %m = dim %a {axis = 0} : index
+  %e = empty %m : tensor<?x21xi32>
+  %f = fill %s, %e : tensor<?x21xi32>
+  %r = matmul %a, %w8, %f : tensor<?x21xi32>
+  return %r"""),
+  "t8": ("%a: tensor<?x777xi8>", "tensor<?x19xi32>", [("wt8", "tensor<19x777xi8>")], """
+  %z = constant 0 : i32
+  %t = transpose %wt8 {perm = [1, 0]} : tensor<777x19xi8>
+  %m = dim %a {axis = 0} : index
+  %e = empty %m : tensor<?x19xi32>
+  %f = fill %z, %e : tensor<?x19xi32>
+  %r = matmul %a, %t, %f : tensor<?x19xi32>
+  %y = map %r : tensor<?x19xi32> {
+  ^bb0(%x: i32):
+    %0 = max %x, %z : i32
+    yield %0
+  }
+  return %y"""),
+  "lhs8": ("%b: tensor<777x?xi8>", "tensor<13x?xi32>", [("v8", "tensor<13x777xi8>")], """
+  %z = constant 0 : i32
+  %n = dim %b {axis = 1} : index
+  %e = empty %n : tensor<13x?xi32>
+  %f = fill %z, %e : tensor<13x?xi32>
+  %r = matmul %v8, %b, %f : tensor<13x?xi32>
+  return %r"""),
+  "bmm8": ("%a: tensor<2x?x301xi8>", "tensor<2x?x45xi32>", [("wb8", "tensor<2x301x45xi8>")], """
+  %z = constant 0 : i32
+  %m = dim %a {axis = 1} : index
+  %e = empty %m : tensor<2x?x45xi32>
+  %f = fill %z, %e : tensor<2x?x45xi32>
+  %r = batch_matmul %a, %wb8, %f : tensor<2x?x45xi32>
+  return %r"""),
+}
+with open("cw8.graph", "w") as out:
+    for name, (args, result, weights, body) in funcs.items():
+        decls = "".join(f"\n  %{n} = constant {lit(consts[n])} : {t}" for n, t in weights)
+        out.write(f"func @{name}({args}) -> {result} {{{decls}{body}\n}}\n")
+        wargs = "".join(f", %{n}: {t}" for n, t in weights)
+        out.write(f"func @{name}_arg({args}{wargs}) -> {result} {{{body}\n}}\n")
+PY
+"$GRAFT" build cw8.graph --target "$TARGET" -o cw8.graft --explain > explain8.txt
+for level in ${TARGET_LEVELS[$TARGET]}; do
+  sed -n "/^$level (/,/^[^ ]/p" explain8.txt > level.txt
+  for f in fc8 t8 bmm8; do
+    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*i8 operands packed as pairs.*, constant rhs packed when built$" level.txt ||
+      { echo "$level: $f"; cat explain8.txt; exit 1; } >&2
+  done
+  grep -q "^  lhs8_dispatch_[0-9]*_matmul: packed matmul, .*i8 operands packed as pairs.*, constant lhs packed when built$" level.txt ||
+    { echo "$level: lhs8"; cat explain8.txt; exit 1; } >&2
+  not grep "_arg_dispatch_.*packed when built" level.txt
+done
+cases8=("fc8 a8_1.npy" "fc8 a8_2.npy" "fc8 a8_5.npy" "fc8 a8_7.npy" "fc8 a8_301.npy"
+        "t8 at8_1.npy" "t8 at8_6.npy" "t8 at8_40.npy" "lhs8 b8.npy" "bmm8 ba8.npy")
+declare -A weights8=([fc8]="w8.npy" [t8]="wt8.npy" [lhs8]="v8.npy" [bmm8]="wb8.npy")
+for c in "${cases8[@]}"; do
+  read -r fn in <<< "$c"
+  "$GRAFT" eval cw8.graph --function "$fn" --input "@$in" --output "@ref_${fn}_$in"
+done
+for lm in "${LEVELS_HERE[@]}"; do
+  level=${lm%%=*} model=${lm#*=}
+  for c in "${cases8[@]}"; do
+    read -r fn in <<< "$c"
+    for threads in 1 3; do
+      run_cpu "$TARGET" "$model" cw8.graft --isa="$level" --threads $threads --function "$fn" \
+        --input "@$in" --output @const$threads.npy
+    done
+    run_cpu "$TARGET" "$model" cw8.graft --isa="$level" --function "${fn}_arg" \
+      --input "@$in" --input "@${weights8[$fn]}" --output @arg.npy
+    cmp const1.npy const3.npy || { echo "error: $level $c: 1 and 3 threads differ" >&2; exit 1; }
+    cmp const1.npy arg.npy || { echo "error: $level $c: differs from the weights as arguments" >&2; exit 1; }
+    "$PYTHON" - "$level $c" "ref_${fn}_$in" <<'PY'
+import sys
+import numpy as np
+got, ref = np.load("const1.npy"), np.load(sys.argv[2])
+assert got.dtype == np.int32 and got.shape == ref.shape, (sys.argv[1], got.dtype, got.shape)
+assert np.array_equal(got, ref), f"{sys.argv[1]}: differs at {np.argwhere(got != ref)[:3].tolist()}"
+PY
+  done
+done
+
 # The slice carries one copy of each constant per level: packed (rows
 # padded to whole panels), not also as written. With the constant
 # returned as well, it carries both.
