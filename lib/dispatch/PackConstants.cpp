@@ -18,17 +18,20 @@
 // threads calling one module only read it). A constant that other ops also
 // read keeps its copy as written beside the packed one.
 //
-// i8 operands of an i8 x i8 -> i32 matmul (PackedMatmul::pairs) are
-// packed as the per-call packing writes them, pairs of rows widened to
-// i16: the packed copy takes twice the i8 bytes, so this one does cost
-// the slice as many bytes again. It pays where few rows multiply the
-// weights, which the per-call path reads in place with the pairing done
-// as it goes (AMD Zen 3, x86-64-v3, 1 thread, 4096 x 4096 weights: 2 to
-// 8 rows about 0.35x the time); see tests/bench/README.md.
+// Narrower operands are packed as the per-call packing writes them too:
+// f16 and bf16 widened to f32, i8 ones of an i8 x i8 -> i32 matmul
+// (PackedMatmul::pairs) as pairs of rows widened to i16. Their packed
+// copy takes twice their bytes, so it does cost the slice as many bytes
+// again. It pays where few rows multiply the weights, which the per-call
+// path reads in place, widening or pairing them as it goes, for every
+// tile (AMD Zen 3, x86-64-v3, 1 thread, 4096 x 4096 weights: i8 with 2 to
+// 8 rows about 0.35x the time, f16 0.47-0.60x, one row 0.72-0.77x);
+// see tests/bench/README.md.
 //
 // The packed copy holds exactly the values the per-call packing would
 // write, so results are bit-identical to packing per call.
 #include "dispatch/Former.h"
+#include "ir/FloatBits.h"
 
 #include <cassert>
 #include <cstring>
@@ -43,11 +46,12 @@ namespace graft {
 // 4-byte elements with width X rounded up to w: per K block pc of kc rows
 // (fewer in the last), the panel of [x, x + w) at kRows(pc) * width + x *
 // kRows(kcb), its element (r, x + i) at + r * w + i, zeros past X. An f32
-// operand's element r is its row k = r; i8 pairs' (p.pairs()) holds rows
+// operand's element r is its row k = r (an f16 or bf16 one's widened to
+// f32, exactly); i8 pairs' (p.pairs()) holds rows
 // 2r and 2r + 1 of the block widened to i16, the low half first, the
 // second zero past an odd block's end. What the per-call packing routines
 // write (codegen/PackedMatmul.cpp: pack, packRows and their pair forms).
-static std::vector<uint8_t> packPanels(const uint8_t *src, const PackedMatmul &p,
+static std::vector<uint8_t> packPanels(const uint8_t *src, DType elem, const PackedMatmul &p,
                                        int64_t batch, int64_t K, int64_t X, bool xMajor,
                                        int64_t w) {
   const int64_t width = (X + w - 1) / w * w, kc = p.kc;
@@ -59,6 +63,13 @@ static std::vector<uint8_t> packPanels(const uint8_t *src, const PackedMatmul &p
   };
   // Element (block row r, column x) of the block at row pc of batch b.
   auto element = [&](uint8_t *to, int64_t b, int64_t pc, int64_t kcb, int64_t r, int64_t x) {
+    if (elem == DType::F16 || elem == DType::BF16) {
+      uint16_t h;
+      std::memcpy(&h, src + at(b, pc + r, x) * 2, 2);
+      const float f = elem == DType::F16 ? halfBitsToFloat(h) : bf16BitsToFloat(h);
+      std::memcpy(to, &f, 4);
+      return;
+    }
     if (!pairs) {
       std::memcpy(to, src + at(b, pc + r, x) * 4, 4);
       return;
@@ -90,10 +101,12 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
   uint32_t storage = in.buffer;
   while (prog.buffers[storage].kind == GRAFT_BUFFER_ALIAS)
     storage = prog.buffers[storage].index;
-  // f32 operands, or i8 ones packed as pairs (a 4-byte element: two i16).
-  const DType elem = p.pairs() ? DType::I8 : DType::F32;
+  // f32, f16 or bf16 operands (f32 panels), or i8 ones packed as pairs (a
+  // 4-byte element: two i16).
+  const DType elem = in.elem;
   const DType packedElem = p.pairs() ? DType::I32 : DType::F32;
-  if (prog.buffers[storage].kind != GRAFT_BUFFER_CONST || in.elem != elem)
+  if (prog.buffers[storage].kind != GRAFT_BUFFER_CONST ||
+      !(elem == DType::F32 || elem == DType::F16 || elem == DType::BF16 || (p.pairs() && elem == DType::I8)))
     return false;
   // Only the matmul's product may read the input (inputs are shared by
   // buffer and map, so another load of it would read the packed layout).
@@ -131,7 +144,7 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
     packedDims.push_back(ex.constant(int64_t(p.kRows(uint64_t(K)))));
     packedDims.push_back(ex.constant((X + w - 1) / w * w));
     std::vector<uint8_t> data =
-        packPanels(prog.buffers[storage].data.data(), p, batch, K, X, xMajor, w);
+        packPanels(prog.buffers[storage].data.data(), elem, p, batch, K, X, xMajor, w);
     packed = addBuffer(GRAFT_BUFFER_CONST, 0, packedElem, packedDims);
     prog.buffers[packed].data = std::move(data);
     packedConstants[key] = packed;

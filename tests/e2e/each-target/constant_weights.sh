@@ -176,8 +176,11 @@ done
 # level) and 21 columns (ragged panels) against 1, 2, 5, 7 (fewer rows
 # than a tile: the per-call path reads that rhs in place) and 301 rows; a
 # transposed rhs of 777 rows with a fused map; a constant lhs; a batch.
-# Each gives the bytes of its twin with the weights as arguments at 1 and
-# 3 threads, and the reference evaluator's exact sums.
+# And f16 and bf16 constants (mixed precision), widened to f32 panels when
+# built: an f16 rhs against 1, 6 and 230 rows, a bf16 lhs (its twin casts
+# f32 weights to bf16 in the graph: numpy has no bf16). Each gives the
+# bytes of its twin with the weights as arguments at 1 and 3 threads, and
+# the reference evaluator's sums (exact: multiples of 1/32 in [-1, 1]).
 "$PYTHON" - <<'PY'
 import numpy as np
 rng = np.random.default_rng(8)
@@ -197,6 +200,17 @@ for m in (1, 2, 5, 7, 301):
 for m in (1, 6, 40):
     np.save(f"at8_{m}.npy", i8(m, 777))
 np.save("b8.npy", i8(777, 70)); np.save("ba8.npy", i8(2, 9, 301))
+def k32(*shape):
+    return rng.integers(-32, 33, shape) / 32
+consts["wh"], consts["vb"] = k32(777, 37).astype(np.float16), k32(13, 777)
+np.save("wh.npy", consts["wh"]); np.save("vb.npy", consts["vb"].astype(np.float32))
+for m in (1, 6, 230):
+    np.save(f"ah_{m}.npy", k32(m, 777).astype(np.float16))
+np.save("bb8.npy", k32(777, 45).astype(np.float32))
+def flit(x):
+    if x.ndim == 1:
+        return "[" + ", ".join(repr(float(v)) for v in x) + "]"
+    return "[" + ", ".join(flit(r) for r in x) + "]"
 funcs = {
   "fc8": ("%a: tensor<?x4103xi8>", "tensor<?x21xi32>", [("w8", "tensor<4103x21xi8>")], """
   %s = constant 7 : i32
@@ -232,13 +246,46 @@ funcs = {
   %f = fill %z, %e : tensor<2x?x45xi32>
   %r = batch_matmul %a, %wb8, %f : tensor<2x?x45xi32>
   return %r"""),
+  "fh": ("%a: tensor<?x777xf16>", "tensor<?x37xf32>", [("wh", "tensor<777x37xf16>")], """
+  %q = constant 0.25 : f32
+  %m = dim %a {axis = 0} : index
+  %e = empty %m : tensor<?x37xf32>
+  %f = fill %q, %e : tensor<?x37xf32>
+  %r = matmul %a, %wh, %f : tensor<?x37xf32>
+  return %r"""),
 }
+# The bf16 lhs: a constant, or f32 weights cast in the graph (the twin).
+bf16_mm = """
+  %z = constant 0.0 : f32
+  %b = map %fb : tensor<777x?xbf16> {
+  ^bb0(%p: f32):
+    %0 = cast %p : bf16
+    yield %0
+  }
+  %n = dim %fb {axis = 1} : index
+  %e = empty %n : tensor<13x?xf32>
+  %f = fill %z, %e : tensor<13x?xf32>
+  %r = matmul %vb, %b, %f : tensor<13x?xf32>
+  return %r"""
+extra = f"""func @bh(%fb: tensor<777x?xf32>) -> tensor<13x?xf32> {{
+  %vb = constant {flit(consts["vb"])} : tensor<13x777xbf16>{bf16_mm}
+}}
+func @bh_arg(%fb: tensor<777x?xf32>, %vf: tensor<13x777xf32>) -> tensor<13x?xf32> {{
+  %vb = map %vf : tensor<13x777xbf16> {{
+  ^bb0(%p: f32):
+    %0 = cast %p : bf16
+    yield %0
+  }}{bf16_mm}
+}}
+"""
 with open("cw8.graph", "w") as out:
     for name, (args, result, weights, body) in funcs.items():
-        decls = "".join(f"\n  %{n} = constant {lit(consts[n])} : {t}" for n, t in weights)
+        decls = "".join(f"\n  %{n} = constant {(flit if n == 'wh' else lit)(consts[n])} : {t}"
+                        for n, t in weights)
         out.write(f"func @{name}({args}) -> {result} {{{decls}{body}\n}}\n")
         wargs = "".join(f", %{n}: {t}" for n, t in weights)
         out.write(f"func @{name}_arg({args}{wargs}) -> {result} {{{body}\n}}\n")
+    out.write(extra)
 PY
 "$GRAFT" build cw8.graph --target "$TARGET" -o cw8.graft --explain > explain8.txt
 for level in ${TARGET_LEVELS[$TARGET]}; do
@@ -249,11 +296,17 @@ for level in ${TARGET_LEVELS[$TARGET]}; do
   done
   grep -q "^  lhs8_dispatch_[0-9]*_matmul: packed matmul, .*i8 operands packed as pairs.*, constant lhs packed when built$" level.txt ||
     { echo "$level: lhs8"; cat explain8.txt; exit 1; } >&2
+  grep -q "^  fh_dispatch_[0-9]*_matmul: packed matmul, .*f16 operands widened to f32 when packed, constant rhs packed when built$" level.txt ||
+    { echo "$level: fh"; cat explain8.txt; exit 1; } >&2
+  grep -q "^  bh_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*bf16 operands widened to f32 when packed, constant lhs packed when built$" level.txt ||
+    { echo "$level: bh"; cat explain8.txt; exit 1; } >&2
   not grep "_arg_dispatch_.*packed when built" level.txt
 done
 cases8=("fc8 a8_1.npy" "fc8 a8_2.npy" "fc8 a8_5.npy" "fc8 a8_7.npy" "fc8 a8_301.npy"
-        "t8 at8_1.npy" "t8 at8_6.npy" "t8 at8_40.npy" "lhs8 b8.npy" "bmm8 ba8.npy")
-declare -A weights8=([fc8]="w8.npy" [t8]="wt8.npy" [lhs8]="v8.npy" [bmm8]="wb8.npy")
+        "t8 at8_1.npy" "t8 at8_6.npy" "t8 at8_40.npy" "lhs8 b8.npy" "bmm8 ba8.npy"
+        "fh ah_1.npy" "fh ah_6.npy" "fh ah_230.npy" "bh bb8.npy")
+declare -A weights8=([fc8]="w8.npy" [t8]="wt8.npy" [lhs8]="v8.npy" [bmm8]="wb8.npy" [fh]="wh.npy"
+                     [bh]="vb.npy")
 for c in "${cases8[@]}"; do
   read -r fn in <<< "$c"
   "$GRAFT" eval cw8.graph --function "$fn" --input "@$in" --output "@ref_${fn}_$in"
@@ -274,7 +327,7 @@ for lm in "${LEVELS_HERE[@]}"; do
 import sys
 import numpy as np
 got, ref = np.load("const1.npy"), np.load(sys.argv[2])
-assert got.dtype == np.int32 and got.shape == ref.shape, (sys.argv[1], got.dtype, got.shape)
+assert got.dtype == ref.dtype and got.shape == ref.shape, (sys.argv[1], got.dtype, got.shape)
 assert np.array_equal(got, ref), f"{sys.argv[1]}: differs at {np.argwhere(got != ref)[:3].tolist()}"
 PY
   done
