@@ -138,10 +138,11 @@ struct PackedMatmul {
   unsigned prepackedParam = 0, prepackedLhsParam = 0;
   bool packOnly = false;
   // The rhs (lhs) is a constant packed when building (PackConstants.cpp):
-  // input |rhs| (|lhs|) is then [.., K, width] already in nr-column
-  // (mr-row) panels, laid out as in the packed buffer above (width: N
-  // rounded up to nr, M to mr); neither the pack dispatch nor the
-  // workgroups pack it, and prepackedParam (prepackedLhsParam) is 0.
+  // input |rhs| (|lhs|) is then [.., kRows(K), width] already in
+  // nr-column (mr-row) panels of 4-byte elements (f32, or i8 pairs), laid
+  // out as in the packed buffer above (width: N rounded up to nr, M to
+  // mr); neither the pack dispatch nor the workgroups pack it, and
+  // prepackedParam (prepackedLhsParam) is 0.
   bool rhsConstant = false, lhsConstant = false;
   unsigned nr() const { return nv * lanes; }
   // i8 operands summed in i32 (ONNX MatMulInteger): packed as pairs along

@@ -64,6 +64,9 @@ static std::vector<uint8_t> packPanels(const uint8_t *src, DType elem, const Pac
   // Element (block row r, column x) of the block at row pc of batch b.
   auto element = [&](uint8_t *to, int64_t b, int64_t pc, int64_t kcb, int64_t r, int64_t x) {
     if (elem == DType::F16 || elem == DType::BF16) {
+      // (An f16 constant's NaNs are quiet, as graft writes every f16
+      // value: floatToHalfBits. Widened, they are the NaNs the per-call
+      // widening makes of them.)
       uint16_t h;
       std::memcpy(&h, src + at(b, pc + r, x) * 2, 2);
       const float f = elem == DType::F16 ? halfBitsToFloat(h) : bf16BitsToFloat(h);
@@ -105,8 +108,10 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
   // 4-byte element: two i16).
   const DType elem = in.elem;
   const DType packedElem = p.pairs() ? DType::I32 : DType::F32;
-  if (prog.buffers[storage].kind != GRAFT_BUFFER_CONST ||
-      !(elem == DType::F32 || elem == DType::F16 || elem == DType::BF16 || (p.pairs() && elem == DType::I8)))
+  const bool packs = p.pairs() ? elem == DType::I8
+                               : elem == DType::F32 || elem == DType::F16 ||
+                                     elem == DType::BF16;
+  if (prog.buffers[storage].kind != GRAFT_BUFFER_CONST || !packs)
     return false;
   // Only the matmul's product may read the input (inputs are shared by
   // buffer and map, so another load of it would read the packed layout).
@@ -132,7 +137,7 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
 
   // One packed copy per constant and panel form in the function (tied
   // weights read by several matmuls).
-  auto key = std::make_tuple(in.buffer, xMajor, w);
+  auto key = std::make_tuple(in.buffer, xMajor, w, p.kc);
   auto it = packedConstants.find(key);
   uint32_t packed;
   if (it != packedConstants.end()) {

@@ -176,11 +176,15 @@ done
 # level) and 21 columns (ragged panels) against 1, 2, 5, 7 (fewer rows
 # than a tile: the per-call path reads that rhs in place) and 301 rows; a
 # transposed rhs of 777 rows with a fused map; a constant lhs; a batch.
-# And f16 and bf16 constants (mixed precision), widened to f32 panels when
-# built: an f16 rhs against 1, 6 and 230 rows, a bf16 lhs (its twin casts
-# f32 weights to bf16 in the graph: numpy has no bf16). Each gives the
-# bytes of its twin with the weights as arguments at 1 and 3 threads, and
-# the reference evaluator's sums (exact: multiples of 1/32 in [-1, 1]).
+# Constant i8 lhs of 1 and 3 rows (the sweep and the tails over packed
+# pairs) and one broadcast over a batch matmul's batches. And f16 and bf16
+# constants (mixed precision), widened to f32 panels when built: an f16
+# rhs against 1, 6 and 230 rows, a transposed one, an f16 lhs of 3 rows, a
+# bf16 lhs and a batched bf16 rhs (their twins cast f32 weights to bf16 in
+# the graph: numpy has no bf16), and f16 weights of zeros of both signs,
+# subnormals, the largest f16, infinities and NaN. Each gives the bytes of
+# its twin with the weights as arguments at 1 and 3 threads, and the
+# reference evaluator's sums (exact: multiples of 1/32 in [-1, 1]).
 "$PYTHON" - <<'PY'
 import numpy as np
 rng = np.random.default_rng(8)
@@ -207,10 +211,30 @@ np.save("wh.npy", consts["wh"]); np.save("vb.npy", consts["vb"].astype(np.float3
 for m in (1, 6, 230):
     np.save(f"ah_{m}.npy", k32(m, 777).astype(np.float16))
 np.save("bb8.npy", k32(777, 45).astype(np.float32))
+consts["v1"], consts["v3"], consts["vs"] = i8(1, 777), i8(3, 777), i8(13, 777)
+consts["wth"], consts["vh"] = k32(37, 777).astype(np.float16), k32(3, 777).astype(np.float16)
+consts["wbb"] = k32(2, 301, 45)
+special = [0.0, -0.0, 2.0**-24, -3 * 2.0**-20, 2.0**-14, 65504.0, np.inf, -np.inf, np.nan, 1.5, -1.0]
+consts["whs"] = np.array(special)[rng.choice(len(special), (40, 37))].astype(np.float16)
+for name in ("v1", "v3", "vs", "wth", "vh", "whs"):
+    np.save(name + ".npy", consts[name])
+np.save("wbb.npy", consts["wbb"].astype(np.float32))
+np.save("bs8.npy", i8(3, 777, 40)); np.save("bh.npy", k32(777, 50).astype(np.float16))
+np.save("abf.npy", k32(2, 7, 301).astype(np.float32))
+np.save("ahs.npy", rng.choice([1.0, -1.0, 0.5, 2.0**-24, 0.0], (6, 40)).astype(np.float16))
 def flit(x):
     if x.ndim == 1:
-        return "[" + ", ".join(repr(float(v)) for v in x) + "]"
+        return "[" + ", ".join("nan" if np.isnan(v) else "inf" if v == np.inf else
+                               "-inf" if v == -np.inf else repr(float(v)) for v in x) + "]"
     return "[" + ", ".join(flit(r) for r in x) + "]"
+def mm8(lhs, m):
+    return f"""
+  %z = constant 0 : i32
+  %n = dim %b {{axis = 1}} : index
+  %e = empty %n : tensor<{m}x?xi32>
+  %f = fill %z, %e : tensor<{m}x?xi32>
+  %r = matmul %{lhs}, %b, %f : tensor<{m}x?xi32>
+  return %r"""
 funcs = {
   "fc8": ("%a: tensor<?x4103xi8>", "tensor<?x21xi32>", [("w8", "tensor<4103x21xi8>")], """
   %s = constant 7 : i32
@@ -253,6 +277,40 @@ funcs = {
   %f = fill %q, %e : tensor<?x37xf32>
   %r = matmul %a, %wh, %f : tensor<?x37xf32>
   return %r"""),
+  "one8": ("%b: tensor<777x?xi8>", "tensor<1x?xi32>", [("v1", "tensor<1x777xi8>")], mm8("v1", 1)),
+  "three8": ("%b: tensor<777x?xi8>", "tensor<3x?xi32>", [("v3", "tensor<3x777xi8>")],
+             mm8("v3", 3)),
+  "sh8": ("%b: tensor<?x777x?xi8>", "tensor<?x13x?xi32>", [("vs", "tensor<13x777xi8>")], """
+  %z = constant 0 : i32
+  %nb = dim %b {axis = 0} : index
+  %n = dim %b {axis = 2} : index
+  %vb = broadcast %vs, %nb {dims = [1, 2]} : tensor<?x13x777xi8>
+  %e = empty %nb, %n : tensor<?x13x?xi32>
+  %f = fill %z, %e : tensor<?x13x?xi32>
+  %r = batch_matmul %vb, %b, %f : tensor<?x13x?xi32>
+  return %r"""),
+  "th": ("%a: tensor<?x777xf16>", "tensor<?x37xf32>", [("wth", "tensor<37x777xf16>")], """
+  %z = constant 0.0 : f32
+  %t = transpose %wth {perm = [1, 0]} : tensor<777x37xf16>
+  %m = dim %a {axis = 0} : index
+  %e = empty %m : tensor<?x37xf32>
+  %f = fill %z, %e : tensor<?x37xf32>
+  %r = matmul %a, %t, %f : tensor<?x37xf32>
+  return %r"""),
+  "lh": ("%b: tensor<777x?xf16>", "tensor<3x?xf32>", [("vh", "tensor<3x777xf16>")], """
+  %z = constant 0.0 : f32
+  %n = dim %b {axis = 1} : index
+  %e = empty %n : tensor<3x?xf32>
+  %f = fill %z, %e : tensor<3x?xf32>
+  %r = matmul %vh, %b, %f : tensor<3x?xf32>
+  return %r"""),
+  "fhs": ("%a: tensor<?x40xf16>", "tensor<?x37xf32>", [("whs", "tensor<40x37xf16>")], """
+  %q = constant 0.0 : f32
+  %m = dim %a {axis = 0} : index
+  %e = empty %m : tensor<?x37xf32>
+  %f = fill %q, %e : tensor<?x37xf32>
+  %r = matmul %a, %whs, %f : tensor<?x37xf32>
+  return %r"""),
 }
 # The bf16 lhs: a constant, or f32 weights cast in the graph (the twin).
 bf16_mm = """
@@ -267,7 +325,29 @@ bf16_mm = """
   %f = fill %z, %e : tensor<13x?xf32>
   %r = matmul %vb, %b, %f : tensor<13x?xf32>
   return %r"""
-extra = f"""func @bh(%fb: tensor<777x?xf32>) -> tensor<13x?xf32> {{
+bbf_mm = """
+  %z = constant 0.0 : f32
+  %m = dim %a {axis = 1} : index
+  %e = empty %m : tensor<2x?x45xf32>
+  %f = fill %z, %e : tensor<2x?x45xf32>
+  %ab = map %a : tensor<2x?x301xbf16> {
+  ^bb0(%p: f32):
+    %0 = cast %p : bf16
+    yield %0
+  }
+  %r = batch_matmul %ab, %wb, %f : tensor<2x?x45xf32>
+  return %r"""
+extra = f"""func @bbf(%a: tensor<2x?x301xf32>) -> tensor<2x?x45xf32> {{
+  %wb = constant {flit(consts["wbb"])} : tensor<2x301x45xbf16>{bbf_mm}
+}}
+func @bbf_arg(%a: tensor<2x?x301xf32>, %wf: tensor<2x301x45xf32>) -> tensor<2x?x45xf32> {{
+  %wb = map %wf : tensor<2x301x45xbf16> {{
+  ^bb0(%p: f32):
+    %0 = cast %p : bf16
+    yield %0
+  }}{bbf_mm}
+}}
+func @bh(%fb: tensor<777x?xf32>) -> tensor<13x?xf32> {{
   %vb = constant {flit(consts["vb"])} : tensor<13x777xbf16>{bf16_mm}
 }}
 func @bh_arg(%fb: tensor<777x?xf32>, %vf: tensor<13x777xf32>) -> tensor<13x?xf32> {{
@@ -280,7 +360,7 @@ func @bh_arg(%fb: tensor<777x?xf32>, %vf: tensor<13x777xf32>) -> tensor<13x?xf32
 """
 with open("cw8.graph", "w") as out:
     for name, (args, result, weights, body) in funcs.items():
-        decls = "".join(f"\n  %{n} = constant {(flit if n == 'wh' else lit)(consts[n])} : {t}"
+        decls = "".join(f"\n  %{n} = constant {(lit if consts[n].dtype == np.int8 else flit)(consts[n])} : {t}"
                         for n, t in weights)
         out.write(f"func @{name}({args}) -> {result} {{{decls}{body}\n}}\n")
         wargs = "".join(f", %{n}: {t}" for n, t in weights)
@@ -290,23 +370,25 @@ PY
 "$GRAFT" build cw8.graph --target "$TARGET" -o cw8.graft --explain > explain8.txt
 for level in ${TARGET_LEVELS[$TARGET]}; do
   sed -n "/^$level (/,/^[^ ]/p" explain8.txt > level.txt
-  for f in fc8 t8 bmm8; do
-    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*i8 operands packed as pairs.*, constant rhs packed when built$" level.txt ||
+  for f in fc8 t8 bmm8 fh th fhs bbf; do
+    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant rhs packed when built$" level.txt ||
       { echo "$level: $f"; cat explain8.txt; exit 1; } >&2
   done
-  grep -q "^  lhs8_dispatch_[0-9]*_matmul: packed matmul, .*i8 operands packed as pairs.*, constant lhs packed when built$" level.txt ||
-    { echo "$level: lhs8"; cat explain8.txt; exit 1; } >&2
-  grep -q "^  fh_dispatch_[0-9]*_matmul: packed matmul, .*f16 operands widened to f32 when packed, constant rhs packed when built$" level.txt ||
-    { echo "$level: fh"; cat explain8.txt; exit 1; } >&2
-  grep -q "^  bh_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*bf16 operands widened to f32 when packed, constant lhs packed when built$" level.txt ||
-    { echo "$level: bh"; cat explain8.txt; exit 1; } >&2
+  [[ $(grep -c "^  [a-z0-9]*8_dispatch_.*i8 operands packed as pairs.*packed when built$" level.txt) -eq 7 ]] ||
+    { echo "$level: i8"; cat explain8.txt; exit 1; } >&2
+  for f in lhs8 one8 three8 sh8 lh bh; do
+    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant lhs packed when built$" level.txt ||
+      { echo "$level: $f"; cat explain8.txt; exit 1; } >&2
+  done
   not grep "_arg_dispatch_.*packed when built" level.txt
 done
 cases8=("fc8 a8_1.npy" "fc8 a8_2.npy" "fc8 a8_5.npy" "fc8 a8_7.npy" "fc8 a8_301.npy"
         "t8 at8_1.npy" "t8 at8_6.npy" "t8 at8_40.npy" "lhs8 b8.npy" "bmm8 ba8.npy"
-        "fh ah_1.npy" "fh ah_6.npy" "fh ah_230.npy" "bh bb8.npy")
+        "fh ah_1.npy" "fh ah_6.npy" "fh ah_230.npy" "bh bb8.npy" "one8 b8.npy" "three8 b8.npy"
+        "sh8 bs8.npy" "th ah_6.npy" "lh bh.npy" "fhs ahs.npy" "bbf abf.npy")
 declare -A weights8=([fc8]="w8.npy" [t8]="wt8.npy" [lhs8]="v8.npy" [bmm8]="wb8.npy" [fh]="wh.npy"
-                     [bh]="vb.npy")
+                     [bh]="vb.npy" [one8]="v1.npy" [three8]="v3.npy" [sh8]="vs.npy" [th]="wth.npy"
+                     [lh]="vh.npy" [fhs]="whs.npy" [bbf]="wbb.npy")
 for c in "${cases8[@]}"; do
   read -r fn in <<< "$c"
   "$GRAFT" eval cw8.graph --function "$fn" --input "@$in" --output "@ref_${fn}_$in"
@@ -328,7 +410,8 @@ import sys
 import numpy as np
 got, ref = np.load("const1.npy"), np.load(sys.argv[2])
 assert got.dtype == ref.dtype and got.shape == ref.shape, (sys.argv[1], got.dtype, got.shape)
-assert np.array_equal(got, ref), f"{sys.argv[1]}: differs at {np.argwhere(got != ref)[:3].tolist()}"
+same = np.array_equal(got, ref, equal_nan=got.dtype.kind == "f")
+assert same, f"{sys.argv[1]}: differs at {np.argwhere(got != ref)[:3].tolist()}"
 PY
   done
 done
