@@ -750,7 +750,12 @@ bool lowerMatMul(ImportContext &ctx) {
 // all in i32 (each term wraps as the sum would, so the result is the
 // exact sum wrapped to i32, as ONNX Runtime's): the matmul stays the fast
 // i8 one, the row and column sums are reductions of the operands widened
-// to i32, and one map adds the terms.
+// to i32, and one map adds the terms. Where B is a constant (weights), its
+// terms, K * za * zb less za * (B's column sums), are one constant
+// computed here: no call reads B but the matmul (which then reads it
+// packed when built, and the slice carries no copy as written), where the
+// reduction read all of it on every call (as much memory as a one-row
+// matmul).
 bool lowerMatMulInteger(ImportContext &ctx) {
   Value a, b, r;
   if (!ctx.onlyAttrs({}) || !ctx.input(0, a) || !ctx.input(1, b))
@@ -802,22 +807,55 @@ bool lowerMatMulInteger(ImportContext &ctx) {
     std::vector<Value> ops{r};
     // A's row sums as [.., M, 1] (times zb), B's column sums as [N] or, B
     // batched, [.., 1, N] (times za), each broadcast against the product
-    // by numpy rules (a 1-D operand's sum is a scalar: its unit dim is
-    // dropped from the product too).
+    // by numpy rules; where the other operand is 1-D the product has no
+    // N (or M) dim, and the sums no unit dim (a 1-D operand's own sum is
+    // a scalar).
     if (zero[1] != 0) {
       Value rows = w.reduce(widened(a, ctx.hint() + ".a32"), {int64_t(ra - 1)}, "sum",
                             ctx.hint() + ".arows");
-      if (ra >= 2) {
+      if (ra >= 2 && rb >= 2) {
         Shape s = w.shapeOf(rows);
         s.push_back(DimRef{1, "", 0, ""});
         rows = w.reshape(rows, s, ctx.hint() + ".arows1");
       }
       ops.push_back(rows);
     }
-    if (zero[0] != 0) {
+    // K * za * zb, wrapped to i32 as the sum of its K terms would be.
+    const int64_t kzz = int64_t(int32_t(uint32_t(uint64_t(K) * uint64_t(zero[0] * zero[1]))));
+    // B a constant: K * za * zb - za * (B's column sums), wrapped to i32,
+    // as [N] or [.., 1, N] (B batched), or one number (B 1-D).
+    auto bConst = ctx.constants.find(ctx.node->input(1));
+    const bool foldB = zero[0] != 0 && bConst != ctx.constants.end();
+    int64_t bTerm = 0; // (B 1-D)
+    if (foldB) {
+      const ConstTensor &bc = bConst->second;
+      const std::vector<int64_t> &bd = bc.type.dims;
+      const int64_t cols = rb >= 2 ? bd.back() : 1;
+      int64_t batches = 1;
+      for (size_t d = 0; d + 2 < rb; ++d)
+        batches *= bd[d];
+      ConstTensor terms;
+      terms.type.elem = "i32";
+      terms.type.dims = bd;
+      for (int64_t q = 0; q < batches; ++q)
+        for (int64_t n = 0; n < cols; ++n) {
+          int64_t sum = 0;
+          for (int64_t k = 0; k < K; ++k)
+            sum += bc.i[size_t((q * K + k) * cols + n)];
+          terms.i.push_back(int64_t(int32_t(uint32_t(uint64_t(kzz) - uint64_t(zero[0]) * uint64_t(sum)))));
+        }
+      if (rb >= 3 && ra >= 2)
+        terms.type.dims[rb - 2] = 1;
+      else if (rb >= 2)
+        terms.type.dims.erase(terms.type.dims.begin() + long(rb - 2));
+      if (rb >= 2)
+        ops.push_back(ctx.constantValue(terms, ctx.hint() + ".bterms"));
+      else
+        bTerm = terms.i[0];
+    } else if (zero[0] != 0) {
       Value cols = w.reduce(widened(b, ctx.hint() + ".b32"), {int64_t(rb >= 2 ? rb - 2 : 0)}, "sum",
                             ctx.hint() + ".bcols");
-      if (rb >= 3) {
+      if (rb >= 3 && ra >= 2) {
         Shape s = w.shapeOf(cols);
         s.insert(s.end() - 1, DimRef{1, "", 0, ""});
         cols = w.reshape(cols, s, ctx.hint() + ".bcols1");
@@ -832,10 +870,12 @@ bool lowerMatMulInteger(ImportContext &ctx) {
           size_t next = 1;
           if (zero[1] != 0)
             v = binOp(bd, "sub", v, binOp(bd, "mul", bd.constant(double(zero[1]), t), x[next++], t), t);
+          if (foldB && rb >= 2)
+            return binOp(bd, "add", v, x[next], t);
+          if (foldB)
+            return bTerm ? binOp(bd, "add", v, bd.constant(double(bTerm), t), t) : v;
           if (zero[0] != 0)
             v = binOp(bd, "sub", v, binOp(bd, "mul", bd.constant(double(zero[0]), t), x[next++], t), t);
-          // K * za * zb, wrapped to i32 as the sum of its K terms would be.
-          const int64_t kzz = int64_t(int32_t(uint32_t(uint64_t(K) * uint64_t(zero[0] * zero[1]))));
           if (kzz != 0)
             v = binOp(bd, "add", v, bd.constant(double(kzz), t), t);
           return v;

@@ -3,7 +3,8 @@
 # pairs (--explain): int8 activations against constant int8 weights (and a
 # batched lhs folded into the rows), two int8 arguments with zero points of
 # 0; then scalar zero points (3 and -128) on plain, batched-lhs, batched
-# and 1-D operands (the i8 matmul less the row and column sums). Every
+# and 1-D operands (the i8 matmul less the row and column sums), and
+# against constant weights (their column sums computed when importing). Every
 # result equals numpy's exact integer sum of (a - za)(b - zb) and is the
 # same bytes at 1 and 3 threads. Per-row and per-column zero points of one
 # value each import as scalars; differing ones, a zero point of the wrong
@@ -65,6 +66,51 @@ for out, want in (("z1", (p - za) @ (q - zb)), ("z3_1", (p3 - za) @ q),
                   ("zb1", np.matmul(p3 - za, q3 - zb)), ("zv1", (v - za) @ (q - zb))):
     got = np.load(out + ".npy")
     assert got.dtype == np.int32 and got.shape == want.shape, (out, got.dtype, got.shape)
+    assert np.array_equal(got, want), f"{out} differs at {np.argwhere(got != want)[:3].tolist()}"
+PY
+# Zero points against constant weights: B's terms are one constant computed
+# when importing (no reduction of B per call: the matmul is its one reader
+# and reads it packed when built), against 2-D, batched and 1-D weights
+# and a 1-D A. 1-D operands with B an input: the sums broadcast without
+# the product's missing dim.
+cz=$ONNX_MODELS/matmul_integer_const_zero_point.onnx
+"$GRAFT" import "$cz" > cz.txt
+grep -q "^  %z.bterms = constant \[" cz.txt || { cat cz.txt >&2; exit 1; }
+[[ $(grep -c "bcols = reduce" cz.txt) -eq 2 ]] || { grep reduce cz.txt >&2; exit 1; }
+not grep -q "%z.bcols\|%z3.bcols\|%zv.bcols\|%zw.bcols" cz.txt
+grep -q ") -> (tensor<?x29xi32>, tensor<2x?x29xi32>, tensor<?xi32>, tensor<2x29xi32>, tensor<?xi32>, tensor<2x?xi32>)" cz.txt
+"$GRAFT" build "$cz" -o cz.graft --explain > explain.txt
+[[ $(grep -c "matmul: packed matmul.*, constant rhs packed when built" explain.txt) -ge 2 ]] ||
+  { cat explain.txt >&2; exit 1; }
+"$PYTHON" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(13)
+i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)
+for name, shape in (("cp", (11, 301)), ("cp3", (2, 6, 301)), ("cv", (301,)), ("cr", (301,)),
+                    ("cq3", (2, 301, 17))):
+    np.save(name + ".npy", i8(*shape))
+w = np.array([(i * 53 + 7) % 256 - 128 for i in range(301 * 29)], np.int8).reshape(301, 29)
+w3 = np.array([(i * 29 + 5) % 256 - 128 for i in range(2 * 301 * 29)], np.int8).reshape(2, 301, 29)
+wv = np.array([(i * 71 + 3) % 256 - 128 for i in range(301)], np.int8)
+for name, x in (("w", w), ("w3", w3), ("wv", wv)):  # (gen_models.py's initializers)
+    np.save(name + ".npy", x)
+PY
+ins=(--input @cp.npy --input @cp3.npy --input @cv.npy --input @cr.npy --input @cq3.npy)
+outs() { for o in z z3 zv zw zr zq; do echo "--output @$1_$o.npy"; done; }
+for threads in 1 3; do
+  "$GRAFT_RUN" cz.graft --threads $threads "${ins[@]}" $(outs c$threads)
+done
+for o in z z3 zv zw zr zq; do cmp c1_$o.npy c3_$o.npy; done
+"$PYTHON" - <<'PY'
+import numpy as np
+p, p3, v, r, q3, w, w3, wv = (np.load(n + ".npy").astype(np.int64)
+                              for n in ("cp", "cp3", "cv", "cr", "cq3", "w", "w3", "wv"))
+za, zb = 3, -128
+for out, want in (("z", (p - za) @ (w - zb)), ("z3", np.matmul(p3 - za, w3)),
+                  ("zv", (p - za) @ (wv - zb)), ("zw", np.matmul(v - za, w3 - zb)),
+                  ("zr", (p - za) @ (r - zb)), ("zq", np.matmul(v - za, q3 - zb))):
+    got = np.load(f"c1_{out}.npy")
+    assert got.dtype == np.int32 and got.shape == want.shape, (out, got.dtype, got.shape, want.shape)
     assert np.array_equal(got, want), f"{out} differs at {np.argwhere(got != want)[:3].tolist()}"
 PY
 "$GRAFT" build "$ONNX_MODELS/matmul_integer_channel_zero_points.onnx" -o zc.graft

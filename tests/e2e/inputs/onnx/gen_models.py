@@ -303,6 +303,27 @@ save("matmul_integer_row_zero_points",
      [helper.make_node("MatMulInteger", ["p", "q", "pz"], ["z"], name="mmz")],
      [vi("p", i8, [2, 3]), vi("q", i8, [3, 2])], [vi("z", TensorProto.INT32, [2, 2])],
      [helper.make_tensor("pz", i8, [2], [3, 4])])
+# Zero points against constant weights (2-D, batched, 1-D; a 1-D lhs
+# against batched ones): B's terms (its column sums) are computed when
+# importing; and the same sums of a 1-D or batched B that is an input,
+# against a 2-D or 1-D A (the products without an M or N dim).
+save("matmul_integer_const_zero_point",
+     [helper.make_node("MatMulInteger", ["p", "w", "pz", "qz"], ["z"], name="mmw"),
+      helper.make_node("MatMulInteger", ["p3", "w3", "pz"], ["z3"], name="mmw3"),
+      helper.make_node("MatMulInteger", ["p", "wv", "pz", "qz"], ["zv"], name="mmwv"),
+      helper.make_node("MatMulInteger", ["v", "w3", "pz", "qz"], ["zw"], name="mmvw"),
+      helper.make_node("MatMulInteger", ["p", "r", "pz", "qz"], ["zr"], name="mmpr"),
+      helper.make_node("MatMulInteger", ["v", "q3", "pz", "qz"], ["zq"], name="mmvq")],
+     [vi("p", i8, ["m", 301]), vi("p3", i8, [2, "s", 301]), vi("v", i8, [301]),
+      vi("r", i8, [301]), vi("q3", i8, [2, 301, "n"])],
+     [vi("z", TensorProto.INT32, ["m", 29]), vi("z3", TensorProto.INT32, [2, "s", 29]),
+      vi("zv", TensorProto.INT32, ["m"]), vi("zw", TensorProto.INT32, [2, 29]),
+      vi("zr", TensorProto.INT32, ["m"]), vi("zq", TensorProto.INT32, [2, "n"])],
+     [helper.make_tensor("w", i8, [301, 29], [(i * 53 + 7) % 256 - 128 for i in range(301 * 29)]),
+      helper.make_tensor("w3", i8, [2, 301, 29],
+                         [(i * 29 + 5) % 256 - 128 for i in range(2 * 301 * 29)]),
+      helper.make_tensor("wv", i8, [301], [(i * 71 + 3) % 256 - 128 for i in range(301)]),
+      helper.make_tensor("pz", i8, [], [3]), helper.make_tensor("qz", i8, [], [-128])])
 # Per-row and per-column zero points of one value each (per-channel
 # weights quantized symmetrically: all zeros), which import as scalars.
 save("matmul_integer_channel_zero_points",
