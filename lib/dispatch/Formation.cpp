@@ -6,9 +6,10 @@
 // matmul (the accumulator starts at the fill value); an elementwise `map` is
 // fused into the group of its latest producer when it iterates over that
 // group's parallel domain and its other operands are ready before that group
-// runs, and the group's body stays under kMaxFusedScalarOps; broadcasts and
-// row reductions their consumers compute (Views.cpp) are no group; everything
-// else starts a group. Then each group becomes each group into a
+// runs, and the group's body stays under kMaxFusedScalarOps; broadcasts,
+// row reductions and maps their consumers compute (Views.cpp: a map read
+// only by a reduction is computed by it) are no group; everything else
+// starts a group. Then each group becomes each group into a
 // LoopKernel (or a CallKernel for spec kernel calls) and the buffers and
 // steps of the host program.
 #include "dispatch/Former.h"
@@ -180,7 +181,7 @@ void Former::formGroups() {
         readyAfter[op->result()] = ready(op->operands[0]);
       continue;
     }
-    if (isView(op) || isRowStat(op)) {
+    if (isView(op) || isRowStat(op) || isReducedMap(op)) {
       if (op->kind == OpKind::Reduce)
         rowStats.insert(op);
       else

@@ -78,6 +78,9 @@ struct Former {
   const Op *rowsOf(const Op *op);
   bool broadcastOperand(const Op *op, const Op *broadcast);
   bool isRowStat(const Op *op);
+  // A map whose one user is a reduction (not a row statistic): the
+  // reduction computes it where it reads it (Views.cpp).
+  bool isReducedMap(const Op *op);
   // Whether |v| is consumed only by ops of group |g| (through views and row
   // statistics, which their consumers compute).
   bool consumedOnlyIn(const Value *v, int g);
@@ -148,6 +151,8 @@ struct Former {
   // A scalar defined outside any body (constant, dim, scalar argument).
   int outerScalar(KernelDraft &draft, const Value *v);
   void emitMap(KernelDraft &draft, const Op *op);
+  // Map |op|'s body over |args| (one node per operand): its yield's node.
+  int mapBody(KernelDraft &draft, const Op *op, const std::vector<int> &args);
   std::vector<int> identity(unsigned n);
   int reduceIdentity(KernelDraft &draft, const std::string &kind, DType t);
   void rootKernel(KernelDraft &draft, const Op *op);

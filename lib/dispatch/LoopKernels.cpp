@@ -35,6 +35,14 @@ int Former::constNode(KernelDraft &draft, DType t, double f, int64_t i) {
 }
 
 int Former::loadNode(KernelDraft &draft, const Value *v, std::vector<int> map) {
+  if (views.count(v) && v->def->kind == OpKind::Map) {
+    // A map its reduction computes (isReducedMap): its body over its
+    // operands, each read where the map's point is (the same shape).
+    std::vector<int> args;
+    for (const Value *o : v->def->operands)
+      args.push_back(loadNode(draft, o, map));
+    return mapBody(draft, v->def, args);
+  }
   if (views.count(v) && v->def->kind == OpKind::Transpose) {
     // Dim i of the view is dim perm[i] of the operand.
     std::vector<int64_t> perm = v->def->listAttr("perm");
@@ -302,10 +310,17 @@ int Former::outerScalar(KernelDraft &draft, const Value *v) {
 }
 
 void Former::emitMap(KernelDraft &draft, const Op *op) {
+  std::vector<int> args;
+  for (const Value *o : op->operands)
+    args.push_back(atPoint(draft, o));
+  draft.nodeOf[op->result()] = mapBody(draft, op, args);
+}
+
+int Former::mapBody(KernelDraft &draft, const Op *op, const std::vector<int> &args) {
   const Region &r = *op->region;
   std::map<const Value *, int> local;
   for (size_t i = 0; i < r.args.size(); ++i)
-    local[r.args[i]] = atPoint(draft, op->operands[i]);
+    local[r.args[i]] = args[i];
   auto get = [&](const Value *v) {
     auto it = local.find(v);
     return it != local.end() ? it->second : outerScalar(draft, v);
@@ -324,7 +339,7 @@ void Former::emitMap(KernelDraft &draft, const Op *op) {
       n.operands.push_back(get(o));
     local[res] = node(draft, n);
   }
-  draft.nodeOf[op->result()] = get(r.yield);
+  return get(r.yield);
 }
 
 std::vector<int> Former::identity(unsigned n) {

@@ -176,6 +176,40 @@ bool Former::isRowStat(const Op *op) {
   return true;
 }
 
+// A map whose one user is a reduction of it that starts a group of its
+// own (not a row statistic, which its consumers compute): the reduction
+// evaluates the map's body where it reads each element (loadNode), so the
+// map's result is never written out: a column sum of i8 widened to i32
+// (MatMulInteger's zero-point terms) reads the i8 once instead of writing
+// and reading back four bytes an element. Only where every operand has
+// the map's shape (a map's broadcasts are views by now) and none is a row
+// statistic, which is read only at its own row; a small body, as a fused
+// map's.
+bool Former::isReducedMap(const Op *op) {
+  if (op->kind != OpKind::Map || op->results.size() != 1 || returned.count(op->result()) ||
+      !op->region || op->region->ops.size() > kMaxFusedScalarOps)
+    return false;
+  const std::vector<Op *> &users = uses.users(op->result());
+  // (Both ops of one kernel call's fallback, or of none: the reduction's
+  // dispatch carries the guard.)
+  if (users.size() != 1 || users[0]->kind != OpKind::Reduce ||
+      users[0]->operands[0] != op->result() || isRowStat(users[0]) ||
+      users[0]->fallbackFor != op->fallbackFor)
+    return false;
+  const std::vector<uint32_t> &dims = shapes.dimsOf(op->result());
+  for (const Value *o : op->operands) {
+    if (!o->type.tensor || shapes.dimsOf(o) != dims)
+      return false;
+    // (A row statistic, or one broadcast over its rows.)
+    const Op *d = o->def;
+    if (d && d->kind == OpKind::Broadcast && d->operands[0]->def)
+      d = d->operands[0]->def;
+    if (d && d->kind == OpKind::Reduce && (rowStats.count(d) || isRowStat(d)))
+      return false;
+  }
+  return true;
+}
+
 bool Former::consumedOnlyIn(const Value *v, int g) {
   if (returned.count(v))
     return false;
