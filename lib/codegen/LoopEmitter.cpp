@@ -1216,6 +1216,11 @@ private:
     reductionLoops(L_.numParallel, [&]() {
       Scope s = evalScope();
       s.acc = load(L_.accType, slot);
+      // The update's operands (a map's body the reduction computes,
+      // Former::isReducedMap) are computed as written, before the flags:
+      // only the fold itself is reassociated.
+      for (int o : L_.nodes[L_.accUpdate].operands)
+        eval(o, s);
       FastMathFlags saved = b_.getFastMathFlags();
       FastMathFlags fmf = saved;
       fmf.setAllowReassoc();

@@ -46,8 +46,10 @@ static const ScalarNode *packedOperand(const LoopKernel &L, const ScalarNode &n)
 static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
                            bool &rhsTransposed) {
   unsigned P = L.numParallel;
+  // (One reduced dim, K: a reduction of a product of broadcasts, whose map
+  // the reduction computes, may have the update's shape over more.)
   if ((L.accType != DType::F32 && L.accType != DType::I32) || (P != 2 && P != 3) ||
-      L.accUpdate < 0)
+      L.accUpdate < 0 || L.domainParams.size() != P + 1)
     return false;
   const ScalarNode &add = L.nodes[L.accUpdate];
   if (add.kind != ScalarNode::Kind::Op || add.op != OpKind::Add || add.operands.size() != 2 ||
