@@ -143,20 +143,28 @@ cases=("fc a43.npy" "fc a230.npy" "mlp a43.npy" "mlp a230.npy" "lhs b.npy" "rlhs
        "shlhs bb.npy" "bmm ba.npy" "tied a230.npy")
 declare -A weights=([fc]="w.npy" [mlp]="wt.npy" [lhs]="v.npy" [rlhs]="vr.npy" [shlhs]="v.npy"
                     [bmm]="wb.npy" [tied]="w.npy")
+# Function FN of BUNDLE on input IN with its constant weights at 1 and 3
+# threads (const1.npy, const3.npy) and its twin FN_arg given WEIGHTS
+# (arg.npy), at $level on $model: all three the same bytes.
+run_twins() {
+  local bundle=$1 fn=$2 in=$3 weights=$4 threads
+  for threads in 1 3; do
+    run_cpu "$TARGET" "$model" "$bundle" --isa="$level" --threads $threads --function "$fn" \
+      --input "@$in" --output @const$threads.npy
+  done
+  run_cpu "$TARGET" "$model" "$bundle" --isa="$level" --function "${fn}_arg" \
+    --input "@$in" --input "@$weights" --output @arg.npy
+  cmp const1.npy const3.npy || { echo "error: $level $fn $in: 1 and 3 threads differ" >&2; exit 1; }
+  cmp const1.npy arg.npy ||
+    { echo "error: $level $fn $in: differs from the weights as arguments" >&2; exit 1; }
+}
 levels_here "$TARGET"
 for lm in "${LEVELS_HERE[@]}"; do
   level=${lm%%=*} model=${lm#*=}
   echo "$level: ${model:-native}"
   for c in "${cases[@]}"; do
     read -r fn in <<< "$c"
-    for threads in 1 3; do
-      run_cpu "$TARGET" "$model" cw.graft --isa="$level" --threads $threads --function "$fn" \
-        --input "@$in" --output @const$threads.npy
-    done
-    run_cpu "$TARGET" "$model" cw.graft --isa="$level" --function "${fn}_arg" \
-      --input "@$in" --input "@${weights[$fn]}" --output @arg.npy
-    cmp const1.npy const3.npy || { echo "error: $level $c: 1 and 3 threads differ" >&2; exit 1; }
-    cmp const1.npy arg.npy || { echo "error: $level $c: differs from the weights as arguments" >&2; exit 1; }
+    run_twins cw.graft "$fn" "$in" "${weights[$fn]}"
     "$GRAFT" eval cw.graph --function "$fn" --input "@$in" --output @ref.npy
     "$PYTHON" - "$level $c" <<'PY'
 import sys
@@ -397,14 +405,7 @@ for lm in "${LEVELS_HERE[@]}"; do
   level=${lm%%=*} model=${lm#*=}
   for c in "${cases8[@]}"; do
     read -r fn in <<< "$c"
-    for threads in 1 3; do
-      run_cpu "$TARGET" "$model" cw8.graft --isa="$level" --threads $threads --function "$fn" \
-        --input "@$in" --output @const$threads.npy
-    done
-    run_cpu "$TARGET" "$model" cw8.graft --isa="$level" --function "${fn}_arg" \
-      --input "@$in" --input "@${weights8[$fn]}" --output @arg.npy
-    cmp const1.npy const3.npy || { echo "error: $level $c: 1 and 3 threads differ" >&2; exit 1; }
-    cmp const1.npy arg.npy || { echo "error: $level $c: differs from the weights as arguments" >&2; exit 1; }
+    run_twins cw8.graft "$fn" "$in" "${weights8[$fn]}"
     "$PYTHON" - "$level $c" "ref_${fn}_$in" <<'PY'
 import sys
 import numpy as np
