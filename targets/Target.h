@@ -77,6 +77,13 @@ struct FeatureLevel {
   // loop (codegen's PairSums). (Generic IR for the pairwise sum is not
   // selected as pmaddwd on x86: LLVM's combines reassociate it first.)
   const char *pairMultiplyAdd = "";
+  // The LLVM intrinsic that multiplies <4n x i8> by <4n x i8> and adds
+  // each four adjacent products into one i32 of <n x i32> (AArch64's sdot:
+  // "llvm.aarch64.neon.sdot.v4i32.v16i8"): where a level names one, the
+  // packed matmul of i8 operands packs them as quads along K, kept as i8,
+  // and calls it (16 products an instruction where smlal gives 4); "": as
+  // pairs (pairMultiplyAdd).
+  const char *quadDotProduct = "";
 };
 
 struct QemuCpu {

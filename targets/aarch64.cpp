@@ -35,7 +35,8 @@ const TargetInfo aarch64Target = {
          {"-march=armv8.2-a+dotprod"}, {"armv8-a"}, {"crc", "lse", "rdm", "dotprod"}, 128, 32, 32 * 1024, 256 * 1024,
          // LSE serves atomics, dotprod and RDM narrow integers, CRC its
          // intrinsics: float code is armv8-a's.
-         /*changesOnly=*/{"atomics", "narrow-integers", "target-intrinsics"}, 0, "", true},
+         /*changesOnly=*/{"atomics", "narrow-integers", "target-intrinsics"}, 0, "", true,
+         /*pairMultiplyAdd=*/"", /*quadDotProduct=*/"llvm.aarch64.neon.sdot.v4i32.v16i8"},
     },
     /*elfMachine=*/183, // EM_AARCH64
     /*elfClass=*/2,

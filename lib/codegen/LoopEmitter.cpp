@@ -274,12 +274,16 @@ private:
 
   // The rows a packed panel of a K block of |kc| rows has
   // (packedMatmulPanelRows). The K blocks start at even rows (multiples of
-  // kcStep), so for i8 pairs block |pc| starts at row pc / 2.
+  // kcStep, multiples of 8), so for i8 pairs block |pc| starts at row
+  // pc / 2, for quads pc / 4.
   Value *panelRows(Value *kc) { return codegen::packedMatmulPanelRows(b_, L_.packed, kc); }
-  Value *panelRowOf(Value *pc) { return L_.packed.pairs() ? b_.CreateLShr(pc, 1) : pc; }
+  Value *panelRowOf(Value *pc) {
+    const unsigned g = L_.packed.kGroup();
+    return g > 1 ? b_.CreateLShr(pc, g == 4 ? 2 : 1) : pc;
+  }
   // The packed panel of K block [pc, pc + kc) at column |at| of the
   // [.., K, width] buffer at |base| (this batch's; [.., ceil(K / 2), width]
-  // for pairs): the block's rows of width 4-byte elements, the panel at +
+  // for pairs, [.., ceil(K / 4), width] for quads): the block's rows of width 4-byte elements, the panel at +
   // at * its rows. The rhs panel of columns [j, ..) is at column j, the lhs
   // panel of rows [i, ..) at lhsAt + i.
   Value *packedAt(Value *base, Value *pc, Value *kc, Value *at) {

@@ -400,9 +400,61 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width,
 }
 
 // i8 pairs (PackedMatmul::pairs): the panel rows of a K block of |kc|
-// rows (ceil(kc / 2) pairs; kc for every other matmul).
+// rows (ceil(kc / 2) pairs, ceil(kc / 4) quads; kc for every other
+// matmul).
 Value *packedMatmulPanelRows(IRBuilderBase &b, const PackedMatmul &p, Value *kc) {
-  return p.pairs() ? b.CreateLShr(b.CreateAdd(kc, b.getInt64(1)), 1) : kc;
+  const unsigned g = p.kGroup();
+  return g > 1 ? b.CreateLShr(b.CreateAdd(kc, b.getInt64(g - 1)), g == 4 ? 2 : 1) : kc;
+}
+
+// The routine names' mark of i8 operands: pairs, or quads.
+static std::string i8Mark(const PackedMatmul &p) { return p.quads() ? "i8q" : "i8"; }
+
+// Row h of group |j| of a K block of |kc| rows (i8 quads: rows 4j .. 4j
+// + 3): whether the block has it, and the row to read for it, row 4j
+// where it does not (always a valid address; the lhs's value there is
+// zero, so what it holds counts for nothing).
+static Value *groupHasRow(IRBuilder<> &b, Value *j, unsigned h, Value *kc) {
+  return b.CreateICmpULT(b.CreateAdd(b.CreateShl(j, 2), b.getInt64(h)), kc);
+}
+static Value *groupRowToRead(IRBuilder<> &b, Value *j, unsigned h, Value *kc) {
+  Value *k = b.CreateShl(j, 2);
+  return b.CreateSelect(groupHasRow(b, j, h, kc), b.CreateAdd(k, b.getInt64(h)), k);
+}
+
+// The quad (x[4j], .., x[4j + 3]) of the |kc| i8 values |stride| apart at
+// |x| as one i32 holding four i8, zeros past kc; every read is at a valid
+// address.
+static Value *loadQuad(IRBuilder<> &b, Value *x, Value *stride, Value *j, Value *kc) {
+  Type *i8 = b.getInt8Ty();
+  Value *quad = PoisonValue::get(FixedVectorType::get(i8, 4));
+  for (unsigned h = 0; h < 4; ++h) {
+    Value *v = b.CreateLoad(i8, b.CreateInBoundsGEP(i8, x, b.CreateMul(groupRowToRead(b, j, h, kc), stride)));
+    quad = b.CreateInsertElement(quad, b.CreateSelect(groupHasRow(b, j, h, kc), v, b.getInt8(0)),
+                                 uint64_t(h));
+  }
+  return b.CreateBitCast(quad, b.getInt32Ty());
+}
+
+// Rows 4j .. 4j + 3 of an rhs as a panel row of i8 quads: the same
+// columns of |rows| (four <n x i8>) interleaved into <4n x i8>, column c's
+// four at 4c .. 4c + 3: two rounds of interleaving two vectors (AArch64's
+// zip1 and zip2), bytes of rows (0, 1) and (2, 3), then their 16-bit
+// pairs.
+static Value *quadRow(IRBuilder<> &b, Value *const rows[4]) {
+  const unsigned n = unsigned(cast<FixedVectorType>(rows[0]->getType())->getNumElements());
+  auto interleave = [&](Value *x, Value *y, unsigned count) {
+    std::vector<int> mask(2 * count);
+    for (unsigned i = 0; i < count; ++i) {
+      mask[2 * i] = int(i);
+      mask[2 * i + 1] = int(count + i);
+    }
+    return b.CreateShuffleVector(x, y, mask);
+  };
+  auto *halves = FixedVectorType::get(b.getInt16Ty(), n);
+  Value *lo = b.CreateBitCast(interleave(rows[0], rows[1], n), halves);
+  Value *hi = b.CreateBitCast(interleave(rows[2], rows[3], n), halves);
+  return b.CreateBitCast(interleave(lo, hi, n), FixedVectorType::get(b.getInt8Ty(), 4 * n));
 }
 
 // Whether pair |j| of a K block of |kc| rows has its second row (2j + 1 <
@@ -448,13 +500,16 @@ static Value *pairRow(IRBuilder<> &b, Value *lo, Value *hi) {
 // 2j + 1 of the block widened to
 // i16 and interleaved. Per pair of rows: two nr-byte loads, one
 // interleaving shuffle, one widening and the stores; the ragged last
-// panel and an odd kc's last row are padded with zeros.
+// panel and an odd kc's last row are padded with zeros. For quads
+// (ceil(kc / 4) rows a panel), rows 4j .. 4j + 3 as they are, four
+// nr-byte loads and quadRow's shuffles per panel row; zeros past kc.
 static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *i8 = Type::getInt8Ty(c), *i32 = t.acc;
+  const bool quads = p.quads();
   bool fresh;
-  Function *f = leaf(m, "packi8", {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
+  Function *f = leaf(m, "pack" + i8Mark(p), {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
   if (!fresh)
     return f;
   IRBuilder<> b(BasicBlock::Create(c, "entry", f));
@@ -468,6 +523,18 @@ static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
   emitLoop(b, b.getInt64(0), fullCols, "q", [&](Value *q) {
     Value *panel = b.CreateInBoundsGEP(i32, dst, b.CreateMul(q, pairs));
     emitLoop(b, b.getInt64(0), pairs, "j", [&](Value *j) {
+      if (quads) {
+        Value *to = b.CreateInBoundsGEP(i32, panel, b.CreateMul(j, nrV));
+        Value *rows[4];
+        for (unsigned h = 0; h < 4; ++h) {
+          Value *at = b.CreateAdd(b.CreateMul(groupRowToRead(b, j, h, kc), ldb), q);
+          rows[h] = b.CreateSelect(groupHasRow(b, j, h, kc),
+                                   b.CreateAlignedLoad(bytes, b.CreateInBoundsGEP(i8, src, at), Align(1)),
+                                   Constant::getNullValue(bytes));
+        }
+        b.CreateAlignedStore(quadRow(b, rows), to, Align(4));
+        return;
+      }
       Value *k = b.CreateShl(j, 1);
       Value *hasHi = hasSecondRow(b, j, kc);
       Value *row0 = b.CreateInBoundsGEP(i8, src, b.CreateAdd(b.CreateMul(k, ldb), q));
@@ -489,7 +556,7 @@ static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
       Value *cv = b.getInt64(col);
       Value *at = b.CreateInBoundsGEP(
           i8, src, b.CreateAdd(fullCols, b.CreateBinaryIntrinsic(Intrinsic::umin, cv, lastCol)));
-      Value *x = loadPair(b, at, ldb, j, kc);
+      Value *x = quads ? loadQuad(b, at, ldb, j, kc) : loadPair(b, at, ldb, j, kc);
       x = b.CreateSelect(b.CreateICmpULT(cv, rem), x, b.getInt32(0));
       b.CreateAlignedStore(x, b.CreateConstInBoundsGEP1_64(i32, to, col), Align(4));
     }
@@ -507,13 +574,16 @@ static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
 // widened, and a 4 x 4 transpose of the i32 pairs (transposeSquare); the
 // rows past the last group of 4 take the same widened load and store its
 // pairs one by one; the pairs past the last group of 4 and the ragged
-// last panel go one pair at a time (loadPair).
+// last panel go one pair at a time (loadPair). Quads likewise: a 16-byte
+// load is four quads of a row as they lie (rows 4j .. 4j + 3 of K are a
+// row's bytes 4j .. 4j + 3), the last ones one at a time (loadQuad).
 static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *i8 = Type::getInt8Ty(c), *i32 = t.acc;
+  const bool quads = p.quads();
   bool fresh;
-  Function *f = leaf(m, "packrows" + std::to_string(width) + "i8", {i64, i64, t.ptr, i64, t.ptr},
+  Function *f = leaf(m, "packrows" + std::to_string(width) + i8Mark(p), {i64, i64, t.ptr, i64, t.ptr},
                      p, fresh);
   if (!fresh)
     return f;
@@ -522,16 +592,23 @@ static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width)
         *dst = f->getArg(4);
   Value *widthV = b.getInt64(width), *one = b.getInt64(1);
   Value *pairs = packedMatmulPanelRows(b, p, kc);
-  Value *pairs4 = b.CreateAnd(b.CreateLShr(kc, 1), b.getInt64(~uint64_t(3)));
+  Value *pairs4 = b.CreateAnd(b.CreateLShr(kc, quads ? 2 : 1), b.getInt64(~uint64_t(3)));
   Value *fullRows = b.CreateMul(b.CreateUDiv(rows, widthV), widthV);
   const unsigned grouped = width / 4 * 4;
   auto *wide = FixedVectorType::get(b.getInt16Ty(), 8);
   auto *quad = FixedVectorType::get(i32, 4);
-  // Pairs [j, j + 4) of the row at |row| as <4 x i32>.
+  // Pairs (quads) [j, j + 4) of the row at |row| as <4 x i32>.
   auto fourPairs = [&](Value *row, Value *j) {
+    if (quads)
+      return b.CreateBitCast(b.CreateAlignedLoad(FixedVectorType::get(i8, 16),
+                                                 b.CreateInBoundsGEP(i8, row, b.CreateShl(j, 2)), Align(1)),
+                             quad);
     Value *x = b.CreateAlignedLoad(FixedVectorType::get(i8, 8),
                                    b.CreateInBoundsGEP(i8, row, b.CreateShl(j, 1)), Align(1));
     return b.CreateBitCast(b.CreateSExt(x, wide), quad);
+  };
+  auto loadGroup = [&](Value *x, Value *j) {
+    return quads ? loadQuad(b, x, one, j, kc) : loadPair(b, x, one, j, kc);
   };
   auto rowAt = [&](Value *top, Value *r) {
     return b.CreateInBoundsGEP(i8, top, b.CreateMul(r, lda));
@@ -562,7 +639,7 @@ static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width)
     emitLoop(b, pairs4, pairs, "j", [&](Value *j) {
       Value *to = b.CreateInBoundsGEP(i32, panel, b.CreateMul(j, widthV));
       for (unsigned r = 0; r < width; ++r)
-        b.CreateAlignedStore(loadPair(b, rowAt(top, b.getInt64(r)), one, j, kc),
+        b.CreateAlignedStore(loadGroup(rowAt(top, b.getInt64(r)), j),
                              b.CreateConstInBoundsGEP1_64(i32, to, r), Align(4));
     });
   }, width);
@@ -576,7 +653,7 @@ static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width)
     for (unsigned r = 0; r < width; ++r) {
       Value *rv = b.getInt64(r);
       Value *row = rowAt(top, b.CreateBinaryIntrinsic(Intrinsic::umin, rv, lastRow));
-      Value *x = b.CreateSelect(b.CreateICmpULT(rv, rem), loadPair(b, row, one, j, kc), b.getInt32(0));
+      Value *x = b.CreateSelect(b.CreateICmpULT(rv, rem), loadGroup(row, j), b.getInt32(0));
       b.CreateAlignedStore(x, b.CreateConstInBoundsGEP1_64(i32, to, r), Align(4));
     }
   });
@@ -628,13 +705,15 @@ static void emitPanelPrefetches(IRBuilder<> &b, Value *lhs, Value *k, Value *rhs
 // (Adding each step's pairs took AArch64 4 instructions for 8 products,
 // and 12 x 2 tiles spilled.) Every sum is exact in i32 (a product of i8
 // values is at most 2^14 in magnitude), and i32 sums in any order are the
-// same bits.
+// same bits. Quads (PackedMatmul::quads) sum with the level's dot product
+// (FeatureLevel::quadDotProduct, AArch64's sdot): per step the intrinsic,
+// its four products and the add in one, into a lane a column.
 struct PairSums {
   IRBuilder<> &b;
   const PackedMatmul &p;
   unsigned lanes;
   FixedVectorType *halves, *wide; // <2 lanes x i16>, <2 lanes x i32>
-  bool split() const { return !*p.pairMultiplyAdd; }
+  bool split() const { return !p.quads() && !*p.pairMultiplyAdd; }
   PairSums(IRBuilder<> &b, const PackedMatmul &p)
       : b(b), p(p), lanes(p.lanes), halves(FixedVectorType::get(b.getInt16Ty(), 2 * p.lanes)),
         wide(FixedVectorType::get(b.getInt32Ty(), 2 * p.lanes)) {}
@@ -648,8 +727,17 @@ struct PairSums {
     return b.CreateShuffleVector(sums, Constant::getNullValue(sums->getType()), interleave);
   }
   // |acc| plus the products of the pairs |x| and |y| (<lanes x i32>, each
-  // lane two i16).
+  // lane two i16; quads: four i8).
   Value *step(Value *x, Value *y, Value *acc) const {
+    if (p.quads()) {
+      // (The broadcast lhs quad second: AArch64 selects sdot's indexed
+      // form for it.)
+      auto *bytes = FixedVectorType::get(b.getInt8Ty(), 4 * lanes);
+      Module &m = *b.GetInsertBlock()->getModule();
+      Type *sums = acc->getType();
+      FunctionCallee dot = m.getOrInsertFunction(p.quadDotProduct, sums, sums, bytes, bytes);
+      return b.CreateCall(dot, {acc, b.CreateBitCast(y, bytes), b.CreateBitCast(x, bytes)});
+    }
     Value *x16 = b.CreateBitCast(x, halves), *y16 = b.CreateBitCast(y, halves);
     if (split())
       return b.CreateAdd(acc, b.CreateMul(b.CreateSExt(x16, wide), b.CreateSExt(y16, wide)));
@@ -745,7 +833,7 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   // pairs: panels of i32, each two i16).
   // i8 pairs read panels of pairs (rhsElem f32: packed), or, in place,
   // rows 2k and 2k + 1 of the i8 rhs per step, paired as they are read.
-  const bool pairs = p.pairs();
+  const bool pairs = p.pairs(), quads = p.quads();
   const bool pairsInPlace = pairs && rhsElem == DType::I8;
   const Source rhsFrom(c, pairs && !pairsInPlace ? DType::I32 : rhsElem, p);
   assert((!transposed || (rows < p.mr && !packing && !epi)) && "tailt is a plain short tile");
@@ -755,7 +843,7 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
                      : packing  ? "tilepack"
                      : rows < p.mr ? "tail"
                                    : "tile";
-  kind += pairsInPlace ? std::string("i8src") : pairs ? std::string("i8") : rhsFrom.mark();
+  kind += pairsInPlace ? i8Mark(p) + "src" : pairs ? i8Mark(p) : rhsFrom.mark();
   // (The packing tile of a rows view reads its rows through a table.)
   const bool tableRows = packing && p.rhsRows;
   if (tableRows)
@@ -871,18 +959,35 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     // (Pairs in place: rows 2k and 2k + 1; where an odd block has no row
     // 2k + 1, row 2k again, whose products count for nothing: the packed
     // lhs pair's second half is zero. A select of zeros instead became a
-    // branch per vector, x86's CodeGenPrepare sinking the loads.)
+    // branch per vector, x86's CodeGenPrepare sinking the loads. Quads:
+    // rows 4k .. 4k + 3, row 4k again for those past the block.)
     Value *rhsRow = tableRows       ? rhsRowAt(b, rhsFrom, p, rhs, k, ldRhs)
-                    : pairsInPlace ? rhsFrom.at(b, rhs, b.CreateMul(b.CreateShl(k, 1), ldRhs))
+                    : pairsInPlace ? rhsFrom.at(b, rhs, b.CreateMul(b.CreateShl(k, quads ? 2 : 1), ldRhs))
                                    : rhsFrom.at(b, rhs, b.CreateMul(k, ldRhs));
     Value *hiRow = nullptr;
-    if (pairsInPlace) {
+    if (pairsInPlace && !quads) {
       hiRow = b.CreateSelect(hasSecondRow(b, k, kc), rhsFrom.at(b, rhsRow, ldRhs), rhsRow);
     }
     Value *lhsCol = b.CreateInBoundsGEP(elem, lhs, b.CreateMul(k, b.getInt64(p.mr)));
     std::vector<Value *> rv(nv);
+    // Quads in place: the panel's four rows interleaved whole, then cut
+    // into its nv vectors.
+    Value *quadPanel = nullptr;
+    if (pairsInPlace && quads) {
+      auto *bytes = FixedVectorType::get(b.getInt8Ty(), p.nr());
+      Value *rows[4];
+      for (unsigned h = 0; h < 4; ++h)
+        rows[h] = b.CreateAlignedLoad(
+            bytes, rhsFrom.at(b, rhs, b.CreateMul(groupRowToRead(b, k, h, kc), ldRhs)), Align(1));
+      quadPanel = quadRow(b, rows);
+    }
     for (unsigned v = 0; v < nv; ++v) {
-      if (pairsInPlace) {
+      if (quadPanel) {
+        std::vector<int> part(4 * lanes);
+        for (unsigned i = 0; i < 4 * lanes; ++i)
+          part[i] = int(v * 4 * lanes + i);
+        rv[v] = b.CreateBitCast(b.CreateShuffleVector(quadPanel, part), vec);
+      } else if (pairsInPlace) {
         auto *bytes = FixedVectorType::get(b.getInt8Ty(), lanes);
         Value *lo = b.CreateAlignedLoad(bytes, rhsFrom.at(b, rhsRow, v * lanes), Align(1));
         Value *hi = b.CreateAlignedLoad(bytes, rhsFrom.at(b, hiRow, v * lanes), Align(1));
@@ -907,14 +1012,29 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     } else {
       emitPanelPrefetches(b, lhs, k, rhsRow, ldRhs, rhsAhead, p, rhsFrom);
       // (Pairs in place: a step reads two rows, so row 2k + rhsAhead + 1
-      // too.)
-      if (pairsInPlace)
-        prefetchBytes(b, b.CreateGEP(b.getInt8Ty(), rhsRow, b.CreateMul(ldRhs, b.getInt64(rhsAhead + 1))),
+      // too; quads four.)
+      for (unsigned h = 1; pairsInPlace && h < p.kGroup(); ++h)
+        prefetchBytes(b, b.CreateGEP(b.getInt8Ty(), rhsRow, b.CreateMul(ldRhs, b.getInt64(rhsAhead + h))),
                       p.nr());
     }
+    // Quads: the lhs column's quads four at a time (every group of 4 that
+    // lies in the mr-wide panel), each row's broadcast a lane of those:
+    // AArch64's sdot by element, one load per four rows where a broadcast
+    // load each (ld1r, with its address computed apart) took two
+    // instructions a row.
+    std::vector<Value *> lhsQuads((mr + 3) / 4, nullptr);
     for (unsigned r = 0; r < mr; ++r) {
-      Value *x = b.CreateLoad(elem, b.CreateConstInBoundsGEP1_64(elem, lhsCol, r));
-      Value *splat = b.CreateVectorSplat(lanes, x);
+      Value *splat;
+      if (quads && r / 4 * 4 + 4 <= p.mr) {
+        Value *&four = lhsQuads[r / 4];
+        if (!four)
+          four = b.CreateAlignedLoad(FixedVectorType::get(elem, 4),
+                                     b.CreateConstInBoundsGEP1_64(elem, lhsCol, r / 4 * 4), Align(4));
+        splat = b.CreateShuffleVector(four, std::vector<int>(lanes, int(r % 4)));
+      } else {
+        Value *x = b.CreateLoad(elem, b.CreateConstInBoundsGEP1_64(elem, lhsCol, r));
+        splat = b.CreateVectorSplat(lanes, x);
+      }
       for (unsigned v = 0; v < nv; ++v) {
         Value *next =
             pairs ? pairSums.step(splat, rv[v], accs[r * nv + v])
@@ -1042,9 +1162,11 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
   const Source rhsFrom(c, rhsElem, p);
   // (i8 pairs: a step is a pair of rows, read in place and paired as in
   // the tiles, the lhs a packed panel of pairs.)
-  const bool pairs = p.pairs();
+  // (Quads: four rows a step, interleaved whole per panel as the tiles
+  // do, the sums in column order.)
+  const bool pairs = p.pairs(), quads = p.quads();
   bool fresh;
-  Function *f = leaf(m, "sweep" + (pairs ? std::string("i8src") : rhsFrom.mark()),
+  Function *f = leaf(m, "sweep" + (pairs ? i8Mark(p) + "src" : rhsFrom.mark()),
                      {i64, t.ptr, t.ptr, t.ptr, t.ptr, i64, i64, i64, i64}, p, fresh, 1);
   if (!fresh)
     return f;
@@ -1081,7 +1203,7 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
                                 b.getInt64((v % nv) * lanes));
         start[v] = b.CreateAlignedLoad(vec, b.CreateInBoundsGEP(f32, startCol, at), Align(4));
       }
-      if (pairs)
+      if (pairs && !quads)
         for (unsigned q = 0; q < n; ++q) {
           Value *in[2] = {start[q * 2], start[q * 2 + 1]};
           for (unsigned h = 0; h < 2; ++h)
@@ -1101,16 +1223,35 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
       }
       Value *x = b.CreateLoad(t.acc, b.CreateInBoundsGEP(t.acc, lhs, b.CreateMul(k, lhsStep)));
       Value *splat = b.CreateVectorSplat(lanes, x);
-      Value *row = rhsFrom.at(b, rhs, b.CreateAdd(b.CreateMul(pairs ? b.CreateShl(k, 1) : k, ldRhs), col));
+      Value *row = rhsFrom.at(
+          b, rhs, b.CreateAdd(b.CreateMul(pairs ? b.CreateShl(k, quads ? 2 : 1) : k, ldRhs), col));
       Value *hiRow = nullptr;
-      if (pairs) {
+      std::vector<Value *> quadRows; // rows 4k .. 4k + 3 (4k again past the block)
+      if (quads) {
+        for (unsigned h = 0; h < 4; ++h)
+          quadRows.push_back(
+              rhsFrom.at(b, rhs, b.CreateAdd(b.CreateMul(groupRowToRead(b, k, h, kc), ldRhs), col)));
+      } else if (pairs) {
         hiRow = b.CreateSelect(hasSecondRow(b, k, kc), rhsFrom.at(b, row, ldRhs), row);
       }
       std::vector<Value *> next(n * nv);
       // Pairs: each panel's two rows widened, then paired a 16-byte chunk
       // at a time (chunkOrder: x86's punpcklwd and punpckhwd).
       std::vector<Value *> pairVecs(n * nv);
-      for (unsigned q = 0; pairs && q < n; ++q) {
+      for (unsigned q = 0; quads && q < n; ++q) {
+        auto *bytes = FixedVectorType::get(b.getInt8Ty(), unsigned(nr));
+        Value *rows[4];
+        for (unsigned h = 0; h < 4; ++h)
+          rows[h] = b.CreateAlignedLoad(bytes, rhsFrom.at(b, quadRows[h], q * nr), Align(1));
+        Value *all = quadRow(b, rows);
+        for (unsigned v = 0; v < nv; ++v) {
+          std::vector<int> part(4 * lanes);
+          for (unsigned i = 0; i < 4 * lanes; ++i)
+            part[i] = int(v * 4 * lanes + i);
+          pairVecs[q * nv + v] = b.CreateBitCast(b.CreateShuffleVector(all, part), vec);
+        }
+      }
+      for (unsigned q = 0; pairs && !quads && q < n; ++q) {
         auto *bytes = FixedVectorType::get(b.getInt8Ty(), unsigned(nr));
         auto *halves = FixedVectorType::get(b.getInt16Ty(), unsigned(nr));
         Value *lo = b.CreateSExt(
@@ -1123,7 +1264,10 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
       }
       // (The next group's lines of the two rows, which it reads next: 1 x
       // 1024 x 1024 5% faster on Zen 3.)
-      if (pairs) {
+      if (quads)
+        for (Value *r : quadRows)
+          prefetchLine(b, b.CreateGEP(b.getInt8Ty(), r, b.getInt64(n * nr)));
+      else if (pairs) {
         prefetchLine(b, b.CreateGEP(b.getInt8Ty(), row, b.getInt64(n * nr)));
         prefetchLine(b, b.CreateGEP(b.getInt8Ty(), hiRow, b.getInt64(n * nr)));
       }
@@ -1141,7 +1285,7 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
       b.CreateCondBr(b.CreateICmpULT(kNext, k1), body, exit);
       b.SetInsertPoint(exit);
       std::vector<Value *> sums(next);
-      if (pairs)
+      if (pairs && !quads)
         for (unsigned q = 0; q < n; ++q)
           for (unsigned h = 0; h < 2; ++h)
             sums[q * 2 + h] = b.CreateShuffleVector(pairSums.finished(next[q * 2]),

@@ -96,7 +96,7 @@ struct KernelOutput {
 // panel of columns [j, j + nr) at pc * width + j * kc, the lhs panel of rows
 // [i, i + mr) at pc * width + (lhsAt + i) * kc, each a kc x nr (kc x mr)
 // panel. (i8 pairs, PackedMatmul::pairs: [.., ceil(K / 2), width] of
-// 4-byte pairs, every kc and pc above halved, kRows.) An operand read by one workgroup only is packed by that
+// 4-byte pairs, every kc and pc above halved, kRows; quads quartered.) An operand read by one workgroup only is packed by that
 // workgroup into its scratch, where it stays in cache for the microkernel.
 struct PackedMatmul {
   unsigned lhs = 0, rhs = 0; // kernel inputs read as [.., M, K] and [.., K, N]
@@ -113,6 +113,7 @@ struct PackedMatmul {
   DType lhsElem = DType::F32, rhsElem = DType::F32;
   bool halfConversion = false; // the level's FeatureLevel::halfConversion
   const char *pairMultiplyAdd = ""; // the level's FeatureLevel::pairMultiplyAdd
+  const char *quadDotProduct = "";  // the level's FeatureLevel::quadDotProduct
   unsigned lanes = 1;        // f32 elements per vector register
   unsigned mr = 0, nv = 0;   // register tile: mr rows x nv vectors (mr = 0: off)
   unsigned kc = 0;           // K block: a kc x nr rhs panel stays in L1
@@ -158,7 +159,17 @@ struct PackedMatmul {
   // in place (a block of fewer than mr rows, the packing tile, the sweep)
   // pair its rows as they read them; no transposing tail, no epilogue in
   // the tiles, no rows view.
+  // Where the level has a dot product of i8 quads (quads():
+  // FeatureLevel::quadDotProduct, AArch64's sdot), the groups are of four
+  // rows instead, kept as i8: a 4-byte element holds rows k .. k + 3 (k a
+  // multiple of 4, the K blocks starting at multiples of 4), a K block of
+  // kc rows packs into ceil(kc / 4) panel rows, the lhs's past the block's
+  // end zero. All the above holds with "pair" read as "group of kGroup()
+  // rows".
   bool pairs() const { return lhsElem == DType::I8; }
+  bool quads() const { return pairs() && *quadDotProduct; }
+  // The rows of K a panel row holds: 1 (f32), 2 (i8 pairs) or 4 (quads).
+  unsigned kGroup() const { return quads() ? 4 : pairs() ? 2 : 1; }
   // Whether the microkernels store outputs (and take the three arguments
   // for it, lib/codegen/PackedMatmul.cpp): the last K block's whole tiles
   // store their finished sums straight into the output and apply an exact
@@ -191,8 +202,8 @@ struct PackedMatmul {
   // rhs, which a workgroup packs before its tiles instead, from two rows.
   unsigned rhsPackedRows() const { return rhsTransposed ? 2 : 3; }
   // The rows a packed panel of |k| rows of K takes: k, or ceil(k / 2)
-  // pairs.
-  uint64_t kRows(uint64_t k) const { return pairs() ? (k + 1) / 2 : k; }
+  // pairs, ceil(k / 4) quads.
+  uint64_t kRows(uint64_t k) const { return (k + kGroup() - 1) / kGroup(); }
   // Per-worker scratch: partial sums (mw x nc), the rhs block (kc x nc) when
   // the workgroup packs it, then the packed lhs (mc x the K block: up to
   // kcPrepacked where the rhs was packed before the call); 4-byte elements

@@ -20,7 +20,8 @@
 //
 // Narrower operands are packed as the per-call packing writes them too:
 // f16 and bf16 widened to f32, i8 ones of an i8 x i8 -> i32 matmul
-// (PackedMatmul::pairs) as pairs of rows widened to i16. Their packed
+// (PackedMatmul::pairs) as pairs of rows widened to i16 (or, where the
+// level has a dot product of i8 quads, as quads of rows). Their packed
 // copy takes twice their bytes, so it does cost the slice as many bytes
 // again. It pays where few rows multiply the weights, which the per-call
 // path reads in place, widening or pairing them as it goes, for every
@@ -49,7 +50,8 @@ namespace graft {
 // operand's element r is its row k = r (an f16 or bf16 one's widened to
 // f32, exactly); i8 pairs' (p.pairs()) holds rows
 // 2r and 2r + 1 of the block widened to i16, the low half first, the
-// second zero past an odd block's end. What the per-call packing routines
+// second zero past an odd block's end; i8 quads' (p.quads()) rows 4r ..
+// 4r + 3 as four i8, zeros past the block's end. What the per-call packing routines
 // write (codegen/PackedMatmul.cpp: pack, packRows and their pair forms).
 static std::vector<uint8_t> packPanels(const uint8_t *src, DType elem, const PackedMatmul &p,
                                        int64_t batch, int64_t K, int64_t X, bool xMajor,
@@ -75,6 +77,11 @@ static std::vector<uint8_t> packPanels(const uint8_t *src, DType elem, const Pac
     }
     if (!pairs) {
       std::memcpy(to, src + at(b, pc + r, x) * 4, 4);
+      return;
+    }
+    if (p.quads()) {
+      for (int64_t h = 0; h < 4 && 4 * r + h < kcb; ++h)
+        to[h] = src[at(b, pc + 4 * r + h, x)];
       return;
     }
     for (int64_t h = 0; h < 2 && 2 * r + h < kcb; ++h) {

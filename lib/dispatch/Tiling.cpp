@@ -115,7 +115,7 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
 // A workgroup's block (PackedGrid.cpp): up to 4 lhs blocks by nc, fewer
 // rows or columns where the matmul needs more workgroups.
 // i8 pairs (PackedMatmul::pairs) take 2 bytes a row of K where f32 takes
-// 4: twice the K block in the same bytes.
+// 4: twice the K block in the same bytes; i8 quads 1 byte, four times.
 static PackedMatmul packedMatmulTiles(const FeatureLevel &level, const LoopKernel &L,
                                       unsigned lhs, unsigned rhs, bool rhsTransposed) {
   PackedMatmul p;
@@ -127,6 +127,7 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, const LoopKerne
   p.rhsRows = !L.inputs[rhs].rowStarts.empty();
   p.halfConversion = level.halfConversion;
   p.pairMultiplyAdd = level.pairMultiplyAdd;
+  p.quadDotProduct = level.quadDotProduct;
   p.lanes = std::max(1u, level.vectorBits / 32);
   p.nv = 2;
   p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / p.nv);
@@ -136,9 +137,10 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, const LoopKerne
   // tiles (6 x 2 ones spilled: 48 and 18 of the loop's 105 and 94
   // instructions stack loads and stores on armv7-a and rv64gc; now none on
   // rv64gc, 11 of 37 in armv7-a's 13 registers).
-  if (p.pairs() && !*level.pairMultiplyAdd)
+  // (Quads sum into one register a vector with the level's dot product.)
+  if (p.pairs() && !p.quads() && !*level.pairMultiplyAdd)
     p.mr = level.vectorBits ? std::max(1u, level.vectorRegisters * 3 / 4 / (2 * p.nv)) : 2;
-  const unsigned nr = p.nr(), bytesPerK = p.pairs() ? 2 : 4;
+  const unsigned nr = p.nr(), bytesPerK = p.quads() ? 1 : p.pairs() ? 2 : 4;
   p.kc = std::max(8u, level.l1dBytes / ((p.mr + nr) * bytesPerK) / 8 * 8);
   const unsigned kcBytes = p.kc * bytesPerK;
   p.mc = std::max(p.mr, std::min(8 * p.mr, level.l2Bytes / 2 / kcBytes / p.mr * p.mr));

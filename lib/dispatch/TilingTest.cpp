@@ -96,7 +96,8 @@ TEST(Tiling, PackedMatmulFromEveryLevel) {
 // (PackedMatmul::pairs), its blocks from the pairs' 2 bytes a row of K:
 // twice the f32 K block in the same L1 bytes; without the level's pairwise
 // instruction, each vector of sums takes two registers; the scratch holds
-// panels of pairs.
+// panels of pairs. On a level with a dot product of i8 quads (and only
+// there), quads: 1 byte a row of K, four rows a panel row.
 TEST(Tiling, I8MatmulPacksPairs) {
   const char *graph = R"(
 func @q(%a: tensor<?x?xi8>, %b: tensor<?x?xi8>, %c: tensor<?x?xi32>) -> tensor<?x?xi32> {
@@ -117,18 +118,22 @@ func @q(%a: tensor<?x?xi8>, %b: tensor<?x?xi8>, %c: tensor<?x?xi32>) -> tensor<?
       EXPECT_EQ(p.lhsElem, DType::I8);
       EXPECT_EQ(p.rhsElem, DType::I8);
       EXPECT_EQ(p.nr(), f.nr());
-      const unsigned sumRegisters = *level.pairMultiplyAdd ? 1 : 2;
+      EXPECT_EQ(p.quads(), *level.quadDotProduct != 0);
+      const unsigned group = p.quads() ? 4 : 2, bytesPerK = 4 / group;
+      const unsigned sumRegisters = *level.pairMultiplyAdd || p.quads() ? 1 : 2;
       if (level.vectorBits)
         EXPECT_EQ(p.mr, std::max(1u, level.vectorRegisters * 3 / 4 / (sumRegisters * p.nv)));
       else
         EXPECT_EQ(p.mr, 2u) << "scalar sums live in the integer registers";
-      EXPECT_LE(uint64_t(p.kc) * (p.mr + p.nr()) * 2, level.l1dBytes);
-      EXPECT_GT(uint64_t(p.kc + 8) * (p.mr + p.nr()) * 2, level.l1dBytes);
-      EXPECT_EQ(p.kc % 2, 0u) << "K blocks start at even rows";
-      EXPECT_EQ(p.kcPrepacked % 2, 0u);
-      EXPECT_EQ(p.kRows(p.kc), p.kc / 2);
+      EXPECT_LE(uint64_t(p.kc) * (p.mr + p.nr()) * bytesPerK, level.l1dBytes);
+      EXPECT_GT(uint64_t(p.kc + 8) * (p.mr + p.nr()) * bytesPerK, level.l1dBytes);
+      EXPECT_EQ(p.kc % group, 0u) << "K blocks start at whole groups of rows";
+      EXPECT_EQ(p.kcPrepacked % group, 0u);
+      EXPECT_EQ(p.kRows(p.kc), p.kc / group);
+      EXPECT_EQ(p.kRows(p.kc + 1), p.kc / group + 1);
       EXPECT_EQ(ps.dispatches[1].scratchBytes,
-                (uint64_t(p.mw) * p.nc + uint64_t(p.kc / 2) * p.nc + uint64_t(p.mc) * (p.kcPrepacked / 2)) * 4);
+                (uint64_t(p.mw) * p.nc + uint64_t(p.kc / group) * p.nc +
+                 uint64_t(p.mc) * (p.kcPrepacked / group)) * 4);
     }
 }
 

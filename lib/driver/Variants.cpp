@@ -67,6 +67,8 @@ static std::string describeDispatch(const Dispatch &d) {
   auto widened = [&p]() -> std::string {
     if (p.lhsElem == DType::F32 && p.rhsElem == DType::F32)
       return "";
+    if (p.quads())
+      return ", i8 operands packed as quads along K, summed in i32 by a dot product";
     if (p.pairs())
       return ", i8 operands packed as pairs of i16 along K, summed in i32";
     if (p.lhsElem == p.rhsElem)

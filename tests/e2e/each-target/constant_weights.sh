@@ -382,7 +382,7 @@ for level in ${TARGET_LEVELS[$TARGET]}; do
     grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant rhs packed when built$" level.txt ||
       { echo "$level: $f"; cat explain8.txt; exit 1; } >&2
   done
-  [[ $(grep -c "^  [a-z0-9]*8_dispatch_.*i8 operands packed as pairs.*packed when built$" level.txt) -eq 7 ]] ||
+  [[ $(grep -c "^  [a-z0-9]*8_dispatch_.*i8 operands packed as \(pairs\|quads\).*packed when built$" level.txt) -eq 7 ]] ||
     { echo "$level: i8"; cat explain8.txt; exit 1; } >&2
   for f in lhs8 one8 three8 sh8 lh bh; do
     grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant lhs packed when built$" level.txt ||

@@ -1,9 +1,12 @@
 # i8 x i8 matmuls summed in i32 (ONNX MatMulInteger) on $TARGET's packed
 # matmul (PackedMatmul::pairs: the operands packed as pairs of i16 along
-# K): every feature level this machine runs (forced with --isa; under qemu
-# for the other targets) at 1 and 3 threads, each result equal to numpy's
-# exact integer product (wrapped to i32) and the same bytes at both
-# thread counts. The sizes: odd K (the last pair's lhs half zero), over
+# K, or, on a level with a dot product of i8 quads (AArch64's dotprod), as
+# quads of i8): every feature level this machine runs (forced with --isa;
+# under qemu for the other targets) at 1 and 3 threads, each result equal
+# to numpy's exact integer product (wrapped to i32) and the same bytes at
+# both thread counts. The sizes: odd K (the last pair's lhs half zero), K
+# of every remainder by 4 (the last quad's rows past K: 1503 and 4103
+# leave 3, 1501 1, 1506 2), over
 # several K blocks on every level where K is 4103 (a block is 368 to 4096
 # rows, the longest on levels without vectors), ragged panels and tiles,
 # blocks of 5, 2 and 1 rows (below the register tile of 6 or 12 rows: the
@@ -40,11 +43,18 @@ func @bmm(%a: tensor<?x?x?xi8>, %b: tensor<?x?x?xi8>) -> tensor<?x?x?xi32> {
 GRAPH
 "$GRAFT" build i8.graph --target "$TARGET" -o i8.graft
 "$GRAFT" build i8.graph --target "$TARGET" --explain > explain.txt
-grep -q "i8 operands packed as pairs of i16 along K, summed in i32" explain.txt || {
+grep -q "i8 operands packed as \(pairs of i16\|quads\) along K, summed in i32" explain.txt || {
   echo "error: the i8 matmuls are not packed matmuls:" >&2
   cat explain.txt >&2
   exit 1
 }
+# AArch64's dotprod level sums quads with sdot; its baseline pairs.
+if [[ $TARGET == aarch64 ]]; then
+  sed -n "/^armv8.2-a+dotprod (/,/^[^ ]/p" explain.txt > dotprod.txt
+  sed -n "/^armv8-a (/,/^[^ ]/p" explain.txt > baseline.txt
+  [[ $(grep -c "i8 operands packed as quads along K, summed in i32 by a dot product" dotprod.txt) -eq 3 ]] &&
+    not grep -q quads baseline.txt || { cat explain.txt >&2; exit 1; }
+fi
 "$PYTHON" - <<'PY'
 import numpy as np
 rng = np.random.default_rng(81)
@@ -56,7 +66,8 @@ def wrap(x):
     return ((x + 2**31) % 2**32 - 2**31).astype(np.int32)
 cases = {}
 for name, (m, k, n) in {"big": (301, 4103, 71), "tail": (5, 1503, 71), "two": (2, 1503, 150),
-                        "row": (1, 4103, 150), "small": (7, 3, 20), "nok": (9, 0, 17)}.items():
+                        "row": (1, 4103, 150), "small": (7, 3, 20), "nok": (9, 0, 17),
+                        "k1": (13, 1501, 40), "k2": (1, 1506, 75)}.items():
     a, b = i8(m, k), i8(k, n)
     np.save(f"a_{name}.npy", a)
     np.save(f"b_{name}.npy", b)
@@ -75,7 +86,7 @@ levels_here "$TARGET"
 for lm in "${LEVELS_HERE[@]}"; do
   level=${lm%%=*} model=${lm#*=}
   for threads in 1 3; do
-    for s in big tail two row small nok; do
+    for s in big tail two row small nok k1 k2; do
       run_cpu "$TARGET" "$model" i8.graft --function mm --isa="$level" --threads $threads \
         --input @a_$s.npy --input @b_$s.npy --output @mm_${s}_$threads.npy
       run_cpu "$TARGET" "$model" i8.graft --function mm_t --isa="$level" --threads $threads \
@@ -89,7 +100,7 @@ import sys
 import numpy as np
 where = sys.argv[1]
 pairs = [(f"{f}_{s}", f"ref_{f}_{s}") for f in ("mm", "mm_t")
-         for s in ("big", "tail", "two", "row", "small", "nok")] + [("bmm", "ref_bmm")]
+         for s in ("big", "tail", "two", "row", "small", "nok", "k1", "k2")] + [("bmm", "ref_bmm")]
 for got, ref in pairs:
     want = np.load(ref + ".npy")
     one, three = np.load(got + "_1.npy"), np.load(got + "_3.npy")
