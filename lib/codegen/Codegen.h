@@ -78,7 +78,7 @@ llvm::Function *packedMatmulTransposedTail(llvm::Module &m, const PackedMatmul &
 std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p);
 // The rows of the packed panels of a K block of |kc| rows: kc, or for i8
 // pairs (PackedMatmul::pairs, whose kRows is the same rule for sizes known
-// when building) ceil(kc / 2).
+// when building) ceil(kc / 2), for quads ceil(kc / 4).
 llvm::Value *packedMatmulPanelRows(llvm::IRBuilderBase &b, const PackedMatmul &p, llvm::Value *kc);
 // The library header with one variant per entry of |variants| (the first's
 // tables are also the header's own) and the query function.

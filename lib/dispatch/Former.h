@@ -177,9 +177,9 @@ struct Former {
   void packConstantOperands(KernelDraft &draft);
   bool packConstantOperand(KernelDraft &draft, unsigned input, bool xMajor,
                            unsigned w);
-  // The packed copy of each (constant buffer, xMajor, w, kc) in the
-  // function.
-  std::map<std::tuple<uint32_t, bool, unsigned, unsigned>, uint32_t> packedConstants;
+  // The packed copy of each (constant buffer, xMajor, w, kc, rows of K a
+  // panel row holds) in the function.
+  std::map<std::tuple<uint32_t, bool, unsigned, unsigned, unsigned>, uint32_t> packedConstants;
 
   // ---- Buffer planning (Arena.cpp) ----
   // After every step exists: TEMP buffers written whole by their first step

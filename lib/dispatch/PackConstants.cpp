@@ -144,7 +144,7 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
 
   // One packed copy per constant and panel form in the function (tied
   // weights read by several matmuls).
-  auto key = std::make_tuple(in.buffer, xMajor, w, p.kc);
+  auto key = std::make_tuple(in.buffer, xMajor, w, p.kc, p.kGroup());
   auto it = packedConstants.find(key);
   uint32_t packed;
   if (it != packedConstants.end()) {
