@@ -174,11 +174,14 @@ struct PackedMatmul {
   // for it, lib/codegen/PackedMatmul.cpp): the last K block's whole tiles
   // store their finished sums straight into the output and apply an exact
   // epilogue there (lib/codegen/TileEpilogue.h). Where a tile row is at
-  // least two 64-byte lines (AVX-512), the only kind of level measured to
-  // gain (1-3% at 1 thread); elsewhere it cost x86-64-v2's and AArch64's
-  // builds 5-10% more instructions, for no measured gain. It also allows
-  // the longer K block, kcPrepacked (Tiling.cpp).
-  bool tilesStoreOutputs() const { return nr() * 4 >= 128; }
+  // least a 64-byte line (x86-64-v3 and v4), the kinds of level measured
+  // to gain (AVX-512 Xeon 1-3% at 1 thread; Zen 3 at x86-64-v3, 1 thread,
+  // two runs: 256-cube 3-13%, 1024-cube and the MLPs 1-3%, none slower
+  // by its median; tests/bench/README.md);
+  // on narrower tiles it cost x86-64-v2's and AArch64's builds 5-10% more
+  // instructions, for no measured gain. It also allows the longer K
+  // block, kcPrepacked (Tiling.cpp).
+  bool tilesStoreOutputs() const { return nr() * 4 >= 64; }
   // Whether a block of one row sweeps its rhs in place
   // (packedMatmulRowSweep): a plain rhs that was not packed when building
   // (nor, at run time, before the call: one row of workgroups never is).

@@ -100,8 +100,9 @@ static bool matmulOperands(const LoopKernel &L, unsigned &lhs, unsigned &rhs,
 //    workgroup packs into its scratch (x86-64-v4: 256 columns);
 //  - kcPrepacked: the K block where the rhs was packed before the call
 //    (several rows of workgroups read it) and the tiles store their
-//    outputs (tilesStoreOutputs: x86-64-v4): as long as keeps the mc x kc
-//    lhs block in half the L2 (x86-64-v4: 1360). Up to that K, one K block
+//    outputs (tilesStoreOutputs: x86-64-v3 and v4): as long as keeps the
+//    mc x kc lhs block in half the L2 (x86-64-v3: 680, v4: 1360). Up to
+//    that K, one K block
 //    keeps each tile's sums in registers from the first product to the
 //    last, and the tile stores them once, finished, where each further K
 //    block stores and reloads them through the scratch; the panels then

@@ -147,11 +147,15 @@ TEST(Tiling, WiderLevelsGetWiderTiles) {
   EXPECT_EQ(v4.mr, 12u);
   EXPECT_EQ(v4.nr(), 32u);
   EXPECT_LT(v4.kc, v2.kc);
-  // x86-64-v4's tiles store their outputs: a K block of 1360 where the
-  // rhs is packed before the call (mc x kc lhs block in half the L2).
+  // x86-64-v3's and v4's tiles store their outputs (a tile row of a
+  // 64-byte line or more): a K block of 680 (1360) where the rhs is packed
+  // before the call (mc x kc lhs block in half the L2).
+  const PackedMatmul v3 = form(*lookupLevel(*x86, "x86-64-v3")).dispatches[1].loop.packed;
   EXPECT_FALSE(v2.tilesStoreOutputs());
+  EXPECT_TRUE(v3.tilesStoreOutputs());
   EXPECT_TRUE(v4.tilesStoreOutputs());
   EXPECT_EQ(v2.kcPrepacked, v2.kc);
+  EXPECT_EQ(v3.kcPrepacked, 680u);
   EXPECT_EQ(v4.kcPrepacked, 1360u);
 }
 

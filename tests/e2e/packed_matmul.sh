@@ -146,9 +146,10 @@ if grep -q "^define internal [a-z ]*void @graft_matmul_tile[a-z]*_a_.*exp" emit/
   echo "error: a microkernel applies mmx's exp"; exit 1
 fi
 # Ragged everywhere: M, N and K are not multiples of any tile or block, K
-# spans several K blocks (600 on x86-64-v2/v3 and where x86-64-v4 packs
-# its rhs in the workgroup; 1500 everywhere: where its rhs is packed
-# before the call, x86-64-v4's K block is 1360, Tiling.cpp). 43 rows are one row of workgroups on every level
+# spans several K blocks (600 on x86-64-v2 and where x86-64-v3 and v4
+# pack their rhs in the workgroup; 1500 everywhere: where its rhs is
+# packed before the call, x86-64-v3's K block is 680, v4's 1360,
+# Tiling.cpp). 43 rows are one row of workgroups on every level
 # (the smallest lhs block is 48 rows), in several columns (the lhs packed
 # before, the rhs by each workgroup) up to 1500 columns, one at 20
 # columns (nothing packed before); a workgroup that packs its own rhs
@@ -268,10 +269,12 @@ PY
   done
 done
 [[ $ran -gt 0 ]] || { echo "error: no feature level of $HOST_TARGET runs here"; exit 1; }
-# x86-64-v4's tiles store the outputs and apply the exact epilogues
-# themselves, v3's go through the sums and the scalar pass: both fuse the
-# multiply-adds in the same k order, so every case gives the same bytes
-# (the evaluator comparison above allows rounding; this does not).
+# x86-64-v3's and v4's tiles store the outputs and apply the exact
+# epilogues themselves, from tiles of different widths over K blocks of
+# different lengths (the rows and columns they leave go through the sums
+# and the scalar pass): both fuse the multiply-adds in the same k order,
+# so every case gives the same bytes (the evaluator comparison above
+# allows rounding; this does not).
 for i in "${!cases[@]}"; do
   if [[ -f lv_x86-64-v3_$i.npy && -f lv_x86-64-v4_$i.npy ]]; then
     cmp "lv_x86-64-v3_$i.npy" "lv_x86-64-v4_$i.npy" ||
