@@ -137,6 +137,14 @@ for level in ${TARGET_LEVELS[$TARGET]}; do
   done
   not grep "^  shlhs_dispatch_[0-9]*_broadcast" level.txt
   not grep "_arg_dispatch_.*packed when built" level.txt
+  # A constant operand keeps the K block it was packed with (kc): the
+  # pack dispatch of the other operand and the matmul say that one, not
+  # the longer one of an rhs packed before the call.
+  for f in lhs rlhs fc; do
+    kcs=$(grep -o "^  ${f}_dispatch_[0-9]*_matmul\(_pack\)\?: .*kc [0-9][0-9]*" level.txt | grep -o "[0-9]*$" | sort -u)
+    [[ $(wc -w <<< "$kcs") -eq 1 ]] || { echo "$level: $f's K blocks: $kcs"; cat level.txt; exit 1; } >&2
+  done
+  not grep "^  \(lhs\|rlhs\|fc\|mlp\|bmm\)_dispatch_.*where its rhs is packed before" level.txt
 done
 
 cases=("fc a43.npy" "fc a230.npy" "mlp a43.npy" "mlp a230.npy" "lhs b.npy" "rlhs b.npy"
