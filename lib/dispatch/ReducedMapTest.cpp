@@ -3,7 +3,10 @@
 // which reads the map's operands (an i8 column sum widened to i32 reads
 // the i8), and no buffer for the map's result. A map that is also
 // returned, read by another op too, or that reads a row statistic keeps
-// its own dispatch.
+// its own dispatch. Operands whose dims the graph equates only at run time
+// (two ?x? arguments, a ? vector broadcast over the rows) are read by the
+// reduction too: the map's shape checks are the function's, not its
+// dispatch's.
 #include "dispatch/FormForTest.h"
 
 #include <gtest/gtest.h>
@@ -52,6 +55,18 @@ func @centered(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   %r = reduce %w {dims = [0], kind = sum} : tensor<?xf32>
   return %r
 }
+func @equated(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %c: tensor<?xf32>) -> tensor<?xf32> {
+  %m = dim %x {axis = 0} : index
+  %cb = broadcast %c, %m {dims = [1]} : tensor<?x?xf32>
+  %w = map %x, %y, %cb : tensor<?x?xf32> {
+  ^bb0(%p: f32, %q: f32, %s: f32):
+    %0 = mul %p, %q : f32
+    %1 = add %0, %s : f32
+    yield %1
+  }
+  %r = reduce %w {dims = [0], kind = sum} : tensor<?xf32>
+  return %r
+}
 )";
 
 const FeatureLevel &baseline() { return allTargets().front()->levels.front(); }
@@ -66,7 +81,7 @@ std::vector<const Dispatch *> dispatches(const ProgramSet &ps, const FunctionPro
 
 TEST(ReducedMap, TheReductionComputesTheMap) {
   ProgramSet ps = formForTest(baseline(), kGraph);
-  ASSERT_EQ(ps.functions.size(), 4u);
+  ASSERT_EQ(ps.functions.size(), 5u);
   const FunctionProgram &fp = ps.functions[0];
   std::vector<const Dispatch *> ds = dispatches(ps, fp);
   ASSERT_EQ(ds.size(), 1u);
@@ -76,11 +91,20 @@ TEST(ReducedMap, TheReductionComputesTheMap) {
   EXPECT_EQ(fp.buffers[L.inputs[0].buffer].kind, uint32_t(GRAFT_BUFFER_ARG));
   for (const BufferDesc &b : fp.buffers)
     EXPECT_NE(b.kind, uint32_t(GRAFT_BUFFER_TEMP));
+  // Three arguments of dims equated at run time: one dispatch reading
+  // them, and the map's checks still in the function's table.
+  const FunctionProgram &eq = ps.functions[4];
+  std::vector<const Dispatch *> eqs = dispatches(ps, eq);
+  ASSERT_EQ(eqs.size(), 1u);
+  EXPECT_EQ(eqs[0]->loop.inputs.size(), 3u);
+  for (const BufferDesc &b : eq.buffers)
+    EXPECT_NE(b.kind, uint32_t(GRAFT_BUFFER_TEMP));
+  EXPECT_GE(eq.shapes.checks.size(), 3u);
 }
 
 TEST(ReducedMap, OtherReadersKeepTheMapsDispatch) {
   ProgramSet ps = formForTest(baseline(), kGraph);
-  ASSERT_EQ(ps.functions.size(), 4u);
+  ASSERT_EQ(ps.functions.size(), 5u);
   EXPECT_EQ(dispatches(ps, ps.functions[1]).size(), 2u); // also returned
   EXPECT_EQ(dispatches(ps, ps.functions[2]).size(), 3u); // read by two reductions
   // A map of a row statistic: the statistic and the map in one dispatch,

@@ -182,9 +182,11 @@ bool Former::isRowStat(const Op *op) {
 // map's result is never written out: a column sum of i8 widened to i32
 // (MatMulInteger's zero-point terms) reads the i8 once instead of writing
 // and reading back four bytes an element. Only where every operand has
-// the map's shape (a map's broadcasts are views by now) and none is a row
-// statistic, which is read only at its own row; a small body, as a fused
-// map's.
+// the map's rank (a map's broadcasts are explicit by now, and views) and
+// none is a row statistic, which is read only at its own row; a small
+// body, as a fused map's. Dims that the graph equates only at run time
+// (two ?x? arguments) are fine: the map's shape checks are the function's
+// (ShapeInfo::checks, run before any step), not its dispatch's.
 bool Former::isReducedMap(const Op *op) {
   if (op->kind != OpKind::Map || op->results.size() != 1 || returned.count(op->result()) ||
       !op->region || op->region->ops.size() > kMaxFusedScalarOps)
@@ -198,7 +200,7 @@ bool Former::isReducedMap(const Op *op) {
     return false;
   const std::vector<uint32_t> &dims = shapes.dimsOf(op->result());
   for (const Value *o : op->operands) {
-    if (!o->type.tensor || shapes.dimsOf(o) != dims)
+    if (!o->type.tensor || shapes.dimsOf(o).size() != dims.size())
       return false;
     // (A row statistic, or one broadcast over its rows.)
     const Op *d = o->def;
