@@ -279,7 +279,7 @@ private:
   Value *panelRows(Value *kc) { return codegen::packedMatmulPanelRows(b_, L_.packed, kc); }
   Value *panelRowOf(Value *pc) {
     const unsigned g = L_.packed.kGroup();
-    return g > 1 ? b_.CreateLShr(pc, g == 4 ? 2 : 1) : pc;
+    return g > 1 ? b_.CreateLShr(pc, L_.packed.kGroupShift()) : pc;
   }
   // The packed panel of K block [pc, pc + kc) at column |at| of the
   // [.., K, width] buffer at |base| (this batch's; [.., ceil(K / 2), width]

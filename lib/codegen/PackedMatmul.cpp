@@ -404,7 +404,7 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width,
 // matmul).
 Value *packedMatmulPanelRows(IRBuilderBase &b, const PackedMatmul &p, Value *kc) {
   const unsigned g = p.kGroup();
-  return g > 1 ? b.CreateLShr(b.CreateAdd(kc, b.getInt64(g - 1)), g == 4 ? 2 : 1) : kc;
+  return g > 1 ? b.CreateLShr(b.CreateAdd(kc, b.getInt64(g - 1)), p.kGroupShift()) : kc;
 }
 
 // The routine names' mark of i8 operands: pairs, or quads.
@@ -592,7 +592,7 @@ static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width)
         *dst = f->getArg(4);
   Value *widthV = b.getInt64(width), *one = b.getInt64(1);
   Value *pairs = packedMatmulPanelRows(b, p, kc);
-  Value *pairs4 = b.CreateAnd(b.CreateLShr(kc, quads ? 2 : 1), b.getInt64(~uint64_t(3)));
+  Value *pairs4 = b.CreateAnd(b.CreateLShr(kc, p.kGroupShift()), b.getInt64(~uint64_t(3)));
   Value *fullRows = b.CreateMul(b.CreateUDiv(rows, widthV), widthV);
   const unsigned grouped = width / 4 * 4;
   auto *wide = FixedVectorType::get(b.getInt16Ty(), 8);
@@ -962,7 +962,7 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     // branch per vector, x86's CodeGenPrepare sinking the loads. Quads:
     // rows 4k .. 4k + 3, row 4k again for those past the block.)
     Value *rhsRow = tableRows       ? rhsRowAt(b, rhsFrom, p, rhs, k, ldRhs)
-                    : pairsInPlace ? rhsFrom.at(b, rhs, b.CreateMul(b.CreateShl(k, quads ? 2 : 1), ldRhs))
+                    : pairsInPlace ? rhsFrom.at(b, rhs, b.CreateMul(b.CreateShl(k, p.kGroupShift()), ldRhs))
                                    : rhsFrom.at(b, rhs, b.CreateMul(k, ldRhs));
     Value *hiRow = nullptr;
     if (pairsInPlace && !quads) {
@@ -1224,7 +1224,7 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
       Value *x = b.CreateLoad(t.acc, b.CreateInBoundsGEP(t.acc, lhs, b.CreateMul(k, lhsStep)));
       Value *splat = b.CreateVectorSplat(lanes, x);
       Value *row = rhsFrom.at(
-          b, rhs, b.CreateAdd(b.CreateMul(pairs ? b.CreateShl(k, quads ? 2 : 1) : k, ldRhs), col));
+          b, rhs, b.CreateAdd(b.CreateMul(pairs ? b.CreateShl(k, p.kGroupShift()) : k, ldRhs), col));
       Value *hiRow = nullptr;
       std::vector<Value *> quadRows; // rows 4k .. 4k + 3 (4k again past the block)
       if (quads) {

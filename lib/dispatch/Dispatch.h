@@ -168,8 +168,10 @@ struct PackedMatmul {
   // rows".
   bool pairs() const { return lhsElem == DType::I8; }
   bool quads() const { return pairs() && *quadDotProduct; }
-  // The rows of K a panel row holds: 1 (f32), 2 (i8 pairs) or 4 (quads).
-  unsigned kGroup() const { return quads() ? 4 : pairs() ? 2 : 1; }
+  // The rows of K a panel row holds: 1 (f32), 2 (i8 pairs) or 4 (quads),
+  // and its log2 (row k of K is in panel row k >> kGroupShift()).
+  unsigned kGroupShift() const { return quads() ? 2 : pairs() ? 1 : 0; }
+  unsigned kGroup() const { return 1u << kGroupShift(); }
   // Whether the microkernels store outputs (and take the three arguments
   // for it, lib/codegen/PackedMatmul.cpp): the last K block's whole tiles
   // store their finished sums straight into the output and apply an exact
@@ -207,6 +209,11 @@ struct PackedMatmul {
   // The rows a packed panel of |k| rows of K takes: k, or ceil(k / 2)
   // pairs, ceil(k / 4) quads.
   uint64_t kRows(uint64_t k) const { return (k + kGroup() - 1) / kGroup(); }
+  // The K block where the rhs is packed before the call: kcPrepacked, but
+  // kc where an operand is a constant packed when building (with kc)
+  // (what PackOperands.cpp's K block comes to, a constant rhs leaving
+  // nothing packed before; --explain says it).
+  unsigned kcWithRhsPackedBefore() const { return lhsConstant || rhsConstant ? kc : kcPrepacked; }
   // Per-worker scratch: partial sums (mw x nc), the rhs block (kc x nc) when
   // the workgroup packs it, then the packed lhs (mc x the K block: up to
   // kcPrepacked where the rhs was packed before the call); 4-byte elements

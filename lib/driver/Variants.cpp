@@ -46,10 +46,9 @@ static std::string describeDispatch(const Dispatch &d) {
   const PackedMatmul &p = L.packed;
   if (p.packOnly) {
     // (A constant operand was packed when building: PackConstants.cpp.)
-    // (Per workgroup: a group of panels of one K block: kcPrepacked, or kc
-    // where a constant lhs was packed with it, PackOperands.cpp.)
+    // (Per workgroup: a group of panels of one K block.)
     std::string rhs = "its rhs (kc x " + std::to_string(p.packCols()) +
-                      " per workgroup, kc " + std::to_string(p.lhsConstant ? p.kc : p.kcPrepacked) +
+                      " per workgroup, kc " + std::to_string(p.kcWithRhsPackedBefore()) +
                       ") where " + std::to_string(p.rhsPackedRows()) +
                       " or more rows of workgroups read it";
     std::string lhs = "its lhs (" + std::to_string(p.packRows()) +
@@ -82,9 +81,8 @@ static std::string describeDispatch(const Dispatch &d) {
            std::to_string(p.nr()) + ", block up to " + std::to_string(p.mw) +
            "x" + std::to_string(p.nc) + ", lhs block " + std::to_string(p.mc) +
            ", kc " + std::to_string(p.kc) +
-           // (A constant operand, packed when built with kc, keeps kc.)
-           (p.kcPrepacked != p.kc && !p.lhsConstant && !p.rhsConstant
-                ? " (" + std::to_string(p.kcPrepacked) + " where its rhs is packed before)"
+           (p.kcWithRhsPackedBefore() != p.kc
+                ? " (" + std::to_string(p.kcWithRhsPackedBefore()) + " where its rhs is packed before)"
                 : std::string()) +
            (p.rhsTransposed ? ", rhs transposed" : "") + widened() +
            (p.rhsConstant ? ", constant rhs packed when built" : "") +
