@@ -48,7 +48,7 @@ llvm::Function *packedMatmulPackRows(llvm::Module &m, const PackedMatmul &p, uns
 // level's tiles store outputs (PackedMatmul::tilesStoreOutputs), every
 // microkernel takes three more arguments (out, ldout, last), and an mr-row
 // one made for an epilogue (TileEpilogue.h) also applies it to the tile it
-// stores.
+// stores (one with operands takes, as |out|, their descriptor).
 // The shorter ones read the rhs at a row stride they are given: f32
 // panels, or, for a block of fewer than mr rows, the rhs in place as
 // stored (|rhs|: f32, f16 or bf16).

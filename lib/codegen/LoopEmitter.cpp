@@ -416,11 +416,13 @@ private:
       });
       return inner;
     };
-    // Where the epilogue has an exact vector form, the last K block's whole
+    // Where the epilogue has a vector form, the last K block's whole
     // mr x nr tiles inside the output store their sums there and apply it
-    // in place (TileEpilogue.h); the out pass then covers only the rest,
-    // a few rows and columns, and is left scalar (vectorized, with a start
-    // that depends on the row, it cost the build a tenth more).
+    // in place (TileEpilogue.h; its operands through a descriptor,
+    // epilogueDescriptor); the out pass then covers only the rest, a few
+    // rows and columns, and is left scalar unless the epilogue is costly
+    // (vectorized, with a start that depends on the row, it cost the build
+    // a tenth more).
     std::optional<TileEpilogue> epilogue = tileEpilogue(L_);
     const TileEpilogue *epi = epilogue ? &*epilogue : nullptr;
     const TileEpilogue *tileEpi = epi && !epi->identity() ? epi : nullptr;
@@ -599,6 +601,8 @@ private:
               Value *whole = b_.CreateAnd(b_.CreateICmpULT(jt, wholeEnd),
                                           b_.CreateICmpUGE(b_.CreateSub(ie, it), b_.getInt64(p.mr)));
               last = b_.CreateZExt(b_.CreateAnd(lastBlock, whole), b_.getInt64Ty());
+              if (tileEpi && !tileEpi->operands.empty())
+                out = epilogueDescriptor(*tileEpi, out);
             }
             std::vector<Value *> outArgs;
             if (p.tilesStoreOutputs())
@@ -665,8 +669,49 @@ private:
       s.acc = load(L_.accType, slot);
       storeOutputs(s);
     }, rowStart);
-    if (epi)
+    // (Vectorized where the epilogue calls graft's functions: a partial
+    // tile of rows computing tanh lane by lane took longer than the tiles'
+    // vectors saved, 64 x 1024 x 1024 with a bias and GELU 1.07x the time
+    // at 2 threads.)
+    if (epi && !epi->costly)
       noLoopVectorize(outLoop, true);
+  }
+
+  // The descriptor of a tile epilogue's operands (TileEpilogue.h) for the
+  // tile at the current point (idx_: its first row and column): the
+  // output's address |out|, then each input's address there and its row
+  // stride, or a dispatch constant's word. One array in the entry block,
+  // filled before each tile's call.
+  Value *epilogueDescriptor(const TileEpilogue &e, Value *out) {
+    Type *i64 = b_.getInt64Ty();
+    const unsigned P = L_.numParallel;
+    if (!descriptor_)
+      descriptor_ = entryAlloca(ArrayType::get(i64, epilogueDescriptorWords(e)));
+    auto put = [&](unsigned w, Value *v) {
+      b_.CreateAlignedStore(v, b_.CreateConstInBoundsGEP1_64(i64, descriptor_, w), Align(8));
+    };
+    put(0, b_.CreatePtrToInt(out, i64));
+    for (size_t k = 0; k < e.operands.size(); ++k) {
+      const EpilogueOperand &o = e.operands[k];
+      const unsigned w = 1 + 2 * unsigned(k);
+      if (o.param) {
+        put(w, params_[o.index]);
+        put(w + 1, b_.getInt64(0));
+        continue;
+      }
+      const KernelInput &in = L_.inputs[o.index];
+      Value *off = b_.getInt64(0), *ld = b_.getInt64(0);
+      for (size_t d = 0; d < in.map.size(); ++d) {
+        off = b_.CreateAdd(off, b_.CreateMul(idx_[in.map[d]], strides_[o.index][d], "", true, true),
+                           "", true, true);
+        if (unsigned(in.map[d]) == P - 2)
+          ld = b_.CreateAdd(ld, strides_[o.index][d]);
+      }
+      Value *at = b_.CreateInBoundsGEP(memoryType(c_, in.elem), bases_[o.index], off);
+      put(w, b_.CreatePtrToInt(at, i64));
+      put(w + 1, ld);
+    }
+    return descriptor_;
   }
 
   // acc[j - ja] for j in [ja, jb) of the current row: init, every reduction
@@ -1492,6 +1537,7 @@ private:
   std::vector<std::vector<Value *>> strides_;
   std::map<int, std::vector<Value *>> rowSlots_; // RowReduce node -> its lanes' slots
   std::map<int, Value *> rowStat_;  // RowReduce node -> its current row's value
+  Value *descriptor_ = nullptr;     // a tile epilogue's operands (epilogueDescriptor)
   Value *rowTable_ = nullptr;       // a rows view's row offsets (rowTable)
   Value *rowStartsTable_ = nullptr; // its W row starts, and the group and run
   Value *rowGroup_ = nullptr, *rowRun_ = nullptr; // counters of the fill

@@ -47,7 +47,7 @@ Type *intLike(IRBuilder<> &b, Type *t) {
 template <typename Fn> Value *inDouble(IRBuilder<> &b, Value *x, Fn fn) {
   if (isF64(x->getType()))
     return fn(x);
-  return b.CreateFPTrunc(fn(b.CreateFPExt(x, b.getDoubleTy())), x->getType());
+  return b.CreateFPTrunc(fn(b.CreateFPExt(x, x->getType()->getWithNewType(b.getDoubleTy()))), x->getType());
 }
 
 } // namespace
@@ -244,11 +244,14 @@ Value *sinCosDouble(IRBuilder<> &b, Value *x, bool cosine) {
   Value *s = b.CreateFMul(r, poly(b, r2, sc));
   Value *c = poly(b, r2, cc);
   // Quadrant: k mod 4, plus one for cos (cos x = sin(x + pi/2)).
-  Value *ki = b.CreateIntrinsic(Intrinsic::fptosi_sat, {b.getInt64Ty(), t}, {k});
+  // (Per lane on a vector.)
+  Type *it = t->getWithNewType(b.getInt64Ty());
+  auto ic = [&](int64_t v) { return ConstantInt::get(it, v); };
+  Value *ki = b.CreateIntrinsic(Intrinsic::fptosi_sat, {it, t}, {k});
   if (cosine)
-    ki = b.CreateAdd(ki, b.getInt64(1));
-  Value *odd = b.CreateICmpNE(b.CreateAnd(ki, b.getInt64(1)), b.getInt64(0));
-  Value *negate = b.CreateICmpNE(b.CreateAnd(ki, b.getInt64(2)), b.getInt64(0));
+    ki = b.CreateAdd(ki, ic(1));
+  Value *odd = b.CreateICmpNE(b.CreateAnd(ki, ic(1)), ic(0));
+  Value *negate = b.CreateICmpNE(b.CreateAnd(ki, ic(2)), ic(0));
   Value *v = b.CreateSelect(odd, c, s);
   v = b.CreateSelect(negate, b.CreateFNeg(v), v);
   if (!cosine) // sin(-0) = -0
@@ -310,8 +313,8 @@ Value *emitExpm1(IRBuilder<> &b, Value *x) {
 Value *emitPow(IRBuilder<> &b, Value *x, Value *y) {
   Type *orig = x->getType();
   bool d = isF64(orig);
-  Value *dx = d ? x : b.CreateFPExt(x, b.getDoubleTy());
-  Value *dy = d ? y : b.CreateFPExt(y, b.getDoubleTy());
+  Value *dx = d ? x : b.CreateFPExt(x, x->getType()->getWithNewType(b.getDoubleTy()));
+  Value *dy = d ? y : b.CreateFPExt(y, y->getType()->getWithNewType(b.getDoubleTy()));
   Type *t = dx->getType();
   Value *one = fconst(b, t, 1.0), *inf = fconst(b, t, INFINITY);
   Value *ax = b.CreateUnaryIntrinsic(Intrinsic::fabs, dx);
@@ -319,7 +322,7 @@ Value *emitPow(IRBuilder<> &b, Value *x, Value *y) {
   Value *yInteger = b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(Intrinsic::floor, dy), dy);
   Value *half = b.CreateFMul(dy, fconst(b, t, 0.5));
   Value *yOdd = b.CreateAnd(yInteger, b.CreateFCmpONE(b.CreateUnaryIntrinsic(Intrinsic::floor, half), half));
-  Value *xNegative = b.CreateICmpSLT(b.CreateBitCast(dx, b.getInt64Ty()), b.getInt64(0));
+  Value *xNegative = b.CreateICmpSLT(b.CreateBitCast(dx, intLike(b, t)), ConstantInt::get(intLike(b, t), 0));
   r = b.CreateSelect(b.CreateAnd(xNegative, yOdd), b.CreateFNeg(r), r);
   Value *finiteNegative = b.CreateAnd(b.CreateFCmpOLT(dx, fconst(b, t, 0.0)), b.CreateFCmpONE(ax, inf));
   Value *yFinite = b.CreateFCmpONE(b.CreateUnaryIntrinsic(Intrinsic::fabs, dy), inf);

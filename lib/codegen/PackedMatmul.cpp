@@ -804,7 +804,9 @@ std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
 // are stored at out[r * ldout + ..] instead of into |acc| (all mr x nr of
 // them: the caller passes last only for a tile inside the output), and one
 // made for an epilogue |epi| (TileEpilogue.h; nullptr: the sums are the
-// outputs) then applies it to them in place.
+// outputs) then applies it to them in place. For an epilogue with
+// operands |out| points to their descriptor instead (word 0 the output's
+// address; epilogueDescriptorWords), which the shorter ones ignore too.
 //
 // With |transposed| it is tailt, a tile of fewer than mr rows that reads a
 // transposed rhs in place: rhs[n][k] at rhs + n*ldrhs + k, as stored (f32,
@@ -1057,8 +1059,14 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   const unsigned outArg = 9;
   Value *last = stores ? b.CreateICmpNE(f->getArg(outArg + 2), b.getInt64(0)) : nullptr;
   Value *dest = acc, *lddest = ldacc;
+  // (An epilogue with operands: |out| points to its descriptor, word 0 the
+  // output's address; TileEpilogue.h.)
+  const bool descriptor = epi && !epi->operands.empty();
   if (stores && rows == p.mr) {
-    dest = b.CreateSelect(last, f->getArg(outArg), acc);
+    Value *out = f->getArg(outArg);
+    if (descriptor)
+      out = b.CreateIntToPtr(b.CreateAlignedLoad(i64, out, Align(8)), t.ptr);
+    dest = b.CreateSelect(last, out, acc);
     lddest = b.CreateSelect(last, f->getArg(outArg + 1), ldacc);
   }
   for (unsigned r = 0; r < mr && stores; ++r) {
@@ -1075,12 +1083,43 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     BasicBlock *done = BasicBlock::Create(c, "done", f);
     b.CreateCondBr(last, apply, done);
     b.SetInsertPoint(apply);
+    // The operands from the descriptor: an input's address at the tile's
+    // first row and column and its row stride, a dispatch constant's word.
+    const size_t nops = epi->operands.size();
+    std::vector<Value *> opBase(nops), opStride(nops);
+    for (size_t k = 0; k < nops; ++k) {
+      Value *word = b.CreateAlignedLoad(
+          i64, b.CreateConstInBoundsGEP1_64(i64, f->getArg(outArg), 1 + 2 * k), Align(8));
+      if (epi->operands[k].param) {
+        opBase[k] = b.CreateVectorSplat(lanes, wordToScalar(b, word, DType::F32));
+        continue;
+      }
+      opBase[k] = b.CreateIntToPtr(word, t.ptr);
+      opStride[k] = b.CreateAlignedLoad(
+          i64, b.CreateConstInBoundsGEP1_64(i64, f->getArg(outArg), 2 + 2 * k), Align(8));
+    }
+    Type *f32 = b.getFloatTy();
     emitLoop(b, b.getInt64(0), b.getInt64(mr), "r", [&](Value *r) {
       Value *row = b.CreateInBoundsGEP(elem, dest, b.CreateMul(r, lddest));
+      std::vector<Value *> opRow(nops);
+      for (size_t k = 0; k < nops; ++k)
+        if (!epi->operands[k].param)
+          opRow[k] = b.CreateInBoundsGEP(f32, opBase[k], b.CreateMul(r, opStride[k]));
       for (unsigned v = 0; v < nv; ++v) {
         Value *at = b.CreateConstInBoundsGEP1_64(elem, row, v * lanes);
         Value *x = b.CreateAlignedLoad(vec, at, Align(4));
-        b.CreateAlignedStore(emitTileEpilogue(b, *epi, x), at, Align(4));
+        // Operand k at this row and the vector's columns: its lanes where
+        // it varies along the columns, else its one value broadcast.
+        auto operand = [&](unsigned k) -> Value * {
+          const EpilogueOperand &o = epi->operands[k];
+          if (o.param)
+            return opBase[k];
+          if (o.columns)
+            return b.CreateAlignedLoad(vec, b.CreateConstInBoundsGEP1_64(f32, opRow[k], v * lanes),
+                                       Align(4));
+          return b.CreateVectorSplat(lanes, b.CreateAlignedLoad(f32, opRow[k], Align(4)));
+        };
+        b.CreateAlignedStore(emitTileEpilogue(b, *epi, x, operand), at, Align(4));
       }
     });
     b.CreateBr(done);

@@ -174,8 +174,8 @@ struct PackedMatmul {
   unsigned kGroup() const { return 1u << kGroupShift(); }
   // Whether the microkernels store outputs (and take the three arguments
   // for it, lib/codegen/PackedMatmul.cpp): the last K block's whole tiles
-  // store their finished sums straight into the output and apply an exact
-  // epilogue there (lib/codegen/TileEpilogue.h). Where a tile row is at
+  // store their finished sums straight into the output and apply an
+  // epilogue with a vector form there (lib/codegen/TileEpilogue.h). Where a tile row is at
   // least a 64-byte line (x86-64-v3 and v4), the kinds of level measured
   // to gain (AVX-512 Xeon 1-3% at 1 thread; Zen 3 at x86-64-v3, 1 thread,
   // two runs: 256-cube 3-13%, 1024-cube and the MLPs 1-3%, none slower

@@ -218,6 +218,12 @@ bool Former::consumedOnlyIn(const Value *v, int g) {
   for (const Op *u : uses.users(v)) {
     if (inGroup(u, g))
       continue;
+    // A dim reads the shape, which the host program knows from the sizes
+    // (ShapeInfo), not the data: a map's numpy-style broadcast of a bias
+    // (`dim %r` for its size, MapOperands.cpp; ONNX's MatMul + Add and
+    // Gemm) does not keep the matmul's result as an output of its own.
+    if (u->kind == OpKind::Dim)
+      continue;
     bool inline_ = u->result() && (views.count(u->result()) || rowStats.count(u));
     if (!inline_ || !consumedOnlyIn(u->result(), g))
       return false;

@@ -2,6 +2,7 @@
 #include "driver/Variants.h"
 
 #include "codegen/RowVector.h"
+#include "codegen/TileEpilogue.h"
 
 #include <set>
 
@@ -76,6 +77,27 @@ static std::string describeDispatch(const Dispatch &d) {
     return std::string(", lhs ") + dtypeName(p.lhsElem) + ", rhs " + dtypeName(p.rhsElem) +
            " widened to f32 when packed";
   };
+  // Where the level's tiles store outputs: whether they apply the
+  // epilogue themselves (codegen/TileEpilogue.h), and what it reads.
+  auto epilogue = [&L, &p]() -> std::string {
+    if (!p.tilesStoreOutputs())
+      return "";
+    std::optional<codegen::TileEpilogue> e = codegen::tileEpilogue(L);
+    if (!e)
+      return ", outputs through a scalar pass after the tiles";
+    if (e->identity())
+      return "";
+    unsigned inputs = 0, params = 0;
+    for (const codegen::EpilogueOperand &o : e->operands)
+      ++(o.param ? params : inputs);
+    std::string reads;
+    if (inputs)
+      reads += std::to_string(inputs) + (inputs == 1 ? " input" : " inputs");
+    if (params)
+      reads += (reads.empty() ? "" : " and ") + std::to_string(params) +
+               (params == 1 ? " dispatch constant" : " dispatch constants");
+    return ", epilogue applied by the tiles" + (reads.empty() ? "" : " (reading " + reads + ")");
+  };
   if (p.mr)
     return "packed matmul, register tile " + std::to_string(p.mr) + "x" +
            std::to_string(p.nr()) + ", block up to " + std::to_string(p.mw) +
@@ -86,7 +108,7 @@ static std::string describeDispatch(const Dispatch &d) {
                 : std::string()) +
            (p.rhsTransposed ? ", rhs transposed" : "") + widened() +
            (p.rhsConstant ? ", constant rhs packed when built" : "") +
-           (p.lhsConstant ? ", constant lhs packed when built" : "");
+           (p.lhsConstant ? ", constant lhs packed when built" : "") + epilogue();
   std::string s = "tile " + std::to_string(L.tileY) + "x" + std::to_string(L.tileX);
   if (L.tileXParam >= 0)
     s += " (outputs a workgroup from the sizes, at most " + std::to_string(L.tileX) + ")";

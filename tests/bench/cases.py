@@ -109,6 +109,11 @@ def mlp_ref(a, b):
     return -np.maximum(product(a, b), 0.0)
 
 
+def ffn_ref(a, b, bias):
+    x = product(a, b) + bias.astype(np.float64)
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
 def chain4_ref(x, y):
     x, y = f64(x, y)
     return np.maximum(x * y + x, 0.0) * 0.5
@@ -228,6 +233,14 @@ def all_cases(quick):
     cases = [matmul("matmul_" + s, m, k, n) for s, m, k, n in mm]
     cases += [mlp("mlp_" + s, m, k, n) for s, m, k, n in mm]
     cases.append(mlp("mlp_2x2_latency", 2, 2, 2, latency=True))
+    # A BERT-base feed-forward layer's first matmul with its bias and
+    # GELU (the epilogue on the matmul's tiles).
+    for s, m, k, n in ([("19x23x17", 19, 23, 17)] if quick else [("128x768x3072", 128, 768, 3072)]):
+        cases.append(Case(
+            "ffn_" + s, "ffn", "ffn", [(m, k), (k, n), (n,)], ffn_ref,
+            [Peer("torch", torch=lambda t, a, b, bias: t.nn.functional.gelu(
+                a @ b + bias, approximate="tanh"))],
+            flops=2 * m * n * k, tol=1e-6 * k))
     # Quantized layers: i8 operands, i32 sums.
     im = [("19x23x17", 19, 23, 17)] if quick else [
         ("1024", 1024, 1024, 1024), ("128x768x3072", 128, 768, 3072)]

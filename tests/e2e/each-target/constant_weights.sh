@@ -126,13 +126,13 @@ PY
 for level in ${TARGET_LEVELS[$TARGET]}; do
   sed -n "/^$level (/,/^[^ ]/p" explain.txt > level.txt
   for f in fc mlp bmm tied; do
-    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant rhs packed when built$" level.txt ||
+    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant rhs packed when built\(, \(epilogue\|outputs\) .*\)\?$" level.txt ||
       { echo "$level: $f"; cat explain.txt; exit 1; } >&2
   done
   [[ $(grep -c "^  tied_dispatch_[0-9]*_matmul: .*constant rhs packed when built" level.txt) -eq 2 ]] ||
     { cat explain.txt >&2; exit 1; }
   for f in lhs rlhs shlhs; do
-    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant lhs packed when built$" level.txt ||
+    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant lhs packed when built\(, \(epilogue\|outputs\) .*\)\?$" level.txt ||
       { echo "$level: $f"; cat explain.txt; exit 1; } >&2
   done
   not grep "^  shlhs_dispatch_[0-9]*_broadcast" level.txt
@@ -387,13 +387,13 @@ PY
 for level in ${TARGET_LEVELS[$TARGET]}; do
   sed -n "/^$level (/,/^[^ ]/p" explain8.txt > level.txt
   for f in fc8 t8 bmm8 fh th fhs bbf; do
-    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant rhs packed when built$" level.txt ||
+    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant rhs packed when built\(, \(epilogue\|outputs\) .*\)\?$" level.txt ||
       { echo "$level: $f"; cat explain8.txt; exit 1; } >&2
   done
-  [[ $(grep -c "^  [a-z0-9]*8_dispatch_.*i8 operands packed as \(pairs\|quads\).*packed when built$" level.txt) -eq 7 ]] ||
+  [[ $(grep -c "^  [a-z0-9]*8_dispatch_.*i8 operands packed as \(pairs\|quads\).*packed when built\(, outputs .*\)\?$" level.txt) -eq 7 ]] ||
     { echo "$level: i8"; cat explain8.txt; exit 1; } >&2
   for f in lhs8 one8 three8 sh8 lh bh; do
-    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant lhs packed when built$" level.txt ||
+    grep -q "^  ${f}_dispatch_[0-9]*_[a-z_]*matmul: packed matmul, .*, constant lhs packed when built\(, \(epilogue\|outputs\) .*\)\?$" level.txt ||
       { echo "$level: $f"; cat explain8.txt; exit 1; } >&2
   done
   not grep "_arg_dispatch_.*packed when built" level.txt
