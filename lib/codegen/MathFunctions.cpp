@@ -69,9 +69,12 @@ Value *emitExp(IRBuilder<> &b, Value *x) {
                                       b.CreateBinaryIntrinsic(Intrinsic::maxnum, x, fconst(b, t, lo)),
                                       fconst(b, t, hi));
   Value *n = b.CreateUnaryIntrinsic(Intrinsic::rint, b.CreateFMul(xc, fconst(b, t, 1.4426950408889634)));
-  // n * ln2's high part is exact (few significant bits), the low part's
-  // product may fuse into its subtraction.
-  Value *r = b.CreateFSub(xc, b.CreateFMul(n, fconst(b, t, d ? 6.93147180369123816490e-01 : 0.693145751953125)));
+  // n * ln2's high part is exact (few significant bits), so its
+  // subtraction rounds once fused or not (one FMA where the level has it);
+  // the low part's product may fuse into its subtraction.
+  Value *r = b.CreateIntrinsic(
+      Intrinsic::fmuladd, {t},
+      {b.CreateFNeg(n), fconst(b, t, d ? 6.93147180369123816490e-01 : 0.693145751953125), xc});
   r = b.CreateIntrinsic(Intrinsic::fmuladd, {t},
                         {b.CreateFNeg(n), fconst(b, t, d ? 1.90821492927058770002e-10 : 1.428606765330187045e-06), r});
   std::vector<double> c;
@@ -90,9 +93,12 @@ Value *emitExp(IRBuilder<> &b, Value *x) {
     return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, ConstantInt::get(it, bias)), mant), t);
   };
   Value *res = b.CreateFMul(b.CreateFMul(p, pow2(half)), pow2(b.CreateSub(ni, half)));
-  // Overflow to +inf, underflow to 0, NaN through.
-  res = b.CreateSelect(b.CreateFCmpOGT(x, fconst(b, t, hi)), fconst(b, t, INFINITY), res);
-  res = b.CreateSelect(b.CreateFCmpOLT(x, fconst(b, t, lo)), fconst(b, t, 0.0), res);
+  // Overflow to +inf and underflow to 0 need no selects: every x above hi
+  // (+inf too) computes exp(hi), which is past the largest finite value
+  // and rounds to +inf (f32: 1.32 * 2^128; f64: 1.24 * 2^1024), every x
+  // below lo (-inf too) exp(lo), under half the smallest subnormal, which
+  // rounds to 0 (f32: 0.97 * 2^-150; f64: 0.94 * 2^-1075). NaN, which
+  // the clamp turns into lo, is passed through.
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, res);
 }
 
