@@ -693,22 +693,18 @@ private:
     put(0, b_.CreatePtrToInt(out, i64));
     for (size_t k = 0; k < e.operands.size(); ++k) {
       const EpilogueOperand &o = e.operands[k];
-      const unsigned w = 1 + 2 * unsigned(k);
+      const unsigned w = epilogueOperandWord(unsigned(k));
       if (o.param) {
         put(w, params_[o.index]);
         put(w + 1, b_.getInt64(0));
         continue;
       }
       const KernelInput &in = L_.inputs[o.index];
-      Value *off = b_.getInt64(0), *ld = b_.getInt64(0);
-      for (size_t d = 0; d < in.map.size(); ++d) {
-        off = b_.CreateAdd(off, b_.CreateMul(idx_[in.map[d]], strides_[o.index][d], "", true, true),
-                           "", true, true);
+      put(w, b_.CreatePtrToInt(inputPtr(o.index), i64));
+      Value *ld = b_.getInt64(0);
+      for (size_t d = 0; d < in.map.size(); ++d)
         if (unsigned(in.map[d]) == P - 2)
           ld = b_.CreateAdd(ld, strides_[o.index][d]);
-      }
-      Value *at = b_.CreateInBoundsGEP(memoryType(c_, in.elem), bases_[o.index], off);
-      put(w, b_.CreatePtrToInt(at, i64));
       put(w + 1, ld);
     }
     return descriptor_;
@@ -1224,7 +1220,7 @@ private:
           } else if (node.kind == ScalarNode::Kind::Load) {
             idx_[P - 1] = j;
             const KernelInput &in = L_.inputs[node.input];
-            v = b_.CreateAlignedLoad(FixedVectorType::get(memoryType(c_, in.elem), V), inputPtr(node),
+            v = b_.CreateAlignedLoad(FixedVectorType::get(memoryType(c_, in.elem), V), inputPtr(node.input),
                                      Align(dtypeSize(in.elem)));
           } else {
             std::vector<Value *> ops;
@@ -1435,7 +1431,7 @@ private:
         v = loadAt(node, s);
         break;
       }
-      v = load(in.elem, inputPtr(node));
+      v = load(in.elem, inputPtr(node.input));
       break;
     }
     case ScalarNode::Kind::Op: {
@@ -1449,18 +1445,19 @@ private:
     return v;
   }
 
-  // Where a Load without coordinates reads at the current point.
-  Value *inputPtr(const ScalarNode &node) {
-    const KernelInput &in = L_.inputs[node.input];
+  // Where input |input| is read at the current point (a Load without
+  // coordinates).
+  Value *inputPtr(unsigned input) {
+    const KernelInput &in = L_.inputs[input];
     Value *off = b_.getInt64(0);
     for (size_t k = 0; k < in.map.size(); ++k) {
       // (A rows view's row dim: where the row starts.)
       bool row = !in.rowStarts.empty() && k + 2 == in.map.size();
-      off = b_.CreateAdd(off, row ? rowOffset(node.input, idx_[in.map[k]])
-                                  : b_.CreateMul(idx_[in.map[k]], strides_[node.input][k], "", true, true),
+      off = b_.CreateAdd(off, row ? rowOffset(input, idx_[in.map[k]])
+                                  : b_.CreateMul(idx_[in.map[k]], strides_[input][k], "", true, true),
                          "", true, true);
     }
-    return b_.CreateInBoundsGEP(memoryType(c_, in.elem), bases_[node.input], off);
+    return b_.CreateInBoundsGEP(memoryType(c_, in.elem), bases_[input], off);
   }
 
   // A Load at coordinates (gather, slice). A checked one first compares

@@ -1087,16 +1087,17 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     // first row and column and its row stride, a dispatch constant's word.
     const size_t nops = epi->operands.size();
     std::vector<Value *> opBase(nops), opStride(nops);
-    for (size_t k = 0; k < nops; ++k) {
+    for (unsigned k = 0; k < nops; ++k) {
       Value *word = b.CreateAlignedLoad(
-          i64, b.CreateConstInBoundsGEP1_64(i64, f->getArg(outArg), 1 + 2 * k), Align(8));
+          i64, b.CreateConstInBoundsGEP1_64(i64, f->getArg(outArg), epilogueOperandWord(k)), Align(8));
       if (epi->operands[k].param) {
         opBase[k] = b.CreateVectorSplat(lanes, wordToScalar(b, word, DType::F32));
         continue;
       }
       opBase[k] = b.CreateIntToPtr(word, t.ptr);
       opStride[k] = b.CreateAlignedLoad(
-          i64, b.CreateConstInBoundsGEP1_64(i64, f->getArg(outArg), 2 + 2 * k), Align(8));
+          i64, b.CreateConstInBoundsGEP1_64(i64, f->getArg(outArg), epilogueOperandWord(k) + 1),
+          Align(8));
     }
     Type *f32 = b.getFloatTy();
     emitLoop(b, b.getInt64(0), b.getInt64(mr), "r", [&](Value *r) {

@@ -11,8 +11,10 @@ namespace {
 
 // Ops whose emitScalarOp form is correct on vectors for these types: plain
 // IR arithmetic, compares and selects, and the functions of
-// MathFunctions.cpp written for vectors. Integer division and the
-// functions computed in f64 are not (their helpers build scalar types).
+// MathFunctions.cpp computed in the operands' type. Integer division is
+// not; the functions computed in f64 are correct on vectors too (the tile
+// epilogues use them, TileEpilogue.h), but row statistics with them have
+// not been measured on vectors and stay scalar.
 bool vectorOp(const ScalarNode &node, DType operandType) {
   bool fl = isFloat(operandType);
   switch (node.op) {

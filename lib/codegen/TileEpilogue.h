@@ -70,8 +70,11 @@ struct TileEpilogue {
 // input's address at the tile's first row and column and its distance
 // between rows in elements (0 where it does not vary along the rows), or
 // a dispatch constant's word and 0.
+// Operand k's first word (its address or constant); its row stride is
+// the word after.
+inline unsigned epilogueOperandWord(unsigned k) { return 1 + 2 * k; }
 inline unsigned epilogueDescriptorWords(const TileEpilogue &e) {
-  return 1 + 2 * static_cast<unsigned>(e.operands.size());
+  return epilogueOperandWord(static_cast<unsigned>(e.operands.size()));
 }
 
 // The epilogue of packed matmul |L| in that form, or nullopt (also where

@@ -279,12 +279,7 @@ done
 # and the scalar pass): both fuse the multiply-adds in the same k order,
 # so every case gives the same bytes (the evaluator comparison above
 # allows rounding; this does not).
-for i in "${!cases[@]}"; do
-  if [[ -f lv_x86-64-v3_$i.npy && -f lv_x86-64-v4_$i.npy ]]; then
-    cmp "lv_x86-64-v3_$i.npy" "lv_x86-64-v4_$i.npy" ||
-      { echo "error: ${cases[$i]}: x86-64-v3 and x86-64-v4 differ"; exit 1; }
-  fi
-done
+levels_agree x86-64-v3 x86-64-v4 "${cases[@]}"
 
 # Workgroups of the pack dispatch (the K blocks along x, a group of
 # panels each along y): none for one workgroup (43 x 40 x 20, so it is

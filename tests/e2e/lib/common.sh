@@ -149,3 +149,17 @@ for _ in range(2):
     print('$1xf32=[' + ' '.join(str(random.randint(-64, 64) / 8) for _ in range($1)) + ']')
 "
 }
+
+# levels_agree <level A> <level B> <case>...: each case i's result saved
+# as lv_<level>_<i>.npy must be the same bytes on both levels, where both
+# ran (a level the host cannot run saved none).
+levels_agree() {
+  local a=$1 b=$2 i=0
+  shift 2
+  for c in "$@"; do
+    if [[ -f lv_${a}_$i.npy && -f lv_${b}_$i.npy ]]; then
+      cmp "lv_${a}_$i.npy" "lv_${b}_$i.npy" || { echo "error: $c: $a and $b differ" >&2; return 1; }
+    fi
+    i=$((i + 1))
+  done
+}
