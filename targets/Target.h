@@ -84,6 +84,13 @@ struct FeatureLevel {
   // and calls it (16 products an instruction where smlal gives 4); "": as
   // pairs (pairMultiplyAdd).
   const char *quadDotProduct = "";
+  // Whether quadDotProduct's first byte operand is unsigned (x86's
+  // vpdpbusd: u8 x s8; AArch64's sdot is s8 x s8). The packed matmul then
+  // offsets the rhs bytes by 128 (an xor of their sign bits) and subtracts
+  // 128 times each lhs row's sum of the same K rows, itself a dot product
+  // of the lhs quads with ones: the same i32 sums, exactly (modulo 2^32,
+  // as all of them are).
+  bool quadDotUnsigned = false;
 };
 
 struct QemuCpu {

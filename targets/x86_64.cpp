@@ -3,7 +3,10 @@
 // The baseline is x86-64-v2 (SSE4.2, POPCNT): every x86_64 CPU of the last
 // fifteen years runs it, and vectors are 128 bits wide. The higher levels are
 // the psABI's microarchitecture levels: v3 adds AVX2, FMA and BMI with
-// 256-bit vectors, v4 AVX-512 with 512-bit vectors and 32 registers. Slices
+// 256-bit vectors, v4 AVX-512 with 512-bit vectors and 32 registers;
+// v3+avxvnni and v4+vnni add the i8 dot product of AVX-VNNI and AVX-512
+// VNNI (not psABI levels). The loader runs the last level a CPU has, so
+// one with both VNNIs runs v4+vnni. Slices
 // are position-independent ET_DYN objects; code uses the small PIC model, so
 // all data is reached RIP-relative and the loader only sees
 // R_X86_64_RELATIVE, R_X86_64_64 and R_X86_64_GLOB_DAT/JUMP_SLOT relocations.
@@ -53,12 +56,30 @@ const TargetInfo x86_64Target = {
          // Haswell: 32 KiB L1d, 256 KiB L2.
          32 * 1024, 256 * 1024, {}, kStreamingStoreBytes, kSfence, /*halfConversion=*/true,
          "llvm.x86.avx2.pmadd.wd"},
+        // AVX-VNNI (Alder Lake and later cores without AVX-512, Sierra
+        // Forest, Zen 5): vpdpbusd on 256-bit vectors, VEX-encoded, the
+        // i8 matmul's quads as on v4+vnni; everything else is v3's.
+        {"x86-64-v3+avxvnni", "x86-64-v3", "+avxvnni", {"-march=x86-64-v3", "-mavxvnni"},
+         {"x86-64-v3"}, {"avxvnni"}, 256, 16, 32 * 1024, 256 * 1024,
+         /*changesOnly=*/{"narrow-integers"}, kStreamingStoreBytes, kSfence,
+         /*halfConversion=*/true, "llvm.x86.avx2.pmadd.wd",
+         /*quadDotProduct=*/"llvm.x86.avx512.vpdpbusd.256", /*quadDotUnsigned=*/true},
         {"x86-64-v4", "x86-64-v4", "", {"-march=x86-64-v4"}, {"x86-64-v3"},
          {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}, 512, 32,
          // Skylake-SP and Zen 4: 32 KiB L1d, 1 MiB L2 (Ice Lake and later
          // Xeons have 48 KiB and 1.25-2 MiB).
          32 * 1024, 1024 * 1024, {}, kStreamingStoreBytes, kSfence, /*halfConversion=*/true,
          "llvm.x86.avx512.pmaddw.d.512"},
+        // AVX-512 VNNI (Cascade Lake and later Xeons, Ice Lake, Zen 4):
+        // vpdpbusd sums four u8 x s8 products into an i32 lane, so i8
+        // matmuls pack quads (16 products an instruction where v4's
+        // pmaddwd and paddd give 16 in two). Only narrow-integer code
+        // changes: everything else is v4's, shared.
+        {"x86-64-v4+vnni", "x86-64-v4", "+avx512vnni", {"-march=x86-64-v4", "-mavx512vnni"},
+         {"x86-64-v4"}, {"avx512vnni"}, 512, 32, 32 * 1024, 1024 * 1024,
+         /*changesOnly=*/{"narrow-integers"}, kStreamingStoreBytes, kSfence,
+         /*halfConversion=*/true, "llvm.x86.avx512.pmaddw.d.512",
+         /*quadDotProduct=*/"llvm.x86.avx512.vpdpbusd.512", /*quadDotUnsigned=*/true},
     },
     /*elfMachine=*/62, // EM_X86_64
     /*elfClass=*/2,    // ELFCLASS64

@@ -175,14 +175,25 @@ private:
     return g;
   }
 
-  // A private constant array; null when empty.
+  // A private constant array; null when empty. Arrays of the same
+  // elements are one global (LLVM uniques constants, so the same elements
+  // are the same Constant): a variant that shares its dispatches with the
+  // level it implies and has the same host programs (x86-64-v4+vnni's
+  // float code) refers to that level's tables instead of a copy of each.
   Constant *array(Type *elem, const std::vector<Constant *> &elems, unsigned align = 8) {
     if (elems.empty())
       return ConstantPointerNull::get(ptr_);
     ArrayType *at = ArrayType::get(elem, elems.size());
-    auto *g = new GlobalVariable(m_, at, true, GlobalValue::PrivateLinkage,
-                                 ConstantArray::get(at, elems), ".graft");
-    g->setAlignment(Align(align));
+    return global(ConstantArray::get(at, elems), ".graft", align);
+  }
+
+  // The private constant global holding |init|, one per value and alignment.
+  Constant *global(Constant *init, const char *name, unsigned align) {
+    GlobalVariable *&g = globals_[{init, align}];
+    if (!g) {
+      g = new GlobalVariable(m_, init->getType(), true, GlobalValue::PrivateLinkage, init, name);
+      g->setAlignment(Align(align));
+    }
     return g;
   }
 
@@ -228,11 +239,7 @@ private:
     for (const BufferDesc &bd : fp.buffers) {
       Constant *data = ConstantPointerNull::get(ptr_);
       if (!bd.data.empty()) {
-        Constant *init = ConstantDataArray::get(c_, ArrayRef<uint8_t>(bd.data));
-        auto *g = new GlobalVariable(m_, init->getType(), true, GlobalValue::PrivateLinkage,
-                                     init, ".graft.const");
-        g->setAlignment(Align(64));
-        data = g;
+        data = global(ConstantDataArray::get(c_, ArrayRef<uint8_t>(bd.data)), ".graft.const", 64);
       }
       bufs.push_back(AbiConstant<B>(c_)
                          .set(B::kind, u32(bd.kind))
@@ -306,6 +313,7 @@ private:
   IntegerType *i32_, *i64_;
   PointerType *ptr_;
   std::map<std::string, Constant *> strings_;
+  std::map<std::pair<Constant *, unsigned>, GlobalVariable *> globals_;
 };
 
 } // namespace

@@ -707,7 +707,28 @@ static void emitPanelPrefetches(IRBuilder<> &b, Value *lhs, Value *k, Value *rhs
 // values is at most 2^14 in magnitude), and i32 sums in any order are the
 // same bits. Quads (PackedMatmul::quads) sum with the level's dot product
 // (FeatureLevel::quadDotProduct, AArch64's sdot): per step the intrinsic,
-// its four products and the add in one, into a lane a column.
+// its four products and the add in one, into a lane a column. Where the
+// level's dot product takes unsigned bytes first (quadDotUnsigned: x86's
+// vpdpbusd, u8 x s8), the rhs quads go in with their sign bits flipped (b
+// + 128 as u8) and the lhs's broadcast as they are, so each sum comes out
+// 128 times the lhs quads' own sum too much: the tiles carry that sum per
+// row (rowSums: the lhs quads against ones) and take it off after the
+// loop (unoffset). All of it wraps modulo 2^32, as the sums do, so the
+// result is exactly that of signed products.
+// The level's dot product: |acc| plus, per lane, the four products of
+// |u|'s bytes and |s|'s (<lanes x i32>, four bytes a lane), in the types
+// the intrinsic declares (x86's <n x i32>, AArch64's <4n x i8>).
+static Value *quadDot(IRBuilder<> &b, const PackedMatmul &p, Value *acc, Value *u, Value *s) {
+  Module &m = *b.GetInsertBlock()->getModule();
+  Type *sums = acc->getType();
+  Type *bytes = FixedVectorType::get(b.getInt8Ty(), 4 * p.lanes);
+  const Intrinsic::ID id = Function::lookupIntrinsicID(p.quadDotProduct);
+  if (id != Intrinsic::not_intrinsic && !Intrinsic::isOverloaded(id))
+    bytes = Intrinsic::getDeclaration(&m, id)->getFunctionType()->getParamType(1);
+  FunctionCallee dot = m.getOrInsertFunction(p.quadDotProduct, sums, sums, bytes, bytes);
+  return b.CreateCall(dot, {acc, b.CreateBitCast(u, bytes), b.CreateBitCast(s, bytes)});
+}
+
 struct PairSums {
   IRBuilder<> &b;
   const PackedMatmul &p;
@@ -731,12 +752,10 @@ struct PairSums {
   Value *step(Value *x, Value *y, Value *acc) const {
     if (p.quads()) {
       // (The broadcast lhs quad second: AArch64 selects sdot's indexed
-      // form for it.)
-      auto *bytes = FixedVectorType::get(b.getInt8Ty(), 4 * lanes);
-      Module &m = *b.GetInsertBlock()->getModule();
-      Type *sums = acc->getType();
-      FunctionCallee dot = m.getOrInsertFunction(p.quadDotProduct, sums, sums, bytes, bytes);
-      return b.CreateCall(dot, {acc, b.CreateBitCast(y, bytes), b.CreateBitCast(x, bytes)});
+      // form for it, x86 vpdpbusd's broadcast from memory.)
+      if (p.quadDotUnsigned)
+        y = b.CreateXor(y, ConstantInt::get(y->getType(), 0x80808080u));
+      return quadDot(b, p, acc, y, x);
     }
     Value *x16 = b.CreateBitCast(x, halves), *y16 = b.CreateBitCast(y, halves);
     if (split())
@@ -745,6 +764,20 @@ struct PairSums {
     Type *sums = acc->getType();
     FunctionCallee madd = m.getOrInsertFunction(p.pairMultiplyAdd, sums, halves, halves);
     return b.CreateAdd(acc, b.CreateCall(madd, {x16, y16}));
+  }
+  // Unsigned quads (quadDotUnsigned): whether the sums need the lhs's
+  // own; |sums| plus each lane's four bytes of |x| (lhs quads) summed;
+  // the finished column sums |acc| less 128 times lane |lane| of |sums|
+  // (<lanes x i32>, no lane: |sums| as it is).
+  bool offset() const { return p.quads() && p.quadDotUnsigned; }
+  Value *rowSums(Value *sums, Value *x) const {
+    return quadDot(b, p, sums, ConstantInt::get(x->getType(), 0x01010101u), x);
+  }
+  Value *unoffset(Value *acc, Value *sums, int lane = -1) const {
+    Value *by = b.CreateShl(sums, 7);
+    if (lane >= 0)
+      by = b.CreateShuffleVector(by, std::vector<int>(lanes, lane));
+    return b.CreateSub(acc, by);
   }
   // A carried value as the column sums <lanes x i32>.
   Value *finished(Value *acc) const {
@@ -954,6 +987,11 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     if (pairs)
       for (Value *&v : starts)
         v = pairSums.carried(v);
+    // Unsigned quads: the lhs rows' sums, carried after the accumulators,
+    // a vector of lanes rows each.
+    const unsigned sumVecs = pairSums.offset() ? (mr + lanes - 1) / lanes : 0;
+    for (unsigned i = 0; i < sumVecs; ++i)
+      starts.push_back(Constant::getNullValue(vec));
     KLoop l = openKLoop(starts);
     PHINode *k = l.k;
     std::vector<PHINode *> &accs = l.accs;
@@ -1044,11 +1082,32 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
         accs[r * nv + v]->addIncoming(next, body);
       }
     }
+    // (The step's quads of the tile's rows, lanes at a time: a masked
+    // load for the last rows, which never reads past the panel row's mr.)
+    for (unsigned i = 0; i < sumVecs; ++i) {
+      const unsigned n = std::min(lanes, mr - i * lanes);
+      Value *at = b.CreateConstInBoundsGEP1_64(elem, lhsCol, i * lanes);
+      Value *quadsOfRows;
+      if (n == lanes) {
+        quadsOfRows = b.CreateAlignedLoad(vec, at, Align(4));
+      } else {
+        std::vector<Constant *> mask(lanes);
+        for (unsigned j = 0; j < lanes; ++j)
+          mask[j] = b.getInt1(j < n);
+        quadsOfRows = b.CreateMaskedLoad(vec, at, Align(4), ConstantVector::get(mask),
+                                         Constant::getNullValue(vec));
+      }
+      accs[mr * nv + i]->addIncoming(pairSums.rowSums(accs[mr * nv + i], quadsOfRows), body);
+    }
     k->addIncoming(b.CreateAdd(k, b.getInt64(1), "k.next", true, true), body);
     b.CreateBr(l.head);
     b.SetInsertPoint(l.exit);
-    for (size_t i = 0; i < accs.size(); ++i)
+    for (size_t i = 0; i < size_t(mr) * nv; ++i)
       finals[i] = pairs ? pairSums.finished(accs[i]) : accs[i];
+    for (unsigned r = 0; r < mr && sumVecs; ++r)
+      for (unsigned v = 0; v < nv; ++v)
+        finals[r * nv + v] =
+            pairSums.unoffset(finals[r * nv + v], accs[mr * nv + r / lanes], int(r % lanes));
   }
 
   // The finished sums go to |out| (row stride ldout) where |last| is
@@ -1261,8 +1320,16 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
         accs.push_back(b.CreatePHI(v->getType(), 2, "acc"));
         accs.back()->addIncoming(v, pred);
       }
+      // (Unsigned quads: the row's sum of the lhs, in every lane.)
+      PHINode *rowSum = nullptr;
+      if (pairSums.offset()) {
+        rowSum = b.CreatePHI(vec, 2, "rowsum");
+        rowSum->addIncoming(Constant::getNullValue(vec), pred);
+      }
       Value *x = b.CreateLoad(t.acc, b.CreateInBoundsGEP(t.acc, lhs, b.CreateMul(k, lhsStep)));
       Value *splat = b.CreateVectorSplat(lanes, x);
+      if (rowSum)
+        rowSum->addIncoming(pairSums.rowSums(rowSum, splat), body);
       Value *row = rhsFrom.at(
           b, rhs, b.CreateAdd(b.CreateMul(pairs ? b.CreateShl(k, p.kGroupShift()) : k, ldRhs), col));
       Value *hiRow = nullptr;
@@ -1325,6 +1392,9 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
       b.CreateCondBr(b.CreateICmpULT(kNext, k1), body, exit);
       b.SetInsertPoint(exit);
       std::vector<Value *> sums(next);
+      if (rowSum)
+        for (Value *&v : sums)
+          v = pairSums.unoffset(v, rowSum->getIncomingValueForBlock(body));
       if (pairs && !quads)
         for (unsigned q = 0; q < n; ++q)
           for (unsigned h = 0; h < 2; ++h)

@@ -103,12 +103,22 @@ std::vector<int> neededNodes(const LoopKernel &L, int root) {
 } // namespace
 
 std::optional<TileEpilogue> tileEpilogue(const LoopKernel &L) {
-  if (!L.packed.tilesStoreOutputs() || L.outputs.size() != 1 || L.outputs[0].elem != DType::F32)
+  if (!L.packed.tilesStoreOutputs() || L.outputs.size() != 1)
     return std::nullopt;
   TileEpilogue e;
   e.kernel = &L;
   e.root = L.outputs[0].node;
-  if (e.root < 0 || L.nodes[e.root].type != DType::F32)
+  if (e.root < 0)
+    return std::nullopt;
+  // i8 operands' i32 sums: the tiles store them as they are (the
+  // identity), nothing on top.
+  if (L.packed.pairs() && L.outputs[0].elem == DType::I32 &&
+      L.nodes[e.root].kind == ScalarNode::Kind::Acc && L.nodes[e.root].type == DType::I32) {
+    e.nodes = {e.root};
+    e.key = "a";
+    return e;
+  }
+  if (L.outputs[0].elem != DType::F32 || L.nodes[e.root].type != DType::F32)
     return std::nullopt;
   e.nodes = neededNodes(L, e.root);
   const std::vector<int> &order = e.nodes;

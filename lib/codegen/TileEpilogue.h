@@ -22,7 +22,8 @@
 // one, a matrix (a residual) its rows. Anything else (casts, integer or
 // half-precision values, inputs read at computed coordinates or across
 // the columns at a stride, several outputs) keeps the scalar pass over
-// the whole block.
+// the whole block. i8 matmuls' i32 sums (PackedMatmul::pairs) are stored
+// by the tiles as they are, with no epilogue on top.
 #pragma once
 
 #include "dispatch/Dispatch.h"

@@ -114,6 +114,7 @@ struct PackedMatmul {
   bool halfConversion = false; // the level's FeatureLevel::halfConversion
   const char *pairMultiplyAdd = ""; // the level's FeatureLevel::pairMultiplyAdd
   const char *quadDotProduct = "";  // the level's FeatureLevel::quadDotProduct
+  bool quadDotUnsigned = false;     // and its FeatureLevel::quadDotUnsigned
   unsigned lanes = 1;        // f32 elements per vector register
   unsigned mr = 0, nv = 0;   // register tile: mr rows x nv vectors (mr = 0: off)
   unsigned kc = 0;           // K block: a kc x nr rhs panel stays in L1

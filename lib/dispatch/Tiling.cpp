@@ -129,6 +129,7 @@ static PackedMatmul packedMatmulTiles(const FeatureLevel &level, const LoopKerne
   p.halfConversion = level.halfConversion;
   p.pairMultiplyAdd = level.pairMultiplyAdd;
   p.quadDotProduct = level.quadDotProduct;
+  p.quadDotUnsigned = level.quadDotUnsigned;
   p.lanes = std::max(1u, level.vectorBits / 32);
   p.nv = 2;
   p.mr = std::max(1u, level.vectorRegisters * 3 / 4 / p.nv);

@@ -69,7 +69,8 @@ static std::string describeDispatch(const Dispatch &d) {
     if (p.lhsElem == DType::F32 && p.rhsElem == DType::F32)
       return "";
     if (p.quads())
-      return ", i8 operands packed as quads along K, summed in i32 by a dot product";
+      return std::string(", i8 operands packed as quads along K, summed in i32 by a dot product") +
+             (p.quadDotUnsigned ? " of u8 x s8 (the rhs offset by 128, the lhs's sums taken off)" : "");
     if (p.pairs())
       return ", i8 operands packed as pairs of i16 along K, summed in i32";
     if (p.lhsElem == p.rhsElem)

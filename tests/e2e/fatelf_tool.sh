@@ -12,7 +12,9 @@
 # INFO-NEXT: count.up(tensor<4xi32>) -> tensor<4xi32>
 # INFO-NEXT: isa variant x86-64-v2: 3 dispatch(es), needs sse3 {{.*}} sahf
 # INFO-NEXT: isa variant x86-64-v3: 3 dispatch(es), needs {{.*}} xsave
+# INFO-NEXT: isa variant x86-64-v3+avxvnni: 3 dispatch(es), needs {{.*}} xsave avxvnni
 # INFO-NEXT: isa variant x86-64-v4: 3 dispatch(es), needs {{.*}} avx512vl
+# INFO-NEXT: isa variant x86-64-v4+vnni: 3 dispatch(es), needs {{.*}} avx512vl avx512vnni
 # INFO-NEXT: aarch64 machine 183, 64-bit, little-endian
 # INFO: affine(tensor<?xf32>, f32) -> (tensor<?xf32>, index)
 # INFO: riscv64 machine 243, 64-bit, little-endian

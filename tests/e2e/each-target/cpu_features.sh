@@ -52,7 +52,8 @@ if [[ $TARGET == "$HOST_TARGET" ]]; then
         [avx512bitalg]=avx512_bitalg [avx512bf16]=avx512_bf16
         [avx512fp16]=avx512_fp16 [amx-tile]=amx_tile [amx-int8]=amx_int8
         [amx-bf16]=amx_bf16 [popcnt]=popcnt [cx16]=cx16 [sahf]=lahf_lm
-        [bmi]=bmi1 [bmi2]=bmi2 [lzcnt]=abm [movbe]=movbe [xsave]=xsave)
+        [bmi]=bmi1 [bmi2]=bmi2 [lzcnt]=abm [movbe]=movbe [xsave]=xsave
+        [avxvnni]=avx_vnni)
       flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) " ;;
     aarch64)
       kernel_name=([fp-armv8]=fp [neon]=asimd [lse]=atomics [crc]=crc32

@@ -1,7 +1,7 @@
 # i8 x i8 matmuls summed in i32 (ONNX MatMulInteger) on $TARGET's packed
 # matmul (PackedMatmul::pairs: the operands packed as pairs of i16 along
-# K, or, on a level with a dot product of i8 quads (AArch64's dotprod), as
-# quads of i8): every feature level this machine runs (forced with --isa;
+# K, or, on a level with a dot product of i8 quads (AArch64's dotprod,
+# x86's u8 x s8 one of AVX-VNNI and AVX-512 VNNI), as quads of i8): every feature level this machine runs (forced with --isa;
 # under qemu for the other targets) at 1 and 3 threads, each result equal
 # to numpy's exact integer product (wrapped to i32) and the same bytes at
 # both thread counts. The sizes: odd K (the last pair's lhs half zero), K
@@ -55,6 +55,16 @@ if [[ $TARGET == aarch64 ]]; then
   [[ $(grep -c "i8 operands packed as quads along K, summed in i32 by a dot product" dotprod.txt) -eq 3 ]] &&
     not grep -q quads baseline.txt || { cat explain.txt >&2; exit 1; }
 fi
+# x86-64-v3+avxvnni and v4+vnni sum quads with vpdpbusd (u8 x s8: the rhs
+# offset by 128, the lhs's sums taken off); v3 and v4 pair.
+if [[ $TARGET == x86_64 ]]; then
+  for level in x86-64-v3 x86-64-v4; do
+    sed -n "/^$level+[a-z]*vnni (/,/^[^ ]/p" explain.txt > vnni.txt
+    sed -n "/^$level (/,/^[^ ]/p" explain.txt > plain.txt
+    [[ $(grep -c "i8 operands packed as quads along K, summed in i32 by a dot product of u8 x s8" vnni.txt) -eq 3 ]] &&
+      not grep -q quads plain.txt || { cat explain.txt >&2; exit 1; }
+  done
+fi
 "$PYTHON" - <<'PY'
 import numpy as np
 rng = np.random.default_rng(81)
@@ -85,6 +95,7 @@ PY
 levels_here "$TARGET"
 for lm in "${LEVELS_HERE[@]}"; do
   level=${lm%%=*} model=${lm#*=}
+  echo "$TARGET $level: ${model:-native}"
   for threads in 1 3; do
     for s in big tail two row small nok k1 k2; do
       run_cpu "$TARGET" "$model" i8.graft --function mm --isa="$level" --threads $threads \

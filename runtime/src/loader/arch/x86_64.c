@@ -85,6 +85,7 @@ static const graft_cpu_feature_t kFeatures[] = {
     {"lzcnt", G, 5, EXT1_ECX, 5},
     {"movbe", G, 6, LEAF1_ECX, 22},
     {"xsave", G, 7, LEAF1_ECX, 26},
+    {"avxvnni", G, 8, LEAF7_1_EAX | NEEDS_YMM, 4},
 };
 
 #if defined(__x86_64__)
