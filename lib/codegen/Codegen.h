@@ -39,10 +39,10 @@ void emitCallDispatch(llvm::Module &m, const Dispatch &d);
 // The leaf routines of a packed matmul (PackedMatmul.cpp), one per tile
 // shape, stored element type and module. The rhs packing routine reads
 // p.rhsElem; the one that packs rows |width| at a time, |elem| (the lhs's
-// with width mr, a transposed rhs's with width nr).
+// with width mr, a transposed rhs's with width nr and |ofRhs|).
 llvm::Function *packedMatmulPackRhs(llvm::Module &m, const PackedMatmul &p);
 llvm::Function *packedMatmulPackRows(llvm::Module &m, const PackedMatmul &p, unsigned width,
-                                     DType elem);
+                                     DType elem, bool ofRhs = false);
 // The microkernel for the first |rows| (at most mr) rows of an mr-row lhs
 // panel: mr for whole panels, fewer for the last rows of a block. Where the
 // level's tiles store outputs (PackedMatmul::tilesStoreOutputs), every

@@ -368,7 +368,7 @@ private:
   // A transposed rhs ([N, K]) is packed like the lhs, nr rows a panel.
   Function *packRhsFunction() {
     const PackedMatmul &p = L_.packed;
-    return p.rhsTransposed ? codegen::packedMatmulPackRows(m_, p, p.nr(), p.rhsElem)
+    return p.rhsTransposed ? codegen::packedMatmulPackRows(m_, p, p.nr(), p.rhsElem, true)
                            : codegen::packedMatmulPackRhs(m_, p);
   }
 

@@ -41,6 +41,18 @@ struct LeafTypes {
         acc(p.pairs() ? Type::getInt32Ty(c) : f32), vec(FixedVectorType::get(acc, p.lanes)) {}
 };
 
+// Whether the rhs quads go to the level's dot product as u8 (b + 128:
+// FeatureLevel::quadDotUnsigned, PairSums). The routines that pack the rhs
+// store them so, and those that read it in place flip them as they read.
+static bool rhsOffset(const PackedMatmul &p) { return p.quads() && p.quadDotUnsigned; }
+
+// |x| (i8 lanes, or i32 lanes of four i8) with every byte's sign bit
+// flipped: each signed byte b as the unsigned byte b + 128.
+static Value *flipSignBits(IRBuilder<> &b, Value *x) {
+  const bool bytes = x->getType()->getScalarType()->isIntegerTy(8);
+  return b.CreateXor(x, ConstantInt::get(x->getType(), bytes ? 0x80u : 0x80808080u));
+}
+
 // The leaf graft_matmul_<kind>_<tile> of |m|: created with an empty body
 // (|fresh|) the first time a dispatch asks for it, shared after that.
 Function *leaf(Module &m, const std::string &kind, ArrayRef<Type *> params,
@@ -267,12 +279,14 @@ constexpr uint64_t kRowsAcrossK = 12;
 // microkernel then reads its mr lhs values of one k from one cache line
 // instead of mr rows lda apart (which, at a power-of-two lda, all fall
 // into the same L1 set). With width nr it packs an rhs stored transposed
-// ([N, K], a transpose view) into the panels pack makes from [K, N].
-static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width);
+// ([N, K], a transpose view) into the panels pack makes from [K, N]
+// (|ofRhs|).
+static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width, bool flip);
 
-Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width, DType elem) {
+Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width, DType elem,
+                               bool ofRhs) {
   if (p.pairs())
-    return packPairsRows(m, p, width);
+    return packPairsRows(m, p, width, ofRhs && rhsOffset(p));
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32;
@@ -532,7 +546,8 @@ static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
                                    b.CreateAlignedLoad(bytes, b.CreateInBoundsGEP(i8, src, at), Align(1)),
                                    Constant::getNullValue(bytes));
         }
-        b.CreateAlignedStore(quadRow(b, rows), to, Align(4));
+        Value *row = quadRow(b, rows);
+        b.CreateAlignedStore(rhsOffset(p) ? flipSignBits(b, row) : row, to, Align(4));
         return;
       }
       Value *k = b.CreateShl(j, 1);
@@ -557,6 +572,8 @@ static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
       Value *at = b.CreateInBoundsGEP(
           i8, src, b.CreateAdd(fullCols, b.CreateBinaryIntrinsic(Intrinsic::umin, cv, lastCol)));
       Value *x = quads ? loadQuad(b, at, ldb, j, kc) : loadPair(b, at, ldb, j, kc);
+      if (rhsOffset(p))
+        x = flipSignBits(b, x);
       x = b.CreateSelect(b.CreateICmpULT(cv, rem), x, b.getInt32(0));
       b.CreateAlignedStore(x, b.CreateConstInBoundsGEP1_64(i32, to, col), Align(4));
     }
@@ -577,14 +594,15 @@ static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
 // last panel go one pair at a time (loadPair). Quads likewise: a 16-byte
 // load is four quads of a row as they lie (rows 4j .. 4j + 3 of K are a
 // row's bytes 4j .. 4j + 3), the last ones one at a time (loadQuad).
-static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width) {
+static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width, bool flip) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *i8 = Type::getInt8Ty(c), *i32 = t.acc;
   const bool quads = p.quads();
   bool fresh;
-  Function *f = leaf(m, "packrows" + std::to_string(width) + i8Mark(p), {i64, i64, t.ptr, i64, t.ptr},
-                     p, fresh);
+  // (|flip|: an rhs's quads as u8, rhsOffset: "u".)
+  Function *f = leaf(m, "packrows" + std::to_string(width) + i8Mark(p) + (flip ? "u" : ""),
+                     {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
   if (!fresh)
     return f;
   IRBuilder<> b(BasicBlock::Create(c, "entry", f));
@@ -598,17 +616,21 @@ static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width)
   auto *wide = FixedVectorType::get(b.getInt16Ty(), 8);
   auto *quad = FixedVectorType::get(i32, 4);
   // Pairs (quads) [j, j + 4) of the row at |row| as <4 x i32>.
-  auto fourPairs = [&](Value *row, Value *j) {
-    if (quads)
-      return b.CreateBitCast(b.CreateAlignedLoad(FixedVectorType::get(i8, 16),
-                                                 b.CreateInBoundsGEP(i8, row, b.CreateShl(j, 2)), Align(1)),
-                             quad);
+  auto fourPairs = [&](Value *row, Value *j) -> Value * {
+    if (quads) {
+      Value *x = b.CreateBitCast(b.CreateAlignedLoad(FixedVectorType::get(i8, 16),
+                                                     b.CreateInBoundsGEP(i8, row, b.CreateShl(j, 2)), Align(1)),
+                                 quad);
+      return flip ? flipSignBits(b, x) : x;
+    }
     Value *x = b.CreateAlignedLoad(FixedVectorType::get(i8, 8),
                                    b.CreateInBoundsGEP(i8, row, b.CreateShl(j, 1)), Align(1));
     return b.CreateBitCast(b.CreateSExt(x, wide), quad);
   };
   auto loadGroup = [&](Value *x, Value *j) {
-    return quads ? loadQuad(b, x, one, j, kc) : loadPair(b, x, one, j, kc);
+    if (quads)
+      return flip ? flipSignBits(b, loadQuad(b, x, one, j, kc)) : loadQuad(b, x, one, j, kc);
+    return loadPair(b, x, one, j, kc);
   };
   auto rowAt = [&](Value *top, Value *r) {
     return b.CreateInBoundsGEP(i8, top, b.CreateMul(r, lda));
@@ -710,7 +732,8 @@ static void emitPanelPrefetches(IRBuilder<> &b, Value *lhs, Value *k, Value *rhs
 // its four products and the add in one, into a lane a column. Where the
 // level's dot product takes unsigned bytes first (quadDotUnsigned: x86's
 // vpdpbusd, u8 x s8), the rhs quads go in with their sign bits flipped (b
-// + 128 as u8) and the lhs's broadcast as they are, so each sum comes out
+// + 128 as u8: packed so, or flipped as read in place, rhsOffset) and the
+// lhs's broadcast as they are, so each sum comes out
 // 128 times the lhs quads' own sum too much: the tiles carry that sum per
 // row (rowSums: the lhs quads against ones) and take it off after the
 // loop (unoffset). All of it wraps modulo 2^32, as the sums do, so the
@@ -752,9 +775,8 @@ struct PairSums {
   Value *step(Value *x, Value *y, Value *acc) const {
     if (p.quads()) {
       // (The broadcast lhs quad second: AArch64 selects sdot's indexed
-      // form for it, x86 vpdpbusd's broadcast from memory.)
-      if (p.quadDotUnsigned)
-        y = b.CreateXor(y, ConstantInt::get(y->getType(), 0x80808080u));
+      // form for it, x86 vpdpbusd's broadcast from memory. Unsigned
+      // quads: |y| comes with its sign bits flipped, rhsOffset.)
       return quadDot(b, p, acc, y, x);
     }
     Value *x16 = b.CreateBitCast(x, halves), *y16 = b.CreateBitCast(y, halves);
@@ -1037,6 +1059,10 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
                       : rhsFrom.load(b, rhsFrom.at(b, rhsRow, v * lanes), lanes);
       }
     }
+    // (Unsigned quads read in place: flipped here, and packed so.)
+    if (pairsInPlace && rhsOffset(p))
+      for (Value *&v : rv)
+        v = flipSignBits(b, v);
     if (packing) {
       Value *to = b.CreateInBoundsGEP(elem, packed, b.CreateMul(k, nrV));
       for (unsigned v = 0; v < nv; ++v)
@@ -1356,6 +1382,8 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
           for (unsigned i = 0; i < 4 * lanes; ++i)
             part[i] = int(v * 4 * lanes + i);
           pairVecs[q * nv + v] = b.CreateBitCast(b.CreateShuffleVector(all, part), vec);
+          if (rhsOffset(p))
+            pairVecs[q * nv + v] = flipSignBits(b, pairVecs[q * nv + v]);
         }
       }
       for (unsigned q = 0; pairs && !quads && q < n; ++q) {

@@ -95,7 +95,7 @@ TEST(PackedMatmul, PackingLoopsAreKeptAsWritten) {
                                            llvm::Module &m) {
     std::vector<llvm::Function *> packs = {codegen::packedMatmulPackRhs(m, p),
                                            codegen::packedMatmulPackRows(m, p, p.mr, DType::F32),
-                                           codegen::packedMatmulPackRows(m, p, p.nr(), DType::F32)};
+                                           codegen::packedMatmulPackRows(m, p, p.nr(), DType::F32, true)};
     for (llvm::Function *f : packs) {
       // Kept: nothing in the module calls them.
       f->setLinkage(llvm::GlobalValue::ExternalLinkage);

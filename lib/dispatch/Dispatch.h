@@ -158,15 +158,17 @@ struct PackedMatmul {
   // fill and the scratch are i32 where the f32 ones are f32. Integer sums are exact in any order, so the
   // grid and the blocks change no result. The routines that read the rhs
   // in place (a block of fewer than mr rows, the packing tile, the sweep)
-  // pair its rows as they read them; no transposing tail, no epilogue in
-  // the tiles, no rows view.
+  // pair its rows as they read them; no transposing tail, no rows view,
+  // and the tiles store the i32 sums as they are (no epilogue on them).
   // Where the level has a dot product of i8 quads (quads():
   // FeatureLevel::quadDotProduct, AArch64's sdot), the groups are of four
   // rows instead, kept as i8: a 4-byte element holds rows k .. k + 3 (k a
   // multiple of 4, the K blocks starting at multiples of 4), a K block of
   // kc rows packs into ceil(kc / 4) panel rows, the lhs's past the block's
   // end zero. All the above holds with "pair" read as "group of kGroup()
-  // rows".
+  // rows". Where the dot product takes u8 x s8 (quadDotUnsigned, x86's
+  // vpdpbusd), the rhs's quads are packed with each byte's sign bit
+  // flipped (b + 128 as u8; codegen/PackedMatmul.cpp, PackConstants.cpp).
   bool pairs() const { return lhsElem == DType::I8; }
   bool quads() const { return pairs() && *quadDotProduct; }
   // The rows of K a panel row holds: 1 (f32), 2 (i8 pairs) or 4 (quads),

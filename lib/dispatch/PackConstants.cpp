@@ -51,11 +51,13 @@ namespace graft {
 // f32, exactly); i8 pairs' (p.pairs()) holds rows
 // 2r and 2r + 1 of the block widened to i16, the low half first, the
 // second zero past an odd block's end; i8 quads' (p.quads()) rows 4r ..
-// 4r + 3 as four i8, zeros past the block's end. What the per-call packing routines
+// 4r + 3 as four i8, zeros past the block's end, each with its sign bit
+// flipped where |flip| (an rhs for a dot product of u8 x s8:
+// FeatureLevel::quadDotUnsigned). What the per-call packing routines
 // write (codegen/PackedMatmul.cpp: pack, packRows and their pair forms).
 static std::vector<uint8_t> packPanels(const uint8_t *src, DType elem, const PackedMatmul &p,
                                        int64_t batch, int64_t K, int64_t X, bool xMajor,
-                                       int64_t w) {
+                                       int64_t w, bool flip) {
   const int64_t width = (X + w - 1) / w * w, kc = p.kc;
   const bool pairs = p.pairs();
   const int64_t kRows = int64_t(p.kRows(uint64_t(K)));
@@ -81,7 +83,7 @@ static std::vector<uint8_t> packPanels(const uint8_t *src, DType elem, const Pac
     }
     if (p.quads()) {
       for (int64_t h = 0; h < 4 && 4 * r + h < kcb; ++h)
-        to[h] = src[at(b, pc + 4 * r + h, x)];
+        to[h] = uint8_t(src[at(b, pc + 4 * r + h, x)] ^ (flip ? 0x80 : 0));
       return;
     }
     for (int64_t h = 0; h < 2 && 2 * r + h < kcb; ++h) {
@@ -144,7 +146,8 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
 
   // One packed copy per constant and panel form in the function (tied
   // weights read by several matmuls).
-  auto key = std::make_tuple(in.buffer, xMajor, w, p.kc, p.kGroup());
+  const bool flip = input == p.rhs && p.quads() && p.quadDotUnsigned;
+  auto key = std::make_tuple(in.buffer, xMajor, w, p.kc, p.kGroup(), flip);
   auto it = packedConstants.find(key);
   uint32_t packed;
   if (it != packedConstants.end()) {
@@ -156,7 +159,7 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
     packedDims.push_back(ex.constant(int64_t(p.kRows(uint64_t(K)))));
     packedDims.push_back(ex.constant((X + w - 1) / w * w));
     std::vector<uint8_t> data =
-        packPanels(prog.buffers[storage].data.data(), elem, p, batch, K, X, xMajor, w);
+        packPanels(prog.buffers[storage].data.data(), elem, p, batch, K, X, xMajor, w, flip);
     packed = addBuffer(GRAFT_BUFFER_CONST, 0, packedElem, packedDims);
     prog.buffers[packed].data = std::move(data);
     packedConstants[key] = packed;
