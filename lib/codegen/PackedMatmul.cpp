@@ -717,6 +717,20 @@ static void emitPanelPrefetches(IRBuilder<> &b, Value *lhs, Value *k, Value *rhs
                 uint64_t(p.nr()) * dtypeSize(rhsFrom.elem));
 }
 
+// The level's dot product: |acc| plus, per lane, the four products of
+// |u|'s bytes and |s|'s (<lanes x i32>, four bytes a lane), in the types
+// the intrinsic declares (x86's <n x i32>, AArch64's <4n x i8>).
+static Value *quadDot(IRBuilder<> &b, const PackedMatmul &p, Value *acc, Value *u, Value *s) {
+  Module &m = *b.GetInsertBlock()->getModule();
+  Type *sums = acc->getType();
+  Type *bytes = FixedVectorType::get(b.getInt8Ty(), 4 * p.lanes);
+  const Intrinsic::ID id = Function::lookupIntrinsicID(p.quadDotProduct);
+  if (id != Intrinsic::not_intrinsic && !Intrinsic::isOverloaded(id))
+    bytes = Intrinsic::getDeclaration(&m, id)->getFunctionType()->getParamType(1);
+  FunctionCallee dot = m.getOrInsertFunction(p.quadDotProduct, sums, sums, bytes, bytes);
+  return b.CreateCall(dot, {acc, b.CreateBitCast(u, bytes), b.CreateBitCast(s, bytes)});
+}
+
 // How a tile of i8 pairs keeps its sums (PackedMatmul::pairs). With the
 // level's pairwise multiply-add (FeatureLevel::pairMultiplyAdd: x86's
 // pmaddwd), in <lanes x i32>, a lane a column, as f32 tiles do: per step
@@ -738,20 +752,6 @@ static void emitPanelPrefetches(IRBuilder<> &b, Value *lhs, Value *k, Value *rhs
 // row (rowSums: the lhs quads against ones) and take it off after the
 // loop (unoffset). All of it wraps modulo 2^32, as the sums do, so the
 // result is exactly that of signed products.
-// The level's dot product: |acc| plus, per lane, the four products of
-// |u|'s bytes and |s|'s (<lanes x i32>, four bytes a lane), in the types
-// the intrinsic declares (x86's <n x i32>, AArch64's <4n x i8>).
-static Value *quadDot(IRBuilder<> &b, const PackedMatmul &p, Value *acc, Value *u, Value *s) {
-  Module &m = *b.GetInsertBlock()->getModule();
-  Type *sums = acc->getType();
-  Type *bytes = FixedVectorType::get(b.getInt8Ty(), 4 * p.lanes);
-  const Intrinsic::ID id = Function::lookupIntrinsicID(p.quadDotProduct);
-  if (id != Intrinsic::not_intrinsic && !Intrinsic::isOverloaded(id))
-    bytes = Intrinsic::getDeclaration(&m, id)->getFunctionType()->getParamType(1);
-  FunctionCallee dot = m.getOrInsertFunction(p.quadDotProduct, sums, sums, bytes, bytes);
-  return b.CreateCall(dot, {acc, b.CreateBitCast(u, bytes), b.CreateBitCast(s, bytes)});
-}
-
 struct PairSums {
   IRBuilder<> &b;
   const PackedMatmul &p;
@@ -791,7 +791,7 @@ struct PairSums {
   // own; |sums| plus each lane's four bytes of |x| (lhs quads) summed;
   // the finished column sums |acc| less 128 times lane |lane| of |sums|
   // (<lanes x i32>, no lane: |sums| as it is).
-  bool offset() const { return p.quads() && p.quadDotUnsigned; }
+  bool offset() const { return rhsOffset(p); }
   Value *rowSums(Value *sums, Value *x) const {
     return quadDot(b, p, sums, ConstantInt::get(x->getType(), 0x01010101u), x);
   }
