@@ -41,6 +41,12 @@ void emitCallDispatch(llvm::Module &m, const Dispatch &d);
 // p.rhsElem; the one that packs rows |width| at a time, |elem| (the lhs's
 // with width mr, a transposed rhs's with width nr and |ofRhs|).
 llvm::Function *packedMatmulPackRhs(llvm::Module &m, const PackedMatmul &p);
+// The transpose of the square |rows| (L vectors of L lanes, L a power of
+// two): log2(L) rounds of L two-source shuffles, each swapping the
+// off-diagonal b x b blocks of every 2b x 2b block (b = L/2 .. 1). Vector
+// j of the result is lane j of every input. (PackedMatmul.cpp; the
+// packing routines' and LoopEmitter's transposes.)
+std::vector<llvm::Value *> transposeSquare(llvm::IRBuilderBase &b, std::vector<llvm::Value *> rows);
 llvm::Function *packedMatmulPackRows(llvm::Module &m, const PackedMatmul &p, unsigned width,
                                      DType elem, bool ofRhs = false);
 // The microkernel for the first |rows| (at most mr) rows of an mr-row lhs

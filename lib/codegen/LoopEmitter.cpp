@@ -116,6 +116,11 @@ public:
         Value *j0, *j1;
         jRange(j0, j1);
         blockedRows(i0, i1, j0, j1);
+      } else if (L_.transposeBlocks) {
+        Value *j0, *j1;
+        jRange(j0, j1);
+        j0_ = j0;
+        transposeBlocks(i0, i1, j0, j1, row);
       } else {
         loop(i0, i1, "i", [&](Value *i) {
           idx_[P - 2] = i;
@@ -1309,6 +1314,49 @@ private:
   BranchInst *loop(Value *lo, Value *hi, const std::string &name,
                    const std::function<void(Value *)> &body, Value *step) {
     return emitLoop(b_, lo, hi, name, body, step);
+  }
+
+  // The workgroup's rows [i0, i1) x columns [j0, j1) of a plain transpose
+  // (LoopKernel::transposeBlocks) in squares of kTransposeSquare: per square, that many
+  // vector loads along the input's rows (contiguous: the input's last dim
+  // is the output's row index), a transpose of the square in registers
+  // (transposeSquare), and as many vector stores along the output's rows,
+  // the bits as they are (integer lanes of the element's size). The
+  // columns and rows past the last whole square go point by point (|row|,
+  // over the remaining columns). Point by point, each element of an
+  // output row is read from a line of its own (Tiling.cpp has the times).
+  void transposeBlocks(Value *i0, Value *i1, Value *j0, Value *j1,
+                       const std::function<void()> &row) {
+    const unsigned P = L_.numParallel, B = LoopKernel::kTransposeSquare;
+    const unsigned input = L_.nodes[outNode_[0]].input;
+    Type *lane = b_.getIntNTy(8 * dtypeSize(L_.inputs[input].elem));
+    auto *vec = FixedVectorType::get(lane, B);
+    Value *iFull = fullEnd(i0, i1, B), *jFull = fullEnd(j0, j1, B);
+    loop(i0, iFull, "ib", [&](Value *ib) {
+      loop(j0, jFull, "jb", [&](Value *jb) {
+        std::vector<Value *> rows(B);
+        idx_[P - 2] = ib;
+        for (unsigned k = 0; k < B; ++k) {
+          idx_[P - 1] = b_.CreateAdd(jb, b_.getInt64(k));
+          rows[k] = b_.CreateAlignedLoad(vec, inputPtr(input), Align(1));
+        }
+        rows = transposeSquare(b_, rows);
+        idx_[P - 1] = jb;
+        for (unsigned k = 0; k < B; ++k) {
+          idx_[P - 2] = b_.CreateAdd(ib, b_.getInt64(k));
+          b_.CreateAlignedStore(rows[k], outputPtr(0), Align(1));
+        }
+      }, B);
+      // The columns past the last whole square, row by row.
+      loop(ib, b_.CreateAdd(ib, b_.getInt64(B)), "it", [&](Value *i) {
+        idx_[P - 2] = i;
+        rowPasses(jFull, j1);
+      });
+    }, B);
+    loop(iFull, i1, "i", [&](Value *i) {
+      idx_[P - 2] = i;
+      row();
+    });
   }
 
   // Keeps the loop vectorizer off the loop of back edge |back| (its body

@@ -235,11 +235,8 @@ bool packedMatmulTransposesLanes(const PackedMatmul &p) {
   return p.lanes >= 8 && p.nr() % p.lanes == 0;
 }
 
-// The transpose of the square |rows| (L vectors of L lanes, L a power of
-// two): log2(L) rounds of L two-source shuffles, each swapping the
-// off-diagonal b x b blocks of every 2b x 2b block (b = L/2 .. 1). Vector
-// j of the result is lane j of every input.
-static std::vector<Value *> transposeSquare(IRBuilder<> &b, std::vector<Value *> rows) {
+// (Codegen.h.)
+std::vector<Value *> transposeSquare(IRBuilderBase &b, std::vector<Value *> rows) {
   const unsigned L = unsigned(rows.size());
   for (unsigned blk = L / 2; blk >= 1; blk /= 2) {
     std::vector<int> lo(L), hi(L);

@@ -237,6 +237,12 @@ struct LoopKernel {
   std::vector<KernelOutput> outputs;
   unsigned tileX = 64, tileY = 1; // elements per workgroup in the two inner
                                   // parallel dims
+  // A plain transpose (Tiling.cpp): the one output is a load of one input
+  // whose last two dims are the output's last two swapped, of 2-, 4- or
+  // 8-byte elements (not f16 or bf16). LoopEmitter moves it in squares of kTransposeSquare
+  // x kTransposeSquare elements through registers.
+  bool transposeBlocks = false;
+  static constexpr unsigned kTransposeSquare = 8;
   // Param index of the rows per workgroup when that depends on the sizes
   // (row kernels: short rows share a workgroup), else -1 (tileY rows).
   int tileYParam = -1;

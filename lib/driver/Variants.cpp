@@ -117,6 +117,9 @@ static std::string describeDispatch(const Dispatch &d) {
     s += " (rows a workgroup from the sizes)";
   if (L.regRows > 1)
     s += ", register tile " + std::to_string(L.regRows) + "x" + std::to_string(L.regCols);
+  if (L.transposeBlocks)
+    s += ", transposed in " + std::to_string(LoopKernel::kTransposeSquare) + "x" +
+         std::to_string(LoopKernel::kTransposeSquare) + " squares through registers";
   // Row statistics: how many run on vectors (codegen/RowVector.h).
   std::vector<codegen::RowShape> shape = codegen::rowShapes(L);
   unsigned stats = 0, vector = 0;

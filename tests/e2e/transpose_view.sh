@@ -25,7 +25,7 @@ check "$TEST_DIR/transpose_view.sh" < explain.txt
 # CHECK: x86-64-v4 (
 # CHECK-NEXT: qkt_dispatch_0_matmul_pack: packs the matmul's rhs (kc x 32 per workgroup, kc 1360) where 2 or more rows of workgroups read it, its lhs (12 x kc per workgroup) where several columns do, once per call
 # CHECK-NEXT: qkt_dispatch_0_matmul: packed matmul, register tile 12x32, block up to 384x256, lhs block 96, kc 184 (1360 where its rhs is packed before), rhs transposed
-# CHECK-NEXT: both_dispatch_1_transpose: tile 128x8
+# CHECK-NEXT: both_dispatch_1_transpose: tile 128x64, transposed in 8x8 squares through registers
 # CHECK-NEXT: both_dispatch_2_matmul_pack: packs the matmul's rhs (kc x 32 per workgroup, kc 1360) where 3 or more rows of workgroups read it, its lhs (12 x kc per workgroup) where several columns do, once per call
 # CHECK-NEXT: both_dispatch_2_matmul: packed matmul, register tile 12x32, block up to 384x256, lhs block 96, kc 184 (1360 where its rhs is packed before){{$}}
 
