@@ -120,7 +120,7 @@ public:
         Value *j0, *j1;
         jRange(j0, j1);
         j0_ = j0;
-        transposeBlocks(i0, i1, j0, j1, row);
+        transposeBlocks(i0, i1, j0, j1);
       } else {
         loop(i0, i1, "i", [&](Value *i) {
           idx_[P - 2] = i;
@@ -784,19 +784,31 @@ private:
   // turns each tile row into vector ops); the ragged edges use rows of
   // accumulators in memory.
   void blockedRows(Value *i0, Value *i1, Value *j0, Value *j1) {
-    unsigned P = L_.numParallel, RB = L_.regRows, CB = L_.regCols;
-    Value *iFull = fullEnd(i0, i1, RB);
-    Value *jFull = fullEnd(j0, j1, CB);
+    inBlocks(i0, i1, j0, j1, L_.regRows, L_.regCols,
+             [&](Value *ib, Value *jb) { registerTile(ib, jb); },
+             [&](Value *ja, Value *jb) { rowAccumulate(ja, jb); });
+  }
+
+  // Rows [i0, i1) x columns [j0, j1) in blocks of rb x cb: |block| at each
+  // whole block's first row and column, then |rest| over each row's
+  // columns past the last whole block, and over the whole rows past the
+  // last block of rows (with idx_ at the row).
+  void inBlocks(Value *i0, Value *i1, Value *j0, Value *j1, unsigned rb, unsigned cb,
+                const std::function<void(Value *, Value *)> &block,
+                const std::function<void(Value *, Value *)> &rest) {
+    const unsigned P = L_.numParallel;
+    Value *iFull = fullEnd(i0, i1, rb);
+    Value *jFull = fullEnd(j0, j1, cb);
     loop(i0, iFull, "ib", [&](Value *ib) {
-      loop(j0, jFull, "jb", [&](Value *jb) { registerTile(ib, jb); }, CB);
-      loop(ib, b_.CreateAdd(ib, b_.getInt64(RB)), "ir", [&](Value *i) {
+      loop(j0, jFull, "jb", [&](Value *jb) { block(ib, jb); }, cb);
+      loop(ib, b_.CreateAdd(ib, b_.getInt64(rb)), "ir", [&](Value *i) {
         idx_[P - 2] = i;
-        rowAccumulate(jFull, j1);
+        rest(jFull, j1);
       });
-    }, RB);
+    }, rb);
     loop(iFull, i1, "irem", [&](Value *i) {
       idx_[P - 2] = i;
-      rowAccumulate(j0, j1);
+      rest(j0, j1);
     });
   }
 
@@ -1322,41 +1334,28 @@ private:
   // is the output's row index), a transpose of the square in registers
   // (transposeSquare), and as many vector stores along the output's rows,
   // the bits as they are (integer lanes of the element's size). The
-  // columns and rows past the last whole square go point by point (|row|,
-  // over the remaining columns). Point by point, each element of an
+  // columns and rows past the last whole square go point by point. Point
+  // by point, each element of an
   // output row is read from a line of its own (Tiling.cpp has the times).
-  void transposeBlocks(Value *i0, Value *i1, Value *j0, Value *j1,
-                       const std::function<void()> &row) {
+  void transposeBlocks(Value *i0, Value *i1, Value *j0, Value *j1) {
     const unsigned P = L_.numParallel, B = LoopKernel::kTransposeSquare;
     const unsigned input = L_.nodes[outNode_[0]].input;
     Type *lane = b_.getIntNTy(8 * dtypeSize(L_.inputs[input].elem));
     auto *vec = FixedVectorType::get(lane, B);
-    Value *iFull = fullEnd(i0, i1, B), *jFull = fullEnd(j0, j1, B);
-    loop(i0, iFull, "ib", [&](Value *ib) {
-      loop(j0, jFull, "jb", [&](Value *jb) {
-        std::vector<Value *> rows(B);
-        idx_[P - 2] = ib;
-        for (unsigned k = 0; k < B; ++k) {
-          idx_[P - 1] = b_.CreateAdd(jb, b_.getInt64(k));
-          rows[k] = b_.CreateAlignedLoad(vec, inputPtr(input), Align(1));
-        }
-        rows = transposeSquare(b_, rows);
-        idx_[P - 1] = jb;
-        for (unsigned k = 0; k < B; ++k) {
-          idx_[P - 2] = b_.CreateAdd(ib, b_.getInt64(k));
-          b_.CreateAlignedStore(rows[k], outputPtr(0), Align(1));
-        }
-      }, B);
-      // The columns past the last whole square, row by row.
-      loop(ib, b_.CreateAdd(ib, b_.getInt64(B)), "it", [&](Value *i) {
-        idx_[P - 2] = i;
-        rowPasses(jFull, j1);
-      });
-    }, B);
-    loop(iFull, i1, "i", [&](Value *i) {
-      idx_[P - 2] = i;
-      row();
-    });
+    inBlocks(i0, i1, j0, j1, B, B, [&](Value *ib, Value *jb) {
+      std::vector<Value *> rows(B);
+      idx_[P - 2] = ib;
+      for (unsigned k = 0; k < B; ++k) {
+        idx_[P - 1] = b_.CreateAdd(jb, b_.getInt64(k));
+        rows[k] = b_.CreateAlignedLoad(vec, inputPtr(input), Align(1));
+      }
+      rows = transposeSquare(b_, rows);
+      idx_[P - 1] = jb;
+      for (unsigned k = 0; k < B; ++k) {
+        idx_[P - 2] = b_.CreateAdd(ib, b_.getInt64(k));
+        b_.CreateAlignedStore(rows[k], outputPtr(0), Align(1));
+      }
+    }, [&](Value *ja, Value *jb) { rowPasses(ja, jb); });
   }
 
   // Keeps the loop vectorizer off the loop of back edge |back| (its body
