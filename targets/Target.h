@@ -91,6 +91,15 @@ struct FeatureLevel {
   // of the lhs quads with ones: the same i32 sums, exactly (modulo 2^32,
   // as all of them are).
   bool quadDotUnsigned = false;
+  // Whether the level has x86's AMX tiles with their i8 dot product
+  // (AMX-TILE, AMX-INT8: Sapphire Rapids and later Xeons): eight tile
+  // registers of 16 rows x 64 bytes, tdpbssd summing a 16 x 64 tile of s8
+  // by a 64 x 16 one into 16 x 16 i32 (16,384 products an instruction).
+  // The packed matmul of i8 operands then multiplies its register tiles
+  // with them (lib/codegen/AmxTiles.cpp): the lhs packed row by row, the
+  // rhs as quads (quadDotProduct's layout), both K blocks padded with zeros
+  // to whole tiles of 64.
+  bool matrixTiles = false;
 };
 
 struct QemuCpu {

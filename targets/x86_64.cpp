@@ -5,8 +5,9 @@
 // the psABI's microarchitecture levels: v3 adds AVX2, FMA and BMI with
 // 256-bit vectors, v4 AVX-512 with 512-bit vectors and 32 registers;
 // v3+avxvnni and v4+vnni add the i8 dot product of AVX-VNNI and AVX-512
-// VNNI (not psABI levels). The loader runs the last level a CPU has, so
-// one with both VNNIs runs v4+vnni. Slices
+// VNNI (not psABI levels), v4+amx AMX's tiles. The loader runs the last
+// level a CPU has, so one with both VNNIs runs v4+vnni, one with AMX
+// v4+amx. Slices
 // are position-independent ET_DYN objects; code uses the small PIC model, so
 // all data is reached RIP-relative and the loader only sees
 // R_X86_64_RELATIVE, R_X86_64_64 and R_X86_64_GLOB_DAT/JUMP_SLOT relocations.
@@ -80,6 +81,19 @@ const TargetInfo x86_64Target = {
          /*changesOnly=*/{"narrow-integers"}, kStreamingStoreBytes, kSfence,
          /*halfConversion=*/true, "llvm.x86.avx512.pmaddw.d.512",
          /*quadDotProduct=*/"llvm.x86.avx512.vpdpbusd.512", /*quadDotUnsigned=*/true},
+        // AMX (Sapphire Rapids and later Xeons, Granite Rapids): the i8
+        // matmul's register tiles multiply in tile registers, 32 x 32
+        // outputs in four of them (tdpbssd, s8 x s8: no offset); the
+        // one-row sweep stays on v4+vnni's vpdpbusd. Only narrow-integer
+        // code changes. Linux hands the tile state to a process only on
+        // request (arch_prctl(ARCH_REQ_XCOMP_PERM)), which the loader makes.
+        {"x86-64-v4+amx", "x86-64-v4", "+avx512vnni,+amx-tile,+amx-int8",
+         {"-march=x86-64-v4", "-mavx512vnni", "-mamx-tile", "-mamx-int8"}, {"x86-64-v4+vnni"},
+         {"amx-tile", "amx-int8"}, 512, 32, 32 * 1024, 1024 * 1024,
+         /*changesOnly=*/{"narrow-integers"}, kStreamingStoreBytes, kSfence,
+         /*halfConversion=*/true, "llvm.x86.avx512.pmaddw.d.512",
+         /*quadDotProduct=*/"llvm.x86.avx512.vpdpbusd.512", /*quadDotUnsigned=*/true,
+         /*matrixTiles=*/true},
     },
     /*elfMachine=*/62, // EM_X86_64
     /*elfClass=*/2,    // ELFCLASS64

@@ -491,13 +491,14 @@ private:
     };
     // Where the tile reads its rhs in place: the packing tile for more rows
     // than the tails have (its copy unused below mr rows).
-    Function *tilePacking = codegen::packedMatmulTilePacking(m_, p, tileEpi);
+    Function *tilePacking = p.amx() ? nullptr : codegen::packedMatmulTilePacking(m_, p, tileEpi);
     // Where the workgroup packs its own rhs block and has a whole mr-row
     // tile first, each whole panel is packed by its first tile as it goes
     // (packedMatmulTilePacking): only the ragged last panel is packed
     // before the tiles. Not for a transposed rhs (packed by rows).
     Value *wholeEnd = fullEnd(j0, j1, p.nr());
-    Value *tilePacks = p.rhsTransposed
+    // (AMX's tiles read packed panels only: PackedMatmul::amx.)
+    Value *tilePacks = p.rhsTransposed || p.amx()
                            ? b_.getFalse()
                            : b_.CreateAnd(b_.CreateNot(prepacked),
                                           b_.CreateICmpUGE(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
@@ -505,10 +506,12 @@ private:
     // rows, its one tile per panel reads the whole panels in place
     // (packed, they would be read once).
     // (Not a rows view: its tiles read it packed.)
+    // (AMX: only one row, which the sweep reads in place.)
     Value *readsInPlace = p.rhsTransposed || p.rhsRows
                               ? b_.getFalse()
                               : b_.CreateAnd(b_.CreateNot(prepacked),
-                                             b_.CreateICmpULT(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
+                                             b_.CreateICmpULT(b_.CreateSub(i1, i0),
+                                                              b_.getInt64(p.amx() ? 2 : p.mr)));
     // A transposed rhs, likewise, where the level transposes it in lanes,
     // the block has no more rows than the tallest tail and the K block is a
     // multiple of the lanes (per K block, below): its whole panels are read
@@ -635,13 +638,14 @@ private:
                 b_.CreateCall(tile->getFunctionType(), fn, args);
               });
             }
-            ifThen(fromSource, [&]() {
-              std::vector<Value *> args = {kc, lhsPanel, rhsBlock(rhs, pc, jt), at,
-                                           b_.getInt64(p.nc), initRow, first, ldb, panel};
-              args.insert(args.end(), outArgs.begin(), outArgs.end());
-              Value *fn = tileFor(left, tilePacking, plainTail(p.rhsElem));
-              b_.CreateCall(tile->getFunctionType(), fn, args);
-            });
+            if (!p.amx())
+              ifThen(fromSource, [&]() {
+                std::vector<Value *> args = {kc, lhsPanel, rhsBlock(rhs, pc, jt), at,
+                                             b_.getInt64(p.nc), initRow, first, ldb, panel};
+                args.insert(args.end(), outArgs.begin(), outArgs.end());
+                Value *fn = tileFor(left, tilePacking, plainTail(p.rhsElem));
+                b_.CreateCall(tile->getFunctionType(), fn, args);
+              });
             ifThen(b_.CreateAnd(b_.CreateNot(fromSource), b_.CreateNot(viaTranspose)), [&]() {
               std::vector<Value *> args = {kc,    lhsPanel, panel, at, b_.getInt64(p.nc), initRow,
                                            first, b_.getInt64(p.nr()), panel};

@@ -13,6 +13,7 @@
 // vectors into halves unless a function asks for them), and one call per
 // kc-long tile costs nothing measurable.
 #include "codegen/AbiTypes.h"
+#include "codegen/AmxTiles.h"
 #include "codegen/Codegen.h"
 #include "codegen/OptPipeline.h"
 #include "codegen/ScalarOps.h"
@@ -43,8 +44,27 @@ struct LeafTypes {
 
 // Whether the rhs quads go to the level's dot product as u8 (b + 128:
 // FeatureLevel::quadDotUnsigned, PairSums). The routines that pack the rhs
-// store them so, and those that read it in place flip them as they read.
+// store them so (not for AMX's tiles: PackedMatmul::rhsPackedUnsigned), and
+// those that read it in place flip them as they read.
 static bool rhsOffset(const PackedMatmul &p) { return p.quads() && p.quadDotUnsigned; }
+
+// The groups of rows of K a block of |kc| rows has (ceil(kc / 4) quads):
+// its panels' rows less AMX's padding (packedMatmulPanelRows).
+static Value *panelGroups(IRBuilderBase &b, const PackedMatmul &p, Value *kc) {
+  const unsigned g = p.kGroup();
+  return g > 1 ? b.CreateLShr(b.CreateAdd(kc, b.getInt64(g - 1)), p.kGroupShift()) : kc;
+}
+
+// Zeros in rows [from, to) of the panel at |panel| (|width| i32 a row):
+// AMX's padding of a K block to whole tiles.
+static void zeroPanelRows(IRBuilder<> &b, Value *panel, Value *from, Value *to, unsigned width) {
+  Type *i32 = b.getInt32Ty();
+  auto *row = FixedVectorType::get(i32, width);
+  emitLoop(b, from, to, "pad", [&](Value *j) {
+    b.CreateAlignedStore(Constant::getNullValue(row),
+                         b.CreateInBoundsGEP(i32, panel, b.CreateMul(j, b.getInt64(width))), Align(4));
+  });
+}
 
 // |x| (i8 lanes, or i32 lanes of four i8) with every byte's sign bit
 // flipped: each signed byte b as the unsigned byte b + 128.
@@ -278,12 +298,13 @@ constexpr uint64_t kRowsAcrossK = 12;
 // into the same L1 set). With width nr it packs an rhs stored transposed
 // ([N, K], a transpose view) into the panels pack makes from [K, N]
 // (|ofRhs|).
-static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width, bool flip);
+static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width, bool ofRhs,
+                               bool flip);
 
 Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width, DType elem,
                                bool ofRhs) {
   if (p.pairs())
-    return packPairsRows(m, p, width, ofRhs && rhsOffset(p));
+    return packPairsRows(m, p, width, ofRhs, ofRhs && p.rhsPackedUnsigned());
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *f32 = t.f32;
@@ -414,12 +435,17 @@ Function *packedMatmulPackRows(Module &m, const PackedMatmul &p, unsigned width,
 // rows (ceil(kc / 2) pairs, ceil(kc / 4) quads; kc for every other
 // matmul).
 Value *packedMatmulPanelRows(IRBuilderBase &b, const PackedMatmul &p, Value *kc) {
-  const unsigned g = p.kGroup();
-  return g > 1 ? b.CreateLShr(b.CreateAdd(kc, b.getInt64(g - 1)), p.kGroupShift()) : kc;
+  Value *groups = panelGroups(b, p, kc);
+  if (!p.amx())
+    return groups;
+  const uint64_t d = PackedMatmul::kAmxDepth;
+  return b.CreateAnd(b.CreateAdd(groups, b.getInt64(d - 1)), b.getInt64(~(d - 1)));
 }
 
 // The routine names' mark of i8 operands: pairs, or quads.
-static std::string i8Mark(const PackedMatmul &p) { return p.quads() ? "i8q" : "i8"; }
+static std::string i8Mark(const PackedMatmul &p) {
+  return p.amx() ? "i8amx" : p.quads() ? "i8q" : "i8";
+}
 
 // Row h of group |j| of a K block of |kc| rows (i8 quads: rows 4j .. 4j
 // + 3): whether the block has it, and the row to read for it, row 4j
@@ -528,12 +554,16 @@ static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
         *dst = f->getArg(4);
   const unsigned nr = p.nr();
   Value *nrV = b.getInt64(nr);
-  Value *pairs = packedMatmulPanelRows(b, p, kc);
+  // (A panel's rows: |pairs|, of which |groups| hold K; zeros after.)
+  Value *pairs = packedMatmulPanelRows(b, p, kc), *groups = panelGroups(b, p, kc);
+  const bool flip = p.rhsPackedUnsigned();
   Value *fullCols = b.CreateMul(b.CreateUDiv(cols, nrV), nrV);
   auto *bytes = FixedVectorType::get(i8, nr);
   emitLoop(b, b.getInt64(0), fullCols, "q", [&](Value *q) {
     Value *panel = b.CreateInBoundsGEP(i32, dst, b.CreateMul(q, pairs));
-    emitLoop(b, b.getInt64(0), pairs, "j", [&](Value *j) {
+    if (p.amx())
+      zeroPanelRows(b, panel, groups, pairs, nr);
+    emitLoop(b, b.getInt64(0), groups, "j", [&](Value *j) {
       if (quads) {
         Value *to = b.CreateInBoundsGEP(i32, panel, b.CreateMul(j, nrV));
         Value *rows[4];
@@ -544,7 +574,7 @@ static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
                                    Constant::getNullValue(bytes));
         }
         Value *row = quadRow(b, rows);
-        b.CreateAlignedStore(rhsOffset(p) ? flipSignBits(b, row) : row, to, Align(4));
+        b.CreateAlignedStore(flip ? flipSignBits(b, row) : row, to, Align(4));
         return;
       }
       Value *k = b.CreateShl(j, 1);
@@ -561,7 +591,9 @@ static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
   Value *rem = b.CreateSub(cols, fullCols);
   Value *panel = b.CreateInBoundsGEP(i32, dst, b.CreateMul(fullCols, pairs));
   Value *lastCol = b.CreateSub(rem, b.getInt64(1));
-  Value *jEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), pairs, b.getInt64(0));
+  Value *jEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), groups, b.getInt64(0));
+  if (p.amx())
+    zeroPanelRows(b, panel, jEnd, b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), pairs, jEnd), nr);
   emitLoop(b, b.getInt64(0), jEnd, "jr", [&](Value *j) {
     Value *to = b.CreateInBoundsGEP(i32, panel, b.CreateMul(j, nrV));
     for (unsigned col = 0; col < nr; ++col) {
@@ -569,7 +601,7 @@ static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
       Value *at = b.CreateInBoundsGEP(
           i8, src, b.CreateAdd(fullCols, b.CreateBinaryIntrinsic(Intrinsic::umin, cv, lastCol)));
       Value *x = quads ? loadQuad(b, at, ldb, j, kc) : loadPair(b, at, ldb, j, kc);
-      if (rhsOffset(p))
+      if (flip)
         x = flipSignBits(b, x);
       x = b.CreateSelect(b.CreateICmpULT(cv, rem), x, b.getInt32(0));
       b.CreateAlignedStore(x, b.CreateConstInBoundsGEP1_64(i32, to, col), Align(4));
@@ -591,22 +623,32 @@ static Function *packPairsRhs(Module &m, const PackedMatmul &p) {
 // last panel go one pair at a time (loadPair). Quads likewise: a 16-byte
 // load is four quads of a row as they lie (rows 4j .. 4j + 3 of K are a
 // row's bytes 4j .. 4j + 3), the last ones one at a time (loadQuad).
-static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width, bool flip) {
+static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width, bool ofRhs,
+                               bool flip) {
   LLVMContext &c = m.getContext();
   LeafTypes t(c, p);
   Type *i64 = t.i64, *i8 = Type::getInt8Ty(c), *i32 = t.acc;
   const bool quads = p.quads();
   bool fresh;
-  // (|flip|: an rhs's quads as u8, rhsOffset: "u".)
-  Function *f = leaf(m, "packrows" + std::to_string(width) + i8Mark(p) + (flip ? "u" : ""),
+  // (|flip|: an rhs's quads as u8, rhsOffset: "u". AMX's lhs: row by row,
+  // "r".)
+  const bool amxLhs = p.amx() && !ofRhs;
+  Function *f = leaf(m, "packrows" + std::to_string(width) + i8Mark(p) + (flip ? "u" : "") +
+                            (amxLhs ? "r" : ""),
                      {i64, i64, t.ptr, i64, t.ptr}, p, fresh);
   if (!fresh)
     return f;
+  if (amxLhs) {
+    emitAmxPackLhsBody(*f, p, width);
+    keepLoopsAsWritten(*f);
+    return f;
+  }
   IRBuilder<> b(BasicBlock::Create(c, "entry", f));
   Value *kc = f->getArg(0), *rows = f->getArg(1), *src = f->getArg(2), *lda = f->getArg(3),
         *dst = f->getArg(4);
   Value *widthV = b.getInt64(width), *one = b.getInt64(1);
-  Value *pairs = packedMatmulPanelRows(b, p, kc);
+  // (A panel's rows: |pairs|, of which |groups| hold K; zeros after.)
+  Value *pairs = packedMatmulPanelRows(b, p, kc), *groups = panelGroups(b, p, kc);
   Value *pairs4 = b.CreateAnd(b.CreateLShr(kc, p.kGroupShift()), b.getInt64(~uint64_t(3)));
   Value *fullRows = b.CreateMul(b.CreateUDiv(rows, widthV), widthV);
   const unsigned grouped = width / 4 * 4;
@@ -634,6 +676,8 @@ static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width,
   };
   emitLoop(b, b.getInt64(0), fullRows, "q", [&](Value *q) {
     Value *panel = b.CreateInBoundsGEP(i32, dst, b.CreateMul(q, pairs));
+    if (p.amx())
+      zeroPanelRows(b, panel, groups, pairs, width);
     Value *top = rowAt(src, q);
     emitLoop(b, b.getInt64(0), pairs4, "j4", [&](Value *j) {
       emitLoop(b, b.getInt64(0), b.getInt64(grouped), "g", [&](Value *g) {
@@ -655,7 +699,7 @@ static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width,
         }
       }
     }, 4);
-    emitLoop(b, pairs4, pairs, "j", [&](Value *j) {
+    emitLoop(b, pairs4, groups, "j", [&](Value *j) {
       Value *to = b.CreateInBoundsGEP(i32, panel, b.CreateMul(j, widthV));
       for (unsigned r = 0; r < width; ++r)
         b.CreateAlignedStore(loadGroup(rowAt(top, b.getInt64(r)), j),
@@ -666,7 +710,10 @@ static Function *packPairsRows(Module &m, const PackedMatmul &p, unsigned width,
   Value *panel = b.CreateInBoundsGEP(i32, dst, b.CreateMul(fullRows, pairs));
   Value *top = rowAt(src, fullRows);
   Value *lastRow = b.CreateSub(rem, one);
-  Value *jEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), pairs, b.getInt64(0));
+  Value *jEnd = b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), groups, b.getInt64(0));
+  if (p.amx())
+    zeroPanelRows(b, panel, jEnd, b.CreateSelect(b.CreateICmpSGT(rem, b.getInt64(0)), pairs, jEnd),
+                  width);
   emitLoop(b, b.getInt64(0), jEnd, "jr", [&](Value *j) {
     Value *to = b.CreateInBoundsGEP(i32, panel, b.CreateMul(j, widthV));
     for (unsigned r = 0; r < width; ++r) {
@@ -812,7 +859,8 @@ struct PairSums {
 };
 
 std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
-  const unsigned step = p.mr >= 8 ? 4 : 2;
+  // (AMX: a tile's rows are a multiple of 8, at most 8 of them zeros.)
+  const unsigned step = p.amx() ? 8 : p.mr >= 8 ? 4 : 2;
   std::vector<unsigned> rows;
   for (unsigned h = step; h < p.mr; h += step)
     rows.push_back(h);
@@ -907,6 +955,11 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   Function *f = leaf(m, kind, params, p, fresh, rows);
   if (!fresh)
     return f;
+  if (p.amx()) {
+    assert(!packing && !pairsInPlace && stores && "AMX tiles read packed panels");
+    emitAmxTileBody(*f, p, rows);
+    return f;
+  }
   BasicBlock *entry = BasicBlock::Create(c, "entry", f);
   IRBuilder<> b(entry);
   Value *kc = f->getArg(0), *lhs = f->getArg(1), *rhs = f->getArg(2), *acc = f->getArg(3),
@@ -1300,7 +1353,8 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
   const PairSums pairSums(b, p);
   assert((!pairs || nv == 2) && "a panel of pairs is two vectors");
   const ChunkOrder chunkOrder{unsigned(lanes)};
-  Value *kSteps = packedMatmulPanelRows(b, p, kc);
+  // (Its K as read in place: no padding.)
+  Value *kSteps = panelGroups(b, p, kc);
   emitLoop(b, b.getInt64(0), kSteps, "k0", [&](Value *k0) {
     Value *k1 =
         b.CreateBinaryIntrinsic(Intrinsic::umin, b.CreateAdd(k0, b.getInt64(kSweepRows)), kSteps);
@@ -1349,7 +1403,11 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
         rowSum = b.CreatePHI(vec, 2, "rowsum");
         rowSum->addIncoming(Constant::getNullValue(vec), pred);
       }
-      Value *x = b.CreateLoad(t.acc, b.CreateInBoundsGEP(t.acc, lhs, b.CreateMul(k, lhsStep)));
+      // (AMX's lhs panel: per 16 quads of K, its rows' 16 in turn.)
+      Value *lhsAt = p.amx() ? b.CreateAdd(b.CreateMul(b.CreateLShr(k, 4), b.getInt64(p.mr * 16)),
+                                           b.CreateAnd(k, b.getInt64(15)))
+                             : b.CreateMul(k, lhsStep);
+      Value *x = b.CreateLoad(t.acc, b.CreateInBoundsGEP(t.acc, lhs, lhsAt));
       Value *splat = b.CreateVectorSplat(lanes, x);
       if (rowSum)
         rowSum->addIncoming(pairSums.rowSums(rowSum, splat), body);

@@ -57,7 +57,7 @@ TEST(PadRows, MaskedVectorLoadsWhereTheLevelHasThem) {
       EXPECT_EQ(edge.masked, 0u);
     }
   }
-  EXPECT_EQ(checked, 4u) << "x86-64-v3, v3+avxvnni, v4 and v4+vnni";
+  EXPECT_EQ(checked, 5u) << "x86-64-v3, v3+avxvnni, v4, v4+vnni and v4+amx";
 }
 
 } // namespace

@@ -115,6 +115,7 @@ struct PackedMatmul {
   const char *pairMultiplyAdd = ""; // the level's FeatureLevel::pairMultiplyAdd
   const char *quadDotProduct = "";  // the level's FeatureLevel::quadDotProduct
   bool quadDotUnsigned = false;     // and its FeatureLevel::quadDotUnsigned
+  bool matrixTiles = false;         // the level's FeatureLevel::matrixTiles
   unsigned lanes = 1;        // f32 elements per vector register
   unsigned mr = 0, nv = 0;   // register tile: mr rows x nv vectors (mr = 0: off)
   unsigned kc = 0;           // K block: a kc x nr rhs panel stays in L1
@@ -171,6 +172,21 @@ struct PackedMatmul {
   // flipped (b + 128 as u8; codegen/PackedMatmul.cpp, PackConstants.cpp).
   bool pairs() const { return lhsElem == DType::I8; }
   bool quads() const { return pairs() && *quadDotProduct; }
+  // Quads multiplied in x86's AMX tiles (FeatureLevel::matrixTiles,
+  // codegen/AmxTiles.cpp): mr = nr = 32, every tile of rows (the tails
+  // too) reads both operands packed; an lhs panel holds, per kAmxDepth
+  // quads of K, its rows' kAmxDepth quads in turn (an AMX tile's rows, 1
+  // KiB in a row: element (r, k) at (k / 16 * mr + r) * 16 + k % 16); a K
+  // block's panels have kRows(kc) rows, padded with zeros to a multiple of
+  // kAmxDepth quads (a tile's 64 bytes of K), and the K blocks start at
+  // multiples of 64. The rhs quads are packed as they are (tdpbssd takes s8
+  // x s8); only the one-row sweep, which reads the rhs in place, offsets
+  // them as it reads.
+  bool amx() const { return quads() && matrixTiles; }
+  static constexpr unsigned kAmxDepth = 16;
+  // Whether the packed rhs quads are offset by 128 (quadDotUnsigned, not
+  // amx()): packed with their sign bits flipped.
+  bool rhsPackedUnsigned() const { return quads() && quadDotUnsigned && !matrixTiles; }
   // The rows of K a panel row holds: 1 (f32), 2 (i8 pairs) or 4 (quads),
   // and its log2 (row k of K is in panel row k >> kGroupShift()).
   unsigned kGroupShift() const { return quads() ? 2 : pairs() ? 1 : 0; }
@@ -210,8 +226,11 @@ struct PackedMatmul {
   // rhs, which a workgroup packs before its tiles instead, from two rows.
   unsigned rhsPackedRows() const { return rhsTransposed ? 2 : 3; }
   // The rows a packed panel of |k| rows of K takes: k, or ceil(k / 2)
-  // pairs, ceil(k / 4) quads.
-  uint64_t kRows(uint64_t k) const { return (k + kGroup() - 1) / kGroup(); }
+  // pairs, ceil(k / 4) quads (AMX: rounded up to a multiple of kAmxDepth).
+  uint64_t kGroups(uint64_t k) const { return (k + kGroup() - 1) / kGroup(); }
+  uint64_t kRows(uint64_t k) const {
+    return amx() ? (kGroups(k) + kAmxDepth - 1) / kAmxDepth * kAmxDepth : kGroups(k);
+  }
   // The K block where the rhs is packed before the call: kcPrepacked, but
   // kc where an operand is a constant packed when building (with kc)
   // (what PackOperands.cpp's K block comes to, a constant rhs leaving

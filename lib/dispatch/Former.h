@@ -178,8 +178,8 @@ struct Former {
   bool packConstantOperand(KernelDraft &draft, unsigned input, bool xMajor,
                            unsigned w);
   // The packed copy of each (constant buffer, xMajor, w, kc, rows of K a
-  // panel row holds, sign bits flipped) in the function.
-  std::map<std::tuple<uint32_t, bool, unsigned, unsigned, unsigned, bool>, uint32_t> packedConstants;
+  // panel row holds, sign bits flipped, AMX's lhs layout) in the function.
+  std::map<std::tuple<uint32_t, bool, unsigned, unsigned, unsigned, bool, bool>, uint32_t> packedConstants;
 
   // ---- Buffer planning (Arena.cpp) ----
   // After every step exists: TEMP buffers written whole by their first step

@@ -53,11 +53,14 @@ namespace graft {
 // second zero past an odd block's end; i8 quads' (p.quads()) rows 4r ..
 // 4r + 3 as four i8, zeros past the block's end, each with its sign bit
 // flipped where |flip| (an rhs for a dot product of u8 x s8:
-// FeatureLevel::quadDotUnsigned). What the per-call packing routines
-// write (codegen/PackedMatmul.cpp: pack, packRows and their pair forms).
+// FeatureLevel::quadDotUnsigned). With |byRows| (AMX's lhs,
+// PackedMatmul::amx), a panel holds per 16 block rows r its w columns' 16
+// in turn: element (r, x0 + i) at + ((r / 16) * w + i) * 16 + r % 16. What
+// the per-call packing routines write (codegen/PackedMatmul.cpp: pack,
+// packRows and their pair forms; codegen/AmxTiles.cpp).
 static std::vector<uint8_t> packPanels(const uint8_t *src, DType elem, const PackedMatmul &p,
                                        int64_t batch, int64_t K, int64_t X, bool xMajor,
-                                       int64_t w, bool flip) {
+                                       int64_t w, bool flip, bool byRows) {
   const int64_t width = (X + w - 1) / w * w, kc = p.kc;
   const bool pairs = p.pairs();
   const int64_t kRows = int64_t(p.kRows(uint64_t(K)));
@@ -98,8 +101,11 @@ static std::vector<uint8_t> packPanels(const uint8_t *src, DType elem, const Pac
       uint8_t *block = packed.data() + (b * kRows + int64_t(p.kRows(uint64_t(pc)))) * width * 4;
       for (int64_t x0 = 0; x0 < X; x0 += w)
         for (int64_t r = 0; r < rows; ++r)
-          for (int64_t x = x0; x < std::min(x0 + w, X); ++x)
-            element(block + (x0 * rows + r * w + (x - x0)) * 4, b, pc, kcb, r, x);
+          for (int64_t x = x0; x < std::min(x0 + w, X); ++x) {
+            const int64_t d = PackedMatmul::kAmxDepth;
+            const int64_t at = byRows ? ((r / d) * w + (x - x0)) * d + r % d : r * w + (x - x0);
+            element(block + (x0 * rows + at) * 4, b, pc, kcb, r, x);
+          }
     }
   return packed;
 }
@@ -146,8 +152,9 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
 
   // One packed copy per constant and panel form in the function (tied
   // weights read by several matmuls).
-  const bool flip = input == p.rhs && p.quads() && p.quadDotUnsigned;
-  auto key = std::make_tuple(in.buffer, xMajor, w, p.kc, p.kGroup(), flip);
+  const bool flip = input == p.rhs && p.rhsPackedUnsigned();
+  const bool byRows = input == p.lhs && p.amx();
+  auto key = std::make_tuple(in.buffer, xMajor, w, p.kc, p.kGroup(), flip, byRows);
   auto it = packedConstants.find(key);
   uint32_t packed;
   if (it != packedConstants.end()) {
@@ -159,7 +166,7 @@ bool Former::packConstantOperand(KernelDraft &draft, unsigned input,
     packedDims.push_back(ex.constant(int64_t(p.kRows(uint64_t(K)))));
     packedDims.push_back(ex.constant((X + w - 1) / w * w));
     std::vector<uint8_t> data =
-        packPanels(prog.buffers[storage].data.data(), elem, p, batch, K, X, xMajor, w, flip);
+        packPanels(prog.buffers[storage].data.data(), elem, p, batch, K, X, xMajor, w, flip, byRows);
     packed = addBuffer(GRAFT_BUFFER_CONST, 0, packedElem, packedDims);
     prog.buffers[packed].data = std::move(data);
     packedConstants[key] = packed;

@@ -68,8 +68,15 @@ void Former::packOperandsOncePerCall(KernelDraft &draft) {
   p.widthParam = param(draft, width);
   const uint32_t packedK = op(GRAFT_EXPR_MUL, K, op(GRAFT_EXPR_MAX, packRhs, packLhs));
   std::vector<uint32_t> dims(domain.begin(), domain.begin() + (P - 2));
-  // (i8 pairs and quads: a row of the buffer holds two or four of K.)
-  dims.push_back(p.kGroup() > 1 ? op(GRAFT_EXPR_CEILDIV, packedK, c(p.kGroup())) : packedK);
+  // (i8 pairs and quads: a row of the buffer holds two or four of K;
+  // AMX's K blocks are whole tiles of kAmxDepth quads, PackedMatmul::kRows.)
+  const uint32_t kRows =
+      p.amx() ? op(GRAFT_EXPR_MUL,
+                   op(GRAFT_EXPR_CEILDIV, packedK, c(int64_t(p.kGroup()) * p.kAmxDepth)),
+                   c(p.kAmxDepth))
+      : p.kGroup() > 1 ? op(GRAFT_EXPR_CEILDIV, packedK, c(p.kGroup()))
+                       : packedK;
+  dims.push_back(kRows);
   dims.push_back(width);
   KernelInput packed;
   packed.buffer = addBuffer(GRAFT_BUFFER_TEMP, 0, DType::F32, dims);

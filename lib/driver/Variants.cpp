@@ -68,6 +68,9 @@ static std::string describeDispatch(const Dispatch &d) {
   auto widened = [&p]() -> std::string {
     if (p.lhsElem == DType::F32 && p.rhsElem == DType::F32)
       return "";
+    if (p.amx())
+      return ", i8 operands packed as quads along K (the lhs by rows), summed in i32 in AMX tiles "
+             "(tdpbssd, s8 x s8)";
     if (p.quads())
       return std::string(", i8 operands packed as quads along K, summed in i32 by a dot product") +
              (p.quadDotUnsigned ? " of u8 x s8 (the rhs offset by 128, the lhs's sums taken off)" : "");

@@ -15,6 +15,7 @@
 # INFO-NEXT: isa variant x86-64-v3+avxvnni: 3 dispatch(es), needs {{.*}} xsave avxvnni
 # INFO-NEXT: isa variant x86-64-v4: 3 dispatch(es), needs {{.*}} avx512vl
 # INFO-NEXT: isa variant x86-64-v4+vnni: 3 dispatch(es), needs {{.*}} avx512vl avx512vnni
+# INFO-NEXT: isa variant x86-64-v4+amx: 3 dispatch(es), needs {{.*}} avx512vnni amx-tile amx-int8
 # INFO-NEXT: aarch64 machine 183, 64-bit, little-endian
 # INFO: affine(tensor<?xf32>, f32) -> (tensor<?xf32>, index)
 # INFO: riscv64 machine 243, 64-bit, little-endian

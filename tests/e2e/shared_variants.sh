@@ -1,6 +1,6 @@
 # ISA variants that share code (lib/codegen/VariantSharing.h): aarch64's
 # armv8.2-a+dotprod changes only atomics, narrow-integer and target-intrinsic
-# code, x86_64's x86-64-v3+avxvnni and v4+vnni only narrow-integer code, so a slice whose
+# code, x86_64's x86-64-v3+avxvnni, v4+vnni and v4+amx only narrow-integer code, so a slice whose
 # IR has none of them and is the same at both levels lists the lower
 # level's functions for it instead of compiling a copy (the MLP: no
 # function of its own); one with i8 arithmetic compiles its own. Both
@@ -34,7 +34,8 @@ code() {
   "$LLVM_OBJDUMP" -d --no-show-raw-insn "$4"/*."$2".o | tail -n +4
 }
 
-for pair in aarch64:armv8-a:armv8.2-a+dotprod x86_64:x86-64-v3:x86-64-v3+avxvnni x86_64:x86-64-v4:x86-64-v4+vnni; do
+for pair in aarch64:armv8-a:armv8.2-a+dotprod x86_64:x86-64-v3:x86-64-v3+avxvnni x86_64:x86-64-v4:x86-64-v4+vnni \
+  x86_64:x86-64-v4+vnni:x86-64-v4+amx; do
   IFS=: read -r target base level <<<"$pair"
   rm -rf mlp && mkdir mlp
   "$GRAFT" build "$SRC/tests/e2e/inputs/mlp.graph" --target "$target" --emit obj --emit-dir mlp -o mlp.graft

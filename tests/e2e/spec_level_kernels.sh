@@ -24,6 +24,7 @@ check --check-prefix=EXPLAIN "$TEST_DIR/spec_level_kernels.sh" < explain.txt
 
 X="2x3xf32=[[1 2 3][4 5 6]]"
 declare -A want=([x86-64-v2]="2xf32=2 2" [x86-64-v3]="2xf32=3 3" [x86-64-v3+avxvnni]="2xf32=3 3" [x86-64-v4]="2xf32=3 3" [x86-64-v4+vnni]="2xf32=3 3"
+  [x86-64-v4+amx]="2xf32=3 3"
   [armv8-a]="2xf32=6 15" [armv8.2-a+dotprod]="2xf32=82 82")
 for target in x86_64 aarch64; do
   for level in ${TARGET_LEVELS[$target]}; do
@@ -39,6 +40,6 @@ sed 's/x86-64-v3:/x86-64-v9:/' "$IN/level_kernels.yaml" > bad.yaml
 cp "$IN/which.c" .
 expect_fail "$GRAFT" build "$IN/rowsum.graph" --spec bad.yaml -o bad.graft
 check --check-prefix=BAD "$TEST_DIR/spec_level_kernels.sh" < "$T/out"
-# BAD: bad.yaml:{{[0-9]+}}:9: error: unknown target 'x86-64-v9'; expected one of: x86_64, {{.*}}, or a feature level: x86-64-v2, x86-64-v3, x86-64-v3+avxvnni, x86-64-v4, x86-64-v4+vnni, armv8-a, {{.*}}
+# BAD: bad.yaml:{{[0-9]+}}:9: error: unknown target 'x86-64-v9'; expected one of: x86_64, {{.*}}, or a feature level: x86-64-v2, x86-64-v3, x86-64-v3+avxvnni, x86-64-v4, x86-64-v4+vnni, x86-64-v4+amx, armv8-a, {{.*}}
 # BAD-NEXT: {{ *}}x86-64-v9: {source: which.c, flags: [-DWHICH=3]}
 # BAD-NEXT: {{ *}}^

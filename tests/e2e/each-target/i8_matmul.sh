@@ -1,7 +1,8 @@
 # i8 x i8 matmuls summed in i32 (ONNX MatMulInteger) on $TARGET's packed
 # matmul (PackedMatmul::pairs: the operands packed as pairs of i16 along
 # K, or, on a level with a dot product of i8 quads (AArch64's dotprod,
-# x86's u8 x s8 one of AVX-VNNI and AVX-512 VNNI), as quads of i8): every feature level this machine runs (forced with --isa;
+# x86's u8 x s8 one of AVX-VNNI and AVX-512 VNNI), as quads of i8; on
+# x86-64-v4+amx in AMX tiles): every feature level this machine runs (forced with --isa;
 # under qemu for the other targets) at 1 and 3 threads, each result equal
 # to numpy's exact integer product (wrapped to i32) and the same bytes at
 # both thread counts. The sizes: odd K (the last pair's lhs half zero), K
@@ -64,6 +65,10 @@ if [[ $TARGET == x86_64 ]]; then
     [[ $(grep -c "i8 operands packed as quads along K, summed in i32 by a dot product of u8 x s8" vnni.txt) -eq 3 ]] &&
       not grep -q quads plain.txt || { cat explain.txt >&2; exit 1; }
   done
+  # x86-64-v4+amx multiplies them in AMX tiles.
+  sed -n "/^x86-64-v4+amx (/,/^[^ ]/p" explain.txt > amx.txt
+  [[ $(grep -c "i8 operands packed as quads along K (the lhs by rows), summed in i32 in AMX tiles" amx.txt) -eq 3 ]] ||
+    { cat explain.txt >&2; exit 1; }
 fi
 "$PYTHON" - <<'PY'
 import numpy as np

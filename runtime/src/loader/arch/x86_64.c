@@ -13,9 +13,13 @@
  * CPU features come from cpuid. A vector extension is usable only when the
  * OS saves its register state on context switches: XGETBV(0) must show
  * the SSE and AVX state (YMM) for AVX, AVX2, FMA, F16C, FMA4 and XOP, also
- * the opmask and ZMM state for AVX-512, and the tile state for AMX (Linux
- * additionally wants arch_prctl(ARCH_REQ_XCOMP_PERM) before AMX code
- * runs). Bits 0..63 of word 0 are IREE's; graft's word holds the baseline
+ * the opmask and ZMM state for AVX-512, and the tile state for AMX. Linux
+ * also hands the tile data state to a process only on request
+ * (arch_prctl(ARCH_REQ_XCOMP_PERM), Documentation/arch/x86/xstate.rst):
+ * until then the first tile instruction faults. Detection requests it
+ * when the CPU has AMX and counts the AMX features only if the kernel
+ * grants it; it is process-wide and lasts for the process (its signal
+ * frames grow by the 8 KiB of tile data). Bits 0..63 of word 0 are IREE's; graft's word holds the baseline
  * features IREE does not name (POPCNT, CMPXCHG16B, LAHF, BMI, ...).
  * Intel SDM vol. 2A, CPUID, tables 3-8 and 3-10. */
 #include "arch/arch.h"
@@ -23,6 +27,10 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#endif
+#if defined(__x86_64__) && defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 static const graft_elf_reloc_rule_t kRules[] = {
@@ -97,6 +105,22 @@ static void cpuid(unsigned leaf, unsigned subleaf, unsigned regs[4]) {
   __cpuid_count(leaf, subleaf, regs[0], regs[1], regs[2], regs[3]);
 }
 
+/* Whether this process may use the AMX tile data state: granted before,
+ * or now on request (Linux); elsewhere the XCR0 bits say it all. */
+static int amx_permitted(void) {
+#if defined(__linux__)
+  enum { ARCH_GET_XCOMP_PERM = 0x1022, ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
+  unsigned long granted = 0;
+  if (syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &granted) == 0 &&
+      (granted >> XFEATURE_XTILEDATA) & 1u) {
+    return 1;
+  }
+  return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
+#else
+  return 1;
+#endif
+}
+
 static void x86_64_detect_cpu(uint64_t fields[GRAFT_CPU_DATA_FIELD_COUNT]) {
   unsigned leaf1[4], leaf7[4], leaf7_1[4], ext1[4];
   cpuid(1, 0, leaf1);
@@ -114,7 +138,7 @@ static void x86_64_detect_cpu(uint64_t fields[GRAFT_CPU_DATA_FIELD_COUNT]) {
   }
   const int ymm = (xcr0 & 0x6) == 0x6;
   const int zmm = ymm && (xcr0 & 0xe0) == 0xe0;
-  const int amx = (xcr0 & 0x60000) == 0x60000;
+  const int amx = (xcr0 & 0x60000) == 0x60000 && amx_permitted();
   for (size_t i = 0; i < sizeof(kFeatures) / sizeof(kFeatures[0]); ++i) {
     const graft_cpu_feature_t* f = &kFeatures[i];
     if (((f->source & NEEDS_YMM) && !ymm) || ((f->source & NEEDS_ZMM) && !zmm) ||
