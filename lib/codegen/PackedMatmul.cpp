@@ -858,6 +858,50 @@ struct PairSums {
   }
 };
 
+// The sums of the quads of each of the first |rows| rows of an lhs panel
+// in AMX's layout (PackedMatmul::amx: per 16 quads of K, its rows' 16 in
+// turn), |depth| quads deep, each in every lane of a <lanes x i32>: the
+// rows' 16 quads at a time against ones with the level's dot product, the
+// lanes then added. For the tiles that read the rhs in place on AMX's level
+// (u8 x s8 there: PairSums::unoffset).
+static std::vector<Value *> amxRowSums(IRBuilder<> &b, const PackedMatmul &p, Value *lhs,
+                                       Value *depth, unsigned rows) {
+  assert(p.lanes == 16 && "a row's 16 quads a vector");
+  LLVMContext &c = b.getContext();
+  Function *f = b.GetInsertBlock()->getParent();
+  Type *i32 = b.getInt32Ty();
+  auto *vec = FixedVectorType::get(i32, p.lanes);
+  const PairSums pairSums(b, p);
+  BasicBlock *pred = b.GetInsertBlock();
+  BasicBlock *head = BasicBlock::Create(c, "sums.head", f), *body = BasicBlock::Create(c, "sums.body", f),
+             *exit = BasicBlock::Create(c, "sums.exit", f);
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  PHINode *j = b.CreatePHI(b.getInt64Ty(), 2, "j");
+  j->addIncoming(b.getInt64(0), pred);
+  std::vector<PHINode *> sums(rows);
+  for (PHINode *&s : sums) {
+    s = b.CreatePHI(vec, 2, "rowsum");
+    s->addIncoming(Constant::getNullValue(vec), pred);
+  }
+  b.CreateCondBr(b.CreateICmpULT(j, depth), body, exit);
+  b.SetInsertPoint(body);
+  // Quads [j, j + lanes) of row r: at (j / 16 * mr + r) * 16 + j % 16.
+  for (unsigned r = 0; r < rows; ++r) {
+    Value *at = b.CreateAdd(b.CreateMul(b.CreateLShr(j, 4), b.getInt64(p.mr * 16)),
+                            b.CreateAdd(b.getInt64(r * 16), b.CreateAnd(j, b.getInt64(15))));
+    Value *x = b.CreateAlignedLoad(vec, b.CreateInBoundsGEP(i32, lhs, at), Align(4));
+    sums[r]->addIncoming(pairSums.rowSums(sums[r], x), body);
+  }
+  j->addIncoming(b.CreateAdd(j, b.getInt64(p.lanes), "j.next", true, true), body);
+  b.CreateBr(head);
+  b.SetInsertPoint(exit);
+  std::vector<Value *> out(rows);
+  for (unsigned r = 0; r < rows; ++r)
+    out[r] = b.CreateVectorSplat(p.lanes, b.CreateAddReduce(sums[r]));
+  return out;
+}
+
 std::vector<unsigned> packedMatmulTailRows(const PackedMatmul &p) {
   // (AMX: a tile's rows are a multiple of 8, at most 8 of them zeros.)
   const unsigned step = p.amx() ? 8 : p.mr >= 8 ? 4 : 2;
@@ -955,11 +999,15 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   Function *f = leaf(m, kind, params, p, fresh, rows);
   if (!fresh)
     return f;
-  if (p.amx()) {
-    assert(!packing && !pairsInPlace && stores && "AMX tiles read packed panels");
+  // (AMX: the tiles that read packed panels; those of a block of few rows
+  // read the rhs in place as on the level below, the lhs in AMX's layout.)
+  const bool amxLhs = p.amx();
+  if (amxLhs && !pairsInPlace) {
+    assert(!packing && stores && "AMX tiles read packed panels");
     emitAmxTileBody(*f, p, rows);
     return f;
   }
+  assert((!amxLhs || (!packing && rows < p.mr)) && "AMX: in place, only the tails");
   BasicBlock *entry = BasicBlock::Create(c, "entry", f);
   IRBuilder<> b(entry);
   Value *kc = f->getArg(0), *lhs = f->getArg(1), *rhs = f->getArg(2), *acc = f->getArg(3),
@@ -986,7 +1034,8 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
   }
   // The steps over the K block: its rows, or its pairs of rows (the last
   // one of an odd kc half zeros, as packed).
-  Value *kSteps = packedMatmulPanelRows(b, p, kc);
+  // (In place on AMX's level: K as read, not padded.)
+  Value *kSteps = amxLhs ? panelGroups(b, p, kc) : packedMatmulPanelRows(b, p, kc);
   // A loop over k from the current block: k and one accumulator per start
   // value as loop-carried values (PHIs in the loop's head), the builder
   // left in its body; the caller adds the latch's values and branches back.
@@ -1060,8 +1109,12 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
       for (Value *&v : starts)
         v = pairSums.carried(v);
     // Unsigned quads: the lhs rows' sums, carried after the accumulators,
-    // a vector of lanes rows each.
-    const unsigned sumVecs = pairSums.offset() ? (mr + lanes - 1) / lanes : 0;
+    // a vector of lanes rows each. (AMX's lhs layout: summed before the
+    // loop instead, a row's quads 16 at a time, amxRowSums.)
+    const unsigned sumVecs = pairSums.offset() && !amxLhs ? (mr + lanes - 1) / lanes : 0;
+    std::vector<Value *> amxSums;
+    if (amxLhs)
+      amxSums = amxRowSums(b, p, lhs, packedMatmulPanelRows(b, p, kc), mr);
     for (unsigned i = 0; i < sumVecs; ++i)
       starts.push_back(Constant::getNullValue(vec));
     KLoop l = openKLoop(starts);
@@ -1080,7 +1133,14 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     if (pairsInPlace && !quads) {
       hiRow = b.CreateSelect(hasSecondRow(b, k, kc), rhsFrom.at(b, rhsRow, ldRhs), rhsRow);
     }
-    Value *lhsCol = b.CreateInBoundsGEP(elem, lhs, b.CreateMul(k, b.getInt64(p.mr)));
+    // (Row r at + r * lhsRow: AMX's layout, packed per 16 quads of K row
+    // by row, or the panel's column of mr quads.)
+    Value *lhsCol =
+        amxLhs ? b.CreateInBoundsGEP(elem, lhs,
+                                     b.CreateAdd(b.CreateMul(b.CreateLShr(k, 4), b.getInt64(p.mr * 16)),
+                                                 b.CreateAnd(k, b.getInt64(15))))
+               : b.CreateInBoundsGEP(elem, lhs, b.CreateMul(k, b.getInt64(p.mr)));
+    const uint64_t lhsRow = amxLhs ? 16 : 1;
     std::vector<Value *> rv(nv);
     // Quads in place: the panel's four rows interleaved whole, then cut
     // into its nv vectors.
@@ -1141,14 +1201,14 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     std::vector<Value *> lhsQuads((mr + 3) / 4, nullptr);
     for (unsigned r = 0; r < mr; ++r) {
       Value *splat;
-      if (quads && r / 4 * 4 + 4 <= p.mr) {
+      if (quads && !amxLhs && r / 4 * 4 + 4 <= p.mr) {
         Value *&four = lhsQuads[r / 4];
         if (!four)
           four = b.CreateAlignedLoad(FixedVectorType::get(elem, 4),
                                      b.CreateConstInBoundsGEP1_64(elem, lhsCol, r / 4 * 4), Align(4));
         splat = b.CreateShuffleVector(four, std::vector<int>(lanes, int(r % 4)));
       } else {
-        Value *x = b.CreateLoad(elem, b.CreateConstInBoundsGEP1_64(elem, lhsCol, r));
+        Value *x = b.CreateLoad(elem, b.CreateConstInBoundsGEP1_64(elem, lhsCol, r * lhsRow));
         splat = b.CreateVectorSplat(lanes, x);
       }
       for (unsigned v = 0; v < nv; ++v) {
@@ -1184,6 +1244,9 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
       for (unsigned v = 0; v < nv; ++v)
         finals[r * nv + v] =
             pairSums.unoffset(finals[r * nv + v], accs[mr * nv + r / lanes], int(r % lanes));
+    for (unsigned r = 0; r < mr && amxLhs; ++r)
+      for (unsigned v = 0; v < nv; ++v)
+        finals[r * nv + v] = pairSums.unoffset(finals[r * nv + v], amxSums[r]);
   }
 
   // The finished sums go to |out| (row stride ldout) where |last| is

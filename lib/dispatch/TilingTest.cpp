@@ -117,20 +117,39 @@ func @q(%a: tensor<?x?xi8>, %b: tensor<?x?xi8>, %c: tensor<?x?xi32>) -> tensor<?
       EXPECT_TRUE(p.pairs());
       EXPECT_EQ(p.lhsElem, DType::I8);
       EXPECT_EQ(p.rhsElem, DType::I8);
-      EXPECT_EQ(p.nr(), f.nr());
+      if (!p.amx())
+        EXPECT_EQ(p.nr(), f.nr());
       EXPECT_EQ(p.quads(), *level.quadDotProduct != 0);
       const unsigned group = p.quads() ? 4 : 2, bytesPerK = 4 / group;
       const unsigned sumRegisters = *level.pairMultiplyAdd || p.quads() ? 1 : 2;
-      if (level.vectorBits)
-        EXPECT_EQ(p.mr, std::max(1u, level.vectorRegisters * 3 / 4 / (sumRegisters * p.nv)));
-      else
-        EXPECT_EQ(p.mr, 2u) << "scalar sums live in the integer registers";
-      EXPECT_LE(uint64_t(p.kc) * (p.mr + p.nr()) * bytesPerK, level.l1dBytes);
-      EXPECT_GT(uint64_t(p.kc + 8) * (p.mr + p.nr()) * bytesPerK, level.l1dBytes);
+      EXPECT_EQ(p.amx(), level.matrixTiles);
+      if (p.amx()) {
+        // AMX: 2 x 2 tiles of 16 x 16 sums; K blocks of whole 64-row
+        // tiles, twice the L1 rule; a block's panels padded to them.
+        EXPECT_EQ(p.mr, 32u);
+        EXPECT_EQ(p.nr(), 32u);
+        EXPECT_EQ(p.kc % 64, 0u);
+        EXPECT_EQ(p.kcPrepacked % 64, 0u);
+        EXPECT_GE(p.kcPrepacked, p.kc);
+        EXPECT_LE(uint64_t(p.kc) * (p.mr + p.nr()) * bytesPerK, 2 * level.l1dBytes);
+        EXPECT_EQ(p.kRows(p.kc), p.kc / group);
+        EXPECT_EQ(p.kRows(p.kc + 1), p.kc / group + PackedMatmul::kAmxDepth);
+        EXPECT_EQ(p.kRows(1), PackedMatmul::kAmxDepth);
+        EXPECT_EQ(p.kGroups(p.kc + 1), p.kc / group + 1);
+        EXPECT_FALSE(p.rhsPackedUnsigned()) << "tdpbssd takes s8 x s8";
+      } else {
+        if (level.vectorBits)
+          EXPECT_EQ(p.mr, std::max(1u, level.vectorRegisters * 3 / 4 / (sumRegisters * p.nv)));
+        else
+          EXPECT_EQ(p.mr, 2u) << "scalar sums live in the integer registers";
+        EXPECT_LE(uint64_t(p.kc) * (p.mr + p.nr()) * bytesPerK, level.l1dBytes);
+        EXPECT_GT(uint64_t(p.kc + 8) * (p.mr + p.nr()) * bytesPerK, level.l1dBytes);
+        EXPECT_EQ(p.kRows(p.kc), p.kc / group);
+        EXPECT_EQ(p.kRows(p.kc + 1), p.kc / group + 1);
+        EXPECT_EQ(p.rhsPackedUnsigned(), p.quads() && level.quadDotUnsigned);
+      }
       EXPECT_EQ(p.kc % group, 0u) << "K blocks start at whole groups of rows";
       EXPECT_EQ(p.kcPrepacked % group, 0u);
-      EXPECT_EQ(p.kRows(p.kc), p.kc / group);
-      EXPECT_EQ(p.kRows(p.kc + 1), p.kc / group + 1);
       EXPECT_EQ(ps.dispatches[1].scratchBytes,
                 (uint64_t(p.mw) * p.nc + uint64_t(p.kc / group) * p.nc +
                  uint64_t(p.mc) * (p.kcPrepacked / group)) * 4);

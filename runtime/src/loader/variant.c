@@ -6,7 +6,10 @@
  * missing: this runtime cannot tell whether the CPU has it. Without a
  * request the last variant whose features are all present runs (variants
  * go from the lowest level to the highest); a requested level must exist
- * in the slice and be supported, else the error names what is wrong. */
+ * in the slice and be supported, else the error names what is wrong.
+ * Before a variant is chosen, the OS is asked for what its code needs
+ * (arch->enable_features: x86's AMX tile state); refused, it is skipped
+ * (requested, an error says why). */
 #include <stdio.h>
 #include <string.h>
 
@@ -60,6 +63,15 @@ void graft_library_variant_view(const graft_library_v1_t* lib,
   out_view->functions = variant->functions;
 }
 
+/* Asks the OS for what |variant|'s code needs (arch->enable_features):
+ * NULL when it may run, else why not. */
+static const char* enable_variant(const graft_elf_arch_t* arch,
+                                  const graft_variant_v1_t* variant) {
+  if (!arch || !arch->enable_features) return NULL;
+  return arch->enable_features(variant->cpu_features,
+                               variant->cpu_feature_count);
+}
+
 graft_status_t graft_library_select_variant(const graft_library_v1_t* lib,
                                             const char* requested,
                                             graft_library_v1_t* out_view,
@@ -89,6 +101,12 @@ graft_status_t graft_library_select_variant(const graft_library_v1_t* lib,
                                  "lacks %s",
                                  v->level, missing);
       }
+      const char* refused = enable_variant(arch, v);
+      if (refused) {
+        return graft_status_make(GRAFT_FAILED_PRECONDITION,
+                                 "ISA level '%s' cannot run: %s", v->level,
+                                 refused);
+      }
       graft_library_variant_view(lib, v, out_view);
       *out_level = v->level;
       return NULL;
@@ -101,6 +119,7 @@ graft_status_t graft_library_select_variant(const graft_library_v1_t* lib,
   for (uint32_t i = lib->variant_count; i-- > 0;) {
     const graft_variant_v1_t* v = &lib->variants[i];
     if (missing_features(v, arch, cpu, missing, sizeof(missing))) continue;
+    if (enable_variant(arch, v)) continue; /* refused: the next one down */
     graft_library_variant_view(lib, v, out_view);
     *out_level = v->level;
     return NULL;

@@ -89,6 +89,11 @@ typedef struct graft_elf_arch_t {
    * the caller). Non-NULL only in the descriptor of the ISA the runtime
    * was compiled for: that is how the registry finds the host. */
   void (*detect_cpu)(uint64_t fields[GRAFT_CPU_DATA_FIELD_COUNT]);
+  /* Asks the OS for what code using |features| (LLVM names, |count| of
+   * them) needs before it runs, once that code is chosen: NULL when it may
+   * run, else why not (the feature then stays undetected for the rest of
+   * the process). NULL where nothing needs asking. */
+  const char* (*enable_features)(const char* const* features, uint32_t count);
 } graft_elf_arch_t;
 
 /* The registered ISAs, in the order of targets/Targets.def. */

@@ -16,12 +16,16 @@
  * the opmask and ZMM state for AVX-512, and the tile state for AMX. Linux
  * also hands the tile data state to a process only on request
  * (arch_prctl(ARCH_REQ_XCOMP_PERM), Documentation/arch/x86/xstate.rst):
- * until then the first tile instruction faults. Detection requests it
- * when the CPU has AMX and counts the AMX features only if the kernel
- * grants it; it is process-wide and lasts for the process (its signal
- * frames grow by the 8 KiB of tile data). Bits 0..63 of word 0 are IREE's; graft's word holds the baseline
+ * until then the first tile instruction faults. The request is made only
+ * when a variant that needs AMX is chosen (enable_features): granted, it
+ * is process-wide and lasts for the process, whose signal frames grow by
+ * the 8 KiB of tile data (an alternate signal stack of SIGSTKSZ no longer
+ * fits), so a process that never runs AMX code never asks; refused, AMX
+ * stays undetected and the next lower variant runs. Bits 0..63 of word 0 are IREE's; graft's word holds the baseline
  * features IREE does not name (POPCNT, CMPXCHG16B, LAHF, BMI, ...).
  * Intel SDM vol. 2A, CPUID, tables 3-8 and 3-10. */
+#include <string.h>
+
 #include "arch/arch.h"
 #include "elf_format.h"
 
@@ -105,6 +109,9 @@ static void cpuid(unsigned leaf, unsigned subleaf, unsigned regs[4]) {
   __cpuid_count(leaf, subleaf, regs[0], regs[1], regs[2], regs[3]);
 }
 
+/* Set once the kernel refused the AMX tile state: AMX is then undetected. */
+static volatile int amx_refused;
+
 /* Whether this process may use the AMX tile data state: granted before,
  * or now on request (Linux); elsewhere the XCR0 bits say it all. */
 static int amx_permitted(void) {
@@ -138,7 +145,7 @@ static void x86_64_detect_cpu(uint64_t fields[GRAFT_CPU_DATA_FIELD_COUNT]) {
   }
   const int ymm = (xcr0 & 0x6) == 0x6;
   const int zmm = ymm && (xcr0 & 0xe0) == 0xe0;
-  const int amx = (xcr0 & 0x60000) == 0x60000 && amx_permitted();
+  const int amx = (xcr0 & 0x60000) == 0x60000 && !amx_refused;
   for (size_t i = 0; i < sizeof(kFeatures) / sizeof(kFeatures[0]); ++i) {
     const graft_cpu_feature_t* f = &kFeatures[i];
     if (((f->source & NEEDS_YMM) && !ymm) || ((f->source & NEEDS_ZMM) && !zmm) ||
@@ -150,9 +157,23 @@ static void x86_64_detect_cpu(uint64_t fields[GRAFT_CPU_DATA_FIELD_COUNT]) {
     }
   }
 }
+/* AMX's tile state, asked of the kernel when code that needs it is chosen. */
+static const char* x86_64_enable_features(const char* const* features,
+                                          uint32_t count) {
+  int amx = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    amx |= strncmp(features[i], "amx-", 4) == 0;
+  }
+  if (!amx || amx_permitted()) return NULL;
+  amx_refused = 1;
+  return "the kernel did not grant this process the AMX tile state "
+         "(arch_prctl ARCH_REQ_XCOMP_PERM)";
+}
 #define DETECT_CPU x86_64_detect_cpu
+#define ENABLE_FEATURES x86_64_enable_features
 #else
 #define DETECT_CPU NULL
+#define ENABLE_FEATURES NULL
 #endif
 
 const graft_elf_arch_t graft_elf_arch_x86_64 = {
@@ -166,4 +187,5 @@ const graft_elf_arch_t graft_elf_arch_x86_64 = {
     .cpu_features = kFeatures,
     .cpu_feature_count = sizeof(kFeatures) / sizeof(kFeatures[0]),
     .detect_cpu = DETECT_CPU,
+    .enable_features = ENABLE_FEATURES,
 };
