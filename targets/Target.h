@@ -96,9 +96,10 @@ struct FeatureLevel {
   // registers of 16 rows x 64 bytes, tdpbssd summing a 16 x 64 tile of s8
   // by a 64 x 16 one into 16 x 16 i32 (16,384 products an instruction).
   // The packed matmul of i8 operands then multiplies its register tiles
-  // with them (lib/codegen/AmxTiles.cpp): the lhs packed row by row, the
-  // rhs as quads (quadDotProduct's layout), both K blocks padded with zeros
-  // to whole tiles of 64.
+  // with them (lib/codegen/AmxTiles.cpp): the lhs packed per 64 bytes of K
+  // row by row, the rhs as quads (quadDotProduct's layout), both K blocks
+  // padded with zeros to whole tiles of 64; blocks of few rows read the rhs
+  // in place with quadDotProduct instead.
   bool matrixTiles = false;
 };
 
