@@ -26,6 +26,10 @@ using namespace llvm;
 
 namespace {
 
+// The most rows of an i8 matmul's block that read the rhs in place on an
+// AMX level (PackedMatmul::amx; measured in packedMatmul below).
+constexpr unsigned kAmxInPlaceRows = 16;
+
 class LoopEmitter {
 public:
   LoopEmitter(Module &m, const Dispatch &d) : m_(m), c_(m.getContext()), b_(c_), d_(d), L_(d.loop) {}
@@ -506,18 +510,22 @@ private:
     // rows, its one tile per panel reads the whole panels in place
     // (packed, they would be read once).
     // (Not a rows view: its tiles read it packed.)
-    // (AMX: no more rows than the tallest tail, whose tiles read in place
-    // as on the level below; taller blocks pack and multiply in tiles.
-    // Measured on a Sapphire Rapids Xeon, 1 thread, K 4096, N 1024: 2, 8,
-    // 16 and 24 rows took 1.05, 1.03, 1.05 and 1.08 ms packing for AMX's
-    // tiles, 0.84, 0.83, 0.76 and 0.94 in place (x86-64-v4+vnni's 0.89,
-    // 0.86, 0.84, 0.92); 32 rows 1.14, 64 faster than in place.)
+    // (AMX: up to kAmxInPlaceRows rows read in place as on the level
+    // below, the tails' tiles of 8 or 16 rows; taller blocks pack and
+    // multiply in tiles. Measured on a Sapphire Rapids Xeon, 1 thread, K
+    // 4096, N 1024: 2, 8, 16 and 24 rows took 1.05, 1.03, 1.05 and 1.08 ms
+    // packing for AMX's tiles, 0.84, 0.83, 0.76 and 0.94 in place
+    // (x86-64-v4+vnni's 0.89, 0.86, 0.84, 0.92); the 24-row tile's 48
+    // vectors of sums spill, and a review found 17-24 rows in place 1.0-1.25
+    // times v4+vnni's time; 32 rows 1.14, 64 faster than in place.)
     Value *readsInPlace =
         p.rhsTransposed || p.rhsRows
             ? b_.getFalse()
-            : b_.CreateAnd(b_.CreateNot(prepacked),
-                           p.amx() ? b_.CreateICmpULE(b_.CreateSub(i1, i0), b_.getInt64(tails.back()))
-                                   : b_.CreateICmpULT(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
+            : b_.CreateAnd(
+                  b_.CreateNot(prepacked),
+                  p.amx() ? b_.CreateICmpULE(b_.CreateSub(i1, i0),
+                                             b_.getInt64(std::min(kAmxInPlaceRows, tails.back())))
+                          : b_.CreateICmpULT(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
     // A transposed rhs, likewise, where the level transposes it in lanes,
     // the block has no more rows than the tallest tail and the K block is a
     // multiple of the lanes (per K block, below): its whole panels are read

@@ -117,8 +117,9 @@ func @q(%a: tensor<?x?xi8>, %b: tensor<?x?xi8>, %c: tensor<?x?xi32>) -> tensor<?
       EXPECT_TRUE(p.pairs());
       EXPECT_EQ(p.lhsElem, DType::I8);
       EXPECT_EQ(p.rhsElem, DType::I8);
-      if (!p.amx())
+      if (!p.amx()) {
         EXPECT_EQ(p.nr(), f.nr());
+      }
       EXPECT_EQ(p.quads(), *level.quadDotProduct != 0);
       const unsigned group = p.quads() ? 4 : 2, bytesPerK = 4 / group;
       const unsigned sumRegisters = *level.pairMultiplyAdd || p.quads() ? 1 : 2;

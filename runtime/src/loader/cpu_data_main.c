@@ -10,7 +10,9 @@
  * With --table it prints instead, for every registered ISA, the features
  * its arch file can detect ("table x86_64 sse3 ssse3 ..."), so the tests can
  * check that every feature a level of targets/<arch>.cpp requires is one
- * the runtime detects. */
+ * the runtime detects. It first asks the OS for every feature it must
+ * grant (arch->enable_features: x86's AMX tile state), so that what it
+ * prints is what this CPU and kernel allow, as /proc/cpuinfo lists it. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +36,16 @@ int main(int argc, char** argv) {
   if (argc != 1) {
     fprintf(stderr, "usage: graft_cpu_data_print [--table]\n");
     return 2;
+  }
+  const graft_elf_arch_t* host = graft_elf_arch_host();
+  if (host && host->enable_features) {
+    const char* names[256];
+    uint32_t count = 0;
+    for (size_t i = 0; i < host->cpu_feature_count && count < 256; ++i) {
+      names[count++] = host->cpu_features[i].name;
+    }
+    const char* refused = host->enable_features(names, count);
+    if (refused) fprintf(stderr, "graft_cpu_data_print: %s\n", refused);
   }
   uint64_t fields[GRAFT_CPU_DATA_FIELD_COUNT];
   const graft_elf_arch_t* arch = graft_cpu_data(fields);

@@ -7,9 +7,10 @@
  * request the last variant whose features are all present runs (variants
  * go from the lowest level to the highest); a requested level must exist
  * in the slice and be supported, else the error names what is wrong.
- * Before a variant is chosen, the OS is asked for what its code needs
- * (arch->enable_features: x86's AMX tile state); refused, it is skipped
- * (requested, an error says why). */
+ * A variant that lacks only features the OS grants on request (x86's AMX
+ * tile state) asks for them first (arch->enable_features), so a process
+ * asks only for what the variant it runs needs; refused, the variant is
+ * skipped (requested: the error says the OS refused). */
 #include <stdio.h>
 #include <string.h>
 
@@ -63,13 +64,22 @@ void graft_library_variant_view(const graft_library_v1_t* lib,
   out_view->functions = variant->functions;
 }
 
-/* Asks the OS for what |variant|'s code needs (arch->enable_features):
- * NULL when it may run, else why not. */
-static const char* enable_variant(const graft_elf_arch_t* arch,
-                                  const graft_variant_v1_t* variant) {
-  if (!arch || !arch->enable_features) return NULL;
-  return arch->enable_features(variant->cpu_features,
-                               variant->cpu_feature_count);
+/* Whether |variant| can run: the features it lacks (in |missing|, their
+ * count returned), after asking the OS for those it must grant first
+ * (arch->enable_features; |cpu| detected again after a request). A
+ * refusal's reason goes to |*refused| (else NULL). */
+static uint32_t check_variant(const graft_variant_v1_t* variant,
+                              const graft_elf_arch_t* arch,
+                              uint64_t cpu[GRAFT_CPU_DATA_FIELD_COUNT],
+                              char* missing, size_t size,
+                              const char** refused) {
+  *refused = NULL;
+  uint32_t count = missing_features(variant, arch, cpu, missing, size);
+  if (!count || !arch || !arch->enable_features) return count;
+  *refused = arch->enable_features(variant->cpu_features,
+                                   variant->cpu_feature_count);
+  graft_cpu_data(cpu);
+  return missing_features(variant, arch, cpu, missing, size);
 }
 
 graft_status_t graft_library_select_variant(const graft_library_v1_t* lib,
@@ -79,6 +89,7 @@ graft_status_t graft_library_select_variant(const graft_library_v1_t* lib,
   uint64_t cpu[GRAFT_CPU_DATA_FIELD_COUNT];
   const graft_elf_arch_t* arch = graft_cpu_data(cpu);
   char missing[512], names[512];
+  const char* refused = NULL;
   if (requested && !requested[0]) requested = NULL;
   if (lib->variant_count == 0) {
     if (requested) {
@@ -95,17 +106,16 @@ graft_status_t graft_library_select_variant(const graft_library_v1_t* lib,
     for (uint32_t i = 0; i < lib->variant_count; ++i) {
       const graft_variant_v1_t* v = &lib->variants[i];
       if (strcmp(v->level, requested) != 0) continue;
-      if (missing_features(v, arch, cpu, missing, sizeof(missing))) {
+      if (check_variant(v, arch, cpu, missing, sizeof(missing), &refused)) {
+        if (refused) {
+          return graft_status_make(GRAFT_FAILED_PRECONDITION,
+                                   "ISA level '%s' cannot run: %s", v->level,
+                                   refused);
+        }
         return graft_status_make(GRAFT_FAILED_PRECONDITION,
                                  "ISA level '%s' cannot run on this CPU: it "
                                  "lacks %s",
                                  v->level, missing);
-      }
-      const char* refused = enable_variant(arch, v);
-      if (refused) {
-        return graft_status_make(GRAFT_FAILED_PRECONDITION,
-                                 "ISA level '%s' cannot run: %s", v->level,
-                                 refused);
       }
       graft_library_variant_view(lib, v, out_view);
       *out_level = v->level;
@@ -118,13 +128,21 @@ graft_status_t graft_library_select_variant(const graft_library_v1_t* lib,
   }
   for (uint32_t i = lib->variant_count; i-- > 0;) {
     const graft_variant_v1_t* v = &lib->variants[i];
-    if (missing_features(v, arch, cpu, missing, sizeof(missing))) continue;
-    if (enable_variant(arch, v)) continue; /* refused: the next one down */
+    if (check_variant(v, arch, cpu, missing, sizeof(missing), &refused)) {
+      continue;
+    }
     graft_library_variant_view(lib, v, out_view);
     *out_level = v->level;
     return NULL;
   }
-  missing_features(&lib->variants[0], arch, cpu, missing, sizeof(missing));
+  check_variant(&lib->variants[0], arch, cpu, missing, sizeof(missing),
+                &refused);
+  if (refused) {
+    return graft_status_make(GRAFT_FAILED_PRECONDITION,
+                             "no ISA variant of the slice runs here: its "
+                             "lowest, %s, needs %s: %s",
+                             lib->variants[0].level, missing, refused);
+  }
   return graft_status_make(GRAFT_FAILED_PRECONDITION,
                            "no ISA variant of the slice runs on this CPU: its "
                            "lowest, %s, needs %s",

@@ -90,9 +90,10 @@ typedef struct graft_elf_arch_t {
    * was compiled for: that is how the registry finds the host. */
   void (*detect_cpu)(uint64_t fields[GRAFT_CPU_DATA_FIELD_COUNT]);
   /* Asks the OS for what code using |features| (LLVM names, |count| of
-   * them) needs before it runs, once that code is chosen: NULL when it may
-   * run, else why not (the feature then stays undetected for the rest of
-   * the process). NULL where nothing needs asking. */
+   * them) needs before it runs, where the CPU has them: detect_cpu reports
+   * such a feature only once the OS granted it. Returns why the OS refused,
+   * or NULL (granted, nothing to ask, or the CPU lacks the feature). NULL
+   * where nothing needs asking. */
   const char* (*enable_features)(const char* const* features, uint32_t count);
 } graft_elf_arch_t;
 

@@ -16,12 +16,13 @@
  * the opmask and ZMM state for AVX-512, and the tile state for AMX. Linux
  * also hands the tile data state to a process only on request
  * (arch_prctl(ARCH_REQ_XCOMP_PERM), Documentation/arch/x86/xstate.rst):
- * until then the first tile instruction faults. The request is made only
- * when a variant that needs AMX is chosen (enable_features): granted, it
- * is process-wide and lasts for the process, whose signal frames grow by
- * the 8 KiB of tile data (an alternate signal stack of SIGSTKSZ no longer
- * fits), so a process that never runs AMX code never asks; refused, AMX
- * stays undetected and the next lower variant runs. Bits 0..63 of word 0 are IREE's; graft's word holds the baseline
+ * until then the first tile instruction faults. AMX counts as detected
+ * once the process has it; the request is made only when a variant that
+ * needs AMX is about to be chosen (enable_features): granted, it is
+ * process-wide and lasts for the process, whose signal frames grow by the
+ * 8 KiB of tile data (an alternate signal stack of SIGSTKSZ no longer
+ * fits), so a process that never runs AMX code never asks; refused, the
+ * next lower variant runs. Bits 0..63 of word 0 are IREE's; graft's word holds the baseline
  * features IREE does not name (POPCNT, CMPXCHG16B, LAHF, BMI, ...).
  * Intel SDM vol. 2A, CPUID, tables 3-8 and 3-10. */
 #include <string.h>
@@ -109,23 +110,32 @@ static void cpuid(unsigned leaf, unsigned subleaf, unsigned regs[4]) {
   __cpuid_count(leaf, subleaf, regs[0], regs[1], regs[2], regs[3]);
 }
 
-/* Set once the kernel refused the AMX tile state: AMX is then undetected. */
-static volatile int amx_refused;
+enum { ARCH_GET_XCOMP_PERM = 0x1022, ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
 
-/* Whether this process may use the AMX tile data state: granted before,
- * or now on request (Linux); elsewhere the XCR0 bits say it all. */
-static int amx_permitted(void) {
+/* Whether this process may use the AMX tile data state: granted (Linux,
+ * asked for or not: |request|); elsewhere the XCR0 bits say it all. */
+static int amx_granted(int request) {
 #if defined(__linux__)
-  enum { ARCH_GET_XCOMP_PERM = 0x1022, ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
   unsigned long granted = 0;
   if (syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &granted) == 0 &&
       (granted >> XFEATURE_XTILEDATA) & 1u) {
     return 1;
   }
-  return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
+  return request &&
+         syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
 #else
+  (void)request;
   return 1;
 #endif
+}
+
+/* XCR0: the register state the OS saves (XGETBV needs OSXSAVE, cpuid(1)
+ * ecx bit 27). */
+static uint64_t xcr0_of(unsigned leaf1_ecx) {
+  if (!(leaf1_ecx & (1u << 27))) return 0;
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (uint64_t)hi << 32 | lo;
 }
 
 static void x86_64_detect_cpu(uint64_t fields[GRAFT_CPU_DATA_FIELD_COUNT]) {
@@ -136,16 +146,12 @@ static void x86_64_detect_cpu(uint64_t fields[GRAFT_CPU_DATA_FIELD_COUNT]) {
   cpuid(0x80000001u, 0, ext1);
   const unsigned regs[REGISTER_COUNT] = {leaf1[2], leaf7[1], leaf7[2],
                                          leaf7[3], leaf7_1[0], ext1[2]};
-  /* XCR0: the register state the OS saves (XGETBV needs OSXSAVE). */
-  uint64_t xcr0 = 0;
-  if (leaf1[2] & (1u << 27)) {
-    unsigned lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    xcr0 = (uint64_t)hi << 32 | lo;
-  }
+  const uint64_t xcr0 = xcr0_of(leaf1[2]);
   const int ymm = (xcr0 & 0x6) == 0x6;
   const int zmm = ymm && (xcr0 & 0xe0) == 0xe0;
-  const int amx = (xcr0 & 0x60000) == 0x60000 && !amx_refused;
+  /* (AMX only once this process was granted its state: a kernel reading
+   * processor data may then use the tiles.) */
+  const int amx = (xcr0 & 0x60000) == 0x60000 && amx_granted(0);
   for (size_t i = 0; i < sizeof(kFeatures) / sizeof(kFeatures[0]); ++i) {
     const graft_cpu_feature_t* f = &kFeatures[i];
     if (((f->source & NEEDS_YMM) && !ymm) || ((f->source & NEEDS_ZMM) && !zmm) ||
@@ -157,15 +163,19 @@ static void x86_64_detect_cpu(uint64_t fields[GRAFT_CPU_DATA_FIELD_COUNT]) {
     }
   }
 }
-/* AMX's tile state, asked of the kernel when code that needs it is chosen. */
+/* AMX's tile state, asked of the kernel when code that needs it is about
+ * to be chosen, where the CPU has AMX and the OS saves its state. */
 static const char* x86_64_enable_features(const char* const* features,
                                           uint32_t count) {
   int amx = 0;
   for (uint32_t i = 0; i < count; ++i) {
     amx |= strncmp(features[i], "amx-", 4) == 0;
   }
-  if (!amx || amx_permitted()) return NULL;
-  amx_refused = 1;
+  unsigned leaf1[4], leaf7[4];
+  cpuid(1, 0, leaf1);
+  cpuid(7, 0, leaf7);
+  const int has = (leaf7[3] >> 24) & 1u && (xcr0_of(leaf1[2]) & 0x60000) == 0x60000;
+  if (!amx || !has || amx_granted(1)) return NULL;
   return "the kernel did not grant this process the AMX tile state "
          "(arch_prctl ARCH_REQ_XCOMP_PERM)";
 }
