@@ -35,11 +35,18 @@ namespace graft::codegen {
 using namespace llvm;
 
 namespace {
-// A tile's rows at most, and its bytes a row (16 quads of K, 16 i32 sums).
-constexpr unsigned kTileRows = 16, kTileBytes = 64;
+// A tile's rows at most, and its bytes a row (kAmxDepth quads of K, as
+// many i32 sums).
+constexpr unsigned kTileRows = 16, kTileBytes = 4 * PackedMatmul::kAmxDepth;
 // Lines of the destination of the sums prefetched a step.
 constexpr unsigned kPrefetchLines = 4;
 } // namespace
+
+Value *amxLhsElement(IRBuilderBase &b, const PackedMatmul &p, Value *k, unsigned r) {
+  const uint64_t d = PackedMatmul::kAmxDepth;
+  return b.CreateAdd(b.CreateMul(b.CreateUDiv(k, b.getInt64(d)), b.getInt64(uint64_t(p.mr) * d)),
+                     b.CreateAdd(b.getInt64(uint64_t(r) * d), b.CreateURem(k, b.getInt64(d))));
+}
 
 void emitAmxTileBody(Function &f, const PackedMatmul &p, unsigned rows) {
   LLVMContext &c = f.getContext();
@@ -82,7 +89,7 @@ void emitAmxTileBody(Function &f, const PackedMatmul &p, unsigned rows) {
   Value *ldto = b.CreateSelect(last, ldout, ldacc);
   // The K block's panel rows (a multiple of kAmxDepth quads, zeros past kc).
   Value *depth = packedMatmulPanelRows(b, p, kc);
-  Value *steps = b.CreateLShr(depth, 4);
+  Value *steps = b.CreateUDiv(depth, b.getInt64(PackedMatmul::kAmxDepth));
   Value *lhsStride = b.getInt64(kTileBytes), *rhsStride = b.getInt64(nr * 4);
   BasicBlock *pred = b.GetInsertBlock();
   BasicBlock *head = BasicBlock::Create(c, "k.head", &f), *body = BasicBlock::Create(c, "k.body", &f),

@@ -8,6 +8,8 @@
 
 namespace llvm {
 class Function;
+class IRBuilderBase;
+class Value;
 } // namespace llvm
 
 namespace graft::codegen {
@@ -25,5 +27,10 @@ void emitAmxTileBody(llvm::Function &f, const PackedMatmul &p, unsigned rows);
 // 16) at + (s * width + r) * 16), the bytes as they are, zeros past kc and
 // past |rows|.
 void emitAmxPackLhsBody(llvm::Function &f, const PackedMatmul &p, unsigned width);
+
+// PackedMatmul::amxLhsElement(r, k, mr) as IR: quad |k| of row |r| (a
+// constant) of an mr-row lhs panel, in i32 elements.
+llvm::Value *amxLhsElement(llvm::IRBuilderBase &b, const PackedMatmul &p, llvm::Value *k,
+                           unsigned r);
 
 } // namespace graft::codegen

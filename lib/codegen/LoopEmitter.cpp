@@ -26,10 +26,6 @@ using namespace llvm;
 
 namespace {
 
-// The most rows of an i8 matmul's block that read the rhs in place on an
-// AMX level (PackedMatmul::amx; measured in packedMatmul below).
-constexpr unsigned kAmxInPlaceRows = 16;
-
 class LoopEmitter {
 public:
   LoopEmitter(Module &m, const Dispatch &d) : m_(m), c_(m.getContext()), b_(c_), d_(d), L_(d.loop) {}
@@ -510,7 +506,7 @@ private:
     // rows, its one tile per panel reads the whole panels in place
     // (packed, they would be read once).
     // (Not a rows view: its tiles read it packed.)
-    // (AMX: up to kAmxInPlaceRows rows read in place as on the level
+    // (AMX: up to PackedMatmul::kAmxInPlaceRows rows read in place as on the level
     // below, the tails' tiles of 8 or 16 rows; taller blocks pack and
     // multiply in tiles. Measured on a Sapphire Rapids Xeon, 1 thread, K
     // 4096, N 1024: 2, 8, 16 and 24 rows took 1.05, 1.03, 1.05 and 1.08 ms
@@ -524,7 +520,7 @@ private:
             : b_.CreateAnd(
                   b_.CreateNot(prepacked),
                   p.amx() ? b_.CreateICmpULE(b_.CreateSub(i1, i0),
-                                             b_.getInt64(std::min(kAmxInPlaceRows, tails.back())))
+                                             b_.getInt64(std::min(PackedMatmul::kAmxInPlaceRows, tails.back())))
                           : b_.CreateICmpULT(b_.CreateSub(i1, i0), b_.getInt64(p.mr)));
     // A transposed rhs, likewise, where the level transposes it in lanes,
     // the block has no more rows than the tallest tail and the K block is a

@@ -888,9 +888,8 @@ static std::vector<Value *> amxRowSums(IRBuilder<> &b, const PackedMatmul &p, Va
   b.SetInsertPoint(body);
   // Quads [j, j + lanes) of row r: at (j / 16 * mr + r) * 16 + j % 16.
   for (unsigned r = 0; r < rows; ++r) {
-    Value *at = b.CreateAdd(b.CreateMul(b.CreateLShr(j, 4), b.getInt64(p.mr * 16)),
-                            b.CreateAdd(b.getInt64(r * 16), b.CreateAnd(j, b.getInt64(15))));
-    Value *x = b.CreateAlignedLoad(vec, b.CreateInBoundsGEP(i32, lhs, at), Align(4));
+    Value *x = b.CreateAlignedLoad(vec, b.CreateInBoundsGEP(i32, lhs, amxLhsElement(b, p, j, r)),
+                                   Align(4));
     sums[r]->addIncoming(pairSums.rowSums(sums[r], x), body);
   }
   j->addIncoming(b.CreateAdd(j, b.getInt64(p.lanes), "j.next", true, true), body);
@@ -1135,12 +1134,9 @@ static Function *emitTile(Module &m, const PackedMatmul &p, unsigned rows, bool 
     }
     // (Row r at + r * lhsRow: AMX's layout, packed per 16 quads of K row
     // by row, or the panel's column of mr quads.)
-    Value *lhsCol =
-        amxLhs ? b.CreateInBoundsGEP(elem, lhs,
-                                     b.CreateAdd(b.CreateMul(b.CreateLShr(k, 4), b.getInt64(p.mr * 16)),
-                                                 b.CreateAnd(k, b.getInt64(15))))
-               : b.CreateInBoundsGEP(elem, lhs, b.CreateMul(k, b.getInt64(p.mr)));
-    const uint64_t lhsRow = amxLhs ? 16 : 1;
+    Value *lhsCol = b.CreateInBoundsGEP(
+        elem, lhs, amxLhs ? amxLhsElement(b, p, k, 0) : b.CreateMul(k, b.getInt64(p.mr)));
+    const uint64_t lhsRow = amxLhs ? PackedMatmul::kAmxDepth : 1;
     std::vector<Value *> rv(nv);
     // Quads in place: the panel's four rows interleaved whole, then cut
     // into its nv vectors.
@@ -1467,9 +1463,7 @@ Function *packedMatmulRowSweep(Module &m, const PackedMatmul &p, DType rhsElem) 
         rowSum->addIncoming(Constant::getNullValue(vec), pred);
       }
       // (AMX's lhs panel: per 16 quads of K, its rows' 16 in turn.)
-      Value *lhsAt = p.amx() ? b.CreateAdd(b.CreateMul(b.CreateLShr(k, 4), b.getInt64(p.mr * 16)),
-                                           b.CreateAnd(k, b.getInt64(15)))
-                             : b.CreateMul(k, lhsStep);
+      Value *lhsAt = p.amx() ? amxLhsElement(b, p, k, 0) : b.CreateMul(k, lhsStep);
       Value *x = b.CreateLoad(t.acc, b.CreateInBoundsGEP(t.acc, lhs, lhsAt));
       Value *splat = b.CreateVectorSplat(lanes, x);
       if (rowSum)

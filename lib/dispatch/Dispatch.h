@@ -184,6 +184,14 @@ struct PackedMatmul {
   // them as it reads.
   bool amx() const { return quads() && matrixTiles; }
   static constexpr unsigned kAmxDepth = 16;
+  // Where quad k of row r of an lhs panel lies in AMX's layout, in 4-byte
+  // elements from the panel's start (|rows|: the panel's, mr).
+  static uint64_t amxLhsElement(uint64_t r, uint64_t k, uint64_t rows) {
+    return (k / kAmxDepth * rows + r) * kAmxDepth + k % kAmxDepth;
+  }
+  // The most rows of a block that read the rhs in place on an AMX level
+  // (codegen's LoopEmitter: taller blocks pack it for the tiles).
+  static constexpr unsigned kAmxInPlaceRows = 16;
   // Whether the packed rhs quads are offset by 128 (quadDotUnsigned, not
   // amx()): packed with their sign bits flipped.
   bool rhsPackedUnsigned() const { return quads() && quadDotUnsigned && !matrixTiles; }

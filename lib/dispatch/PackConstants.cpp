@@ -102,8 +102,9 @@ static std::vector<uint8_t> packPanels(const uint8_t *src, DType elem, const Pac
       for (int64_t x0 = 0; x0 < X; x0 += w)
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t x = x0; x < std::min(x0 + w, X); ++x) {
-            const int64_t d = PackedMatmul::kAmxDepth;
-            const int64_t at = byRows ? ((r / d) * w + (x - x0)) * d + r % d : r * w + (x - x0);
+            const int64_t at = byRows ? int64_t(PackedMatmul::amxLhsElement(uint64_t(x - x0),
+                                                                            uint64_t(r), uint64_t(w)))
+                                      : r * w + (x - x0);
             element(block + (x0 * rows + at) * 4, b, pc, kcb, r, x);
           }
     }
